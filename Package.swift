@@ -1,0 +1,18 @@
+// swift-tools-version:6.0
+import PackageDescription
+
+/// Symi's remote-config and feature-flag service.
+///
+/// Module layout and the rules for what may import what: `../shared/design.md` and `docs/architecture.md`.
+let package = Package(
+    name: "SymiFlags",
+    platforms: [.macOS(.v13), .iOS(.v16)],
+    products: [
+        .library(name: "FlagKit", targets: ["FlagKit"]),
+    ],
+    targets: [
+        .target(name: "FlagKit"),
+        .testTarget(name: "FlagKitTests", dependencies: ["FlagKit"]),
+    ],
+    swiftLanguageModes: [.v6]
+)

@@ -1,0 +1,2 @@
+/// FlagKit: the flag document model, decoding, validation, evaluation, diff and canonical JSON.
+public enum FlagKit {}

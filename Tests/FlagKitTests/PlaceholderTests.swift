@@ -1,0 +1,3 @@
+import Testing
+@testable import FlagKit
+@Test func placeholder() { #expect(Bool(true)) }
