@@ -12,7 +12,7 @@ let package = Package(
     ],
     targets: [
         .target(name: "FlagKit"),
-        .testTarget(name: "FlagKitTests", dependencies: ["FlagKit"]),
+        .testTarget(name: "FlagKitTests", dependencies: ["FlagKit"], exclude: ["Fixtures"]),
     ],
     swiftLanguageModes: [.v6]
 )
