@@ -13,6 +13,7 @@ let package = Package(
     targets: [
         .target(name: "FlagKit"),
         .testTarget(name: "FlagKitTests", dependencies: ["FlagKit"], exclude: ["Fixtures"]),
+        .executableTarget(name: "flagkit-bench", dependencies: ["FlagKit"], path: "Benchmarks/flagkit-bench"),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -3,9 +3,13 @@ public struct EvaluationContext: Sendable, Equatable {
     /// The stable random id of the install: the targeting key, the unit of rollouts.
     public var installId: String?
     /// The app's version (`2.4.1`), compared as a semantic version.
-    public var appVersion: String?
+    public var appVersion: String? { didSet { parsedAppVersion = appVersion.flatMap(SemanticVersion.init) } }
     /// The OS version (`17.4`), compared as a semantic version.
-    public var osVersion: String?
+    public var osVersion: String? { didSet { parsedOSVersion = osVersion.flatMap(SemanticVersion.init) } }
+    /// `appVersion` parsed once, not at every comparison of every evaluation.
+    private(set) var parsedAppVersion: SemanticVersion?
+    /// `osVersion` parsed once.
+    private(set) var parsedOSVersion: SemanticVersion?
     /// `ios`, `ipados`, `macos`, ...
     public var platform: String?
     /// A BCP 47 locale (`de-DE`, `en_US`).
@@ -26,6 +30,8 @@ public struct EvaluationContext: Sendable, Equatable {
         self.installId = installId
         self.appVersion = appVersion
         self.osVersion = osVersion
+        self.parsedAppVersion = appVersion.flatMap(SemanticVersion.init)
+        self.parsedOSVersion = osVersion.flatMap(SemanticVersion.init)
         self.platform = platform
         self.locale = locale
         self.country = country
@@ -57,6 +63,15 @@ public struct EvaluationContext: Sendable, Equatable {
         default: return false
         }
         return true
+    }
+
+    /// A version attribute parsed as a semantic version (nil when absent or unparsable).
+    func version(of name: String) -> SemanticVersion? {
+        switch name {
+        case "appVersion": parsedAppVersion
+        case "osVersion": parsedOSVersion
+        default: nil
+        }
     }
 
     /// The value of an attribute by name: built-in ones first, then custom ones.

@@ -44,13 +44,20 @@ extension FlagDocument {
         for (index, rule) in flag.rules.enumerated() {
             if let cohort = rule.cohort, !isMember(context, of: cohort, depth: 0) { continue }
             guard let rollout = rule.rollout else {
-                return Resolution(value: rule.value, variant: "rule-\(index)", reason: .targetingMatch)
+                return Resolution(value: rule.value, variant: Self.variantName(index), reason: .targetingMatch)
             }
             guard let installId = context.installId,
                   rollout.includes(bucket: Bucketing.bucket(salt: flag.salt ?? key, unit: installId)) else { continue }
-            return Resolution(value: rule.value, variant: "rule-\(index)", reason: .split)
+            return Resolution(value: rule.value, variant: Self.variantName(index), reason: .split)
         }
         return Resolution(value: flag.defaultValue, variant: "default", reason: .defaultValue)
+    }
+
+    private static let commonVariantNames = (0..<32).map { "rule-\($0)" }
+
+    /// `rule-N`, without building a string per evaluation for the usual rule counts.
+    static func variantName(_ index: Int) -> String {
+        index < commonVariantNames.count ? commonVariantNames[index] : "rule-\(index)"
     }
 
     /// Whether a context belongs to a named cohort (false for an unknown name).
@@ -68,7 +75,8 @@ extension FlagDocument {
             switch member {
             case .attribute(let name, let predicates):
                 let value = context.attribute(name)
-                let version = VersionAttributes.names.contains(name) ? value?.stringValue.flatMap(SemanticVersion.init) : nil
+                // Only predicates on version attributes carry parsed versions (see `Predicate.versions`).
+                let version = predicates.contains { !$0.versions.isEmpty } ? context.version(of: name) : nil
                 return predicates.allSatisfy { $0.matches(value, version: version) }
             case .all(let conditions): return conditions.allSatisfy { matches($0, context, depth: depth) }
             case .any(let conditions): return conditions.contains { matches($0, context, depth: depth) }
