@@ -9,10 +9,15 @@ let package = Package(
     platforms: [.macOS(.v13), .iOS(.v16)],
     products: [
         .library(name: "FlagKit", targets: ["FlagKit"]),
+        .library(name: "HTTPServer", targets: ["HTTPServer"]),
     ],
     targets: [
         .target(name: "FlagKit"),
         .testTarget(name: "FlagKitTests", dependencies: ["FlagKit"]),
+        .systemLibrary(name: "CEpoll", path: "Sources/CEpoll"),
+        .target(name: "HTTPServer", dependencies: ["CEpoll"]),
+        .testTarget(name: "HTTPServerTests", dependencies: ["HTTPServer"]),
+        .executableTarget(name: "http-bench-server", dependencies: ["HTTPServer"]),
     ],
     swiftLanguageModes: [.v6]
 )
