@@ -9,10 +9,15 @@ let package = Package(
     platforms: [.macOS(.v13), .iOS(.v16)],
     products: [
         .library(name: "FlagKit", targets: ["FlagKit"]),
+        .library(name: "FlagStore", targets: ["FlagStore"]),
     ],
     targets: [
         .target(name: "FlagKit"),
         .testTarget(name: "FlagKitTests", dependencies: ["FlagKit"]),
+        .systemLibrary(name: "CSQLite", path: "Sources/CSQLite", providers: [.apt(["libsqlite3-dev"])]),
+        .target(name: "FlagStore", dependencies: ["FlagKit", "CSQLite"]),
+        .executableTarget(name: "flagstore-crash-helper", dependencies: ["FlagStore"]),
+        .testTarget(name: "FlagStoreTests", dependencies: ["FlagStore", "FlagKit", "CSQLite", "flagstore-crash-helper"]),
     ],
     swiftLanguageModes: [.v6]
 )
