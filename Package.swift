@@ -17,6 +17,7 @@ let package = Package(
         .systemLibrary(name: "CSQLite", path: "Sources/CSQLite", providers: [.apt(["libsqlite3-dev"])]),
         .target(name: "FlagStore", dependencies: ["FlagKit", "CSQLite"]),
         .executableTarget(name: "flagstore-crash-helper", dependencies: ["FlagStore"]),
+        .executableTarget(name: "flagstore-bench", dependencies: ["FlagStore"]),
         .testTarget(name: "FlagStoreTests", dependencies: ["FlagStore", "FlagKit", "CSQLite", "flagstore-crash-helper"]),
     ],
     swiftLanguageModes: [.v6]

@@ -28,6 +28,47 @@ extension FlagStore {
         }
     }
 
+    /// Publishes several documents in ONE durable commit (group commit), for a service that queues
+    /// concurrent writes: one fsync then acknowledges them all.
+    ///
+    /// Requests apply in order, each in its own savepoint, with exactly `publish`'s rules: a later request
+    /// sees the versions earlier ones created (two requests expecting the same version: the second gets
+    /// `versionConflict`). A refused request (conflict, unknown environment, invalid input) is a `.failure`
+    /// and does not affect the others. When the transaction itself fails (busy, I/O), this throws and
+    /// nothing of the batch was published.
+    public func publish(batch requests: [PublishRequest]) throws -> [Result<PublishOutcome, FlagStoreError>] {
+        let hashes: [Result<String, FlagStoreError>] = requests.map { request in
+            do {
+                try Self.validatePublish(document: request.document, author: request.author, message: request.message)
+                return .success(SHA256.hexDigest(request.document))
+            } catch {
+                return .failure(FlagStoreError.wrap(error))
+            }
+        }
+        return try write { database in
+            try database.transaction(.immediate) {
+                try zip(requests, hashes).map { request, hash -> Result<PublishOutcome, FlagStoreError> in
+                    switch hash {
+                    case .failure(let error):
+                        return .failure(error)
+                    case .success(let hash):
+                        do {
+                            // A nested transaction is a savepoint: a refused request leaves nothing behind.
+                            return .success(try database.transaction {
+                                try Self.publishInTransaction(
+                                    database, environment: request.environment, document: request.document, hash: hash,
+                                    author: request.author, message: request.message,
+                                    expectedCurrentVersion: request.expectedCurrentVersion, rolledBackFrom: nil)
+                            })
+                        } catch let error as FlagStoreError {
+                            return .failure(error)
+                        }
+                    }
+                }
+            }
+        }
+    }
+
     /// Publishes the content of version `number` again as a new version, recording `rolledBackFrom = number`.
     ///
     /// Same rules as `publish`: `versionConflict` on a stale expectation, `.unchanged` when the current
@@ -133,10 +174,11 @@ extension FlagStore {
     /// One indexed lookup per environment on `UNIQUE(environment_id, number)`: independent of history length.
     public func latestVersions() throws -> [String: VersionRecord] {
         try read { database in
+            // The subquery walks the (environment_id, number) index backwards and stops at the first row;
+            // a max(number) correlated to a join on versions would scan every version instead.
             let rows = try database.query("""
                 SELECT e.name, \(Self.versionColumns) FROM environments e
-                JOIN versions v ON v.environment_id = e.id
-                AND v.number = (SELECT max(number) FROM versions WHERE environment_id = e.id)
+                JOIN versions v ON v.id = (SELECT id FROM versions WHERE environment_id = e.id ORDER BY number DESC LIMIT 1)
                 """) { row in
                 (row.text(0), Self.record(from: row, environment: row.text(0), offset: 1))
             }

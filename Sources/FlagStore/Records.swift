@@ -36,6 +36,30 @@ public struct VersionRecord: Sendable, Equatable {
     }
 }
 
+/// One publish in a `publish(batch:)` call; the fields mean what `publish`'s parameters mean.
+public struct PublishRequest: Sendable, Equatable {
+    /// The environment's name.
+    public var environment: String
+    /// Canonical document bytes.
+    public var document: [UInt8]
+    /// Who publishes (the token's name).
+    public var author: String
+    /// Why; may be empty.
+    public var message: String
+    /// The version the publisher saw (0: none yet), or nil to skip the check.
+    public var expectedCurrentVersion: Int?
+
+    /// A request; see `FlagStore.publish(environment:document:author:message:expectedCurrentVersion:)`.
+    public init(environment: String, document: [UInt8], author: String, message: String = "",
+                expectedCurrentVersion: Int? = nil) {
+        self.environment = environment
+        self.document = document
+        self.author = author
+        self.message = message
+        self.expectedCurrentVersion = expectedCurrentVersion
+    }
+}
+
 /// What `publish` did.
 public enum PublishOutcome: Sendable, Equatable {
     /// A new version was committed durably.

@@ -204,4 +204,53 @@ import Testing
         #expect(try reopened.latestVersions()["staging"]?.number == 10)
         #expect(try reopened.integrityCheck() == ["ok"])
     }
+
+    @Test func batchPublishesInOrderInOneCommitAndRefusesPerRequest() throws {
+        let directory = try TemporaryDirectory()
+        let store = try FlagStore.open(path: directory.file("flags.sqlite"))
+        _ = try store.publish(environment: "production", document: document("a"), author: "a")
+        let results = try store.publish(batch: [
+            PublishRequest(environment: "production", document: document("b"), author: "w1", expectedCurrentVersion: 1),
+            PublishRequest(environment: "production", document: document("c"), author: "w2", expectedCurrentVersion: 1),
+            PublishRequest(environment: "nowhere", document: document("d"), author: "w3"),
+            PublishRequest(environment: "staging", document: [], author: "w4"),
+            PublishRequest(environment: "production", document: document("b"), author: "w5"),
+            PublishRequest(environment: "staging", document: document("e"), author: "w6", expectedCurrentVersion: 0),
+        ])
+        #expect(results.count == 6)
+        #expect((try? results[0].get())?.record.number == 2)
+        #expect(results[1] == .failure(.versionConflict(environment: "production", expected: 1, current: 2)))
+        #expect(results[2] == .failure(.unknownEnvironment("nowhere", known: ["production", "staging"])))
+        #expect(results[3] == .failure(.invalidArgument(name: "document", reason: "must not be empty")))
+        #expect(results[4] == .success(.unchanged(try store.version(environment: "production", number: 2))))
+        #expect((try? results[5].get())?.record.number == 1)
+        #expect(try store.versions(environment: "production").map(\.author) == ["w1", "a"])
+        #expect(try store.auditEntries().map(\.actor) == ["w6", "w1", "a"])
+        #expect(try store.publish(batch: []).isEmpty)
+    }
+
+    @Test func busyBatchPublishesNothing() throws {
+        let directory = try TemporaryDirectory()
+        let path = directory.file("flags.sqlite")
+        let store = try FlagStore.open(path: path, busyTimeout: .milliseconds(50))
+        let holder = try Database(path: path)
+        try holder.execute("BEGIN IMMEDIATE")
+        #expect(throws: FlagStoreError.self) {
+            try store.publish(batch: [PublishRequest(environment: "production", document: document("a"), author: "a")])
+        }
+        try holder.execute("ROLLBACK")
+        #expect(try store.currentVersion(environment: "production") == nil)
+    }
+
+    @Test func latestVersionsDoesNotScanHistory() throws {
+        let directory = try TemporaryDirectory()
+        let path = directory.file("flags.sqlite")
+        try FlagStore.open(path: path).close()
+        let database = try Database(path: path, mode: .readOnly)
+        let plan = try database.query("""
+            EXPLAIN QUERY PLAN SELECT e.name, v.number FROM environments e
+            JOIN versions v ON v.id = (SELECT id FROM versions WHERE environment_id = e.id ORDER BY number DESC LIMIT 1)
+            """) { $0.text(3) }
+        #expect(!plan.contains { $0.hasPrefix("SCAN v") || $0.hasPrefix("SCAN versions") }, "\(plan)")
+    }
 }
