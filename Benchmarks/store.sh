@@ -1,9 +1,6 @@
 #!/usr/bin/env bash
 # Store measurements, run by hand (never in CI): durable publishes per second of ~1 KB documents
 # (WAL, synchronous=FULL, one transaction per publish) and cold open + load of the latest versions with
-# Group commit: what a service that batches concurrent PUTs gets from one fsync per batch.
-for size in 8 32; do "$BENCH" batch "$DIR/batch-$size.sqlite" "$COUNT" "$size"; done
-
 # 10,000 versions stored. The peer is raw SQLite driven from Python with the same pragmas and the same
 # one-insert-per-transaction pattern, measured in the same run on the same disk; the ratio is ours/peer.
 set -euo pipefail

@@ -75,7 +75,7 @@ extension FlagStore {
     /// content is already that version's; `versionNotFound` when `number` does not exist.
     public func rollback(environment: String, to number: Int, author: String, message: String = "",
                          expectedCurrentVersion: Int? = nil) throws -> PublishOutcome {
-        try Self.validatePublish(document: [0], author: author, message: message)
+        try Self.validateAuthorAndMessage(author: author, message: message)
         return try write { database in
             try database.transaction(.immediate) {
                 let environmentID = try Self.environmentID(database, environment)
@@ -93,6 +93,10 @@ extension FlagStore {
 
     private static func validatePublish(document: [UInt8], author: String, message: String) throws {
         if document.isEmpty { throw FlagStoreError.invalidArgument(name: "document", reason: "must not be empty") }
+        try validateAuthorAndMessage(author: author, message: message)
+    }
+
+    private static func validateAuthorAndMessage(author: String, message: String) throws {
         try requireNonEmpty(author, name: "author")
         if message.utf8.count > 10_000 {
             throw FlagStoreError.invalidArgument(name: "message", reason: "longer than 10000 bytes")

@@ -30,6 +30,8 @@ public final class FlagStore: @unchecked Sendable {
     /// Fails with `cannotCreateDirectory`, `cannotOpen`, `notADatabase`, `walUnavailable` or `schemaTooNew`,
     /// never by crashing, whatever is at `path`.
     public static func open(path: String, busyTimeout: Duration = .seconds(5)) throws -> FlagStore {
+        // SQLite reads "" as a private temporary database: never what a caller of the store means.
+        guard !path.isEmpty else { throw FlagStoreError.invalidArgument(name: "path", reason: "must not be empty") }
         let directory = (path as NSString).deletingLastPathComponent
         if !directory.isEmpty {
             do {

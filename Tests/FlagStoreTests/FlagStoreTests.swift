@@ -93,6 +93,16 @@ import Testing
         #expect(throws: FlagStoreError.self) { try FlagStore.open(path: locked + "/flags.sqlite") }
     }
 
+    @Test func locationWithoutWALIsRefusedByCheckingThePragmaResult() throws {
+        // ":memory:" keeps journal_mode=memory whatever is asked: the answer, not the request, decides.
+        #expect(throws: FlagStoreError.walUnavailable(path: ":memory:", journalMode: "memory")) {
+            try FlagStore.open(path: ":memory:")
+        }
+        #expect(throws: FlagStoreError.invalidArgument(name: "path", reason: "must not be empty")) {
+            try FlagStore.open(path: "")
+        }
+    }
+
     @Test func defaultEnvironmentsExist() throws {
         let directory = try TemporaryDirectory()
         let store = try FlagStore.open(path: directory.file("flags.sqlite"))
