@@ -9,10 +9,14 @@ let package = Package(
     platforms: [.macOS(.v13), .iOS(.v16)],
     products: [
         .library(name: "FlagKit", targets: ["FlagKit"]),
+        .executable(name: "flagctl", targets: ["flagctl"]),
     ],
     targets: [
         .target(name: "FlagKit"),
         .testTarget(name: "FlagKitTests", dependencies: ["FlagKit"], exclude: ["Fixtures"]),
+        .target(name: "FlagCtlKit", dependencies: ["FlagKit"]),
+        .executableTarget(name: "flagctl", dependencies: ["FlagCtlKit"]),
+        .testTarget(name: "FlagCtlKitTests", dependencies: ["FlagCtlKit", "FlagKit"]),
     ],
     swiftLanguageModes: [.v6]
 )
