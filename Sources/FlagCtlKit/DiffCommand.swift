@@ -20,7 +20,7 @@ public struct DiffCommand: Command {
             .flag("json", help: "Print the diff (and impact) as one JSON object."),
             .flag("impact", help: "Count, per flag, the sampled installs that would see a different value."),
             .value("sample", "n", help: "Installs in the impact sample (default: 100000)."),
-            .value("contexts", "file", help: "JSON lines of context objects to build the sample from."),
+            .value("contexts", "file", help: "JSON lines of context objects; installs cycle through them, repeats get fresh install ids."),
             .value("seed", "n", help: "Seed of the generated install ids and attributes (default: \(ImpactSample.defaultSeed))."),
         ],
         arguments: [
@@ -63,8 +63,9 @@ public struct DiffCommand: Command {
             sampleSize = 100_000
         }
         if let text = parsed.value("seed") {
-            guard let value = UInt64(text) else { throw UsageError("--seed '\(text)' must be a non-negative whole number") }
-            seed = value
+            // Int64's range, so the seed survives a round trip through JSON (`impact.seed`) unchanged.
+            guard let value = Int64(text), value >= 0 else { throw UsageError("--seed '\(text)' must be a non-negative whole number") }
+            seed = UInt64(value)
         } else {
             seed = ImpactSample.defaultSeed
         }

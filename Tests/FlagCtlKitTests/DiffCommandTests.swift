@@ -20,6 +20,16 @@ import Testing
         #expect(run.stdout.contains("\n    default: [\"symi_plus_monthly\"] -> [\"symi_plus_monthly\",\"symi_plus_yearly\"]\n"))
     }
 
+    @Test func coloredOnARealTerminalUnlessNoColor() throws {
+        let run = try TestSupport.runOnTerminal(["diff", "flags/production.json", "flags/staging.json"])
+        #expect(run.status == 1)
+        #expect(run.stdout.contains("\u{1B}[33m~ flag premiumFeaturesLocked\u{1B}[0m"))
+        let plain = try TestSupport.runOnTerminal(["diff", "flags/production.json", "flags/staging.json"], environment: ["NO_COLOR": "1"])
+        #expect(plain.status == 1)
+        #expect(!plain.stdout.contains("\u{1B}["))
+        #expect(plain.stdout.contains("~ flag premiumFeaturesLocked"))
+    }
+
     @Test func addedRemovedAndChangedCohorts() throws {
         let directory = try TestSupport.directory(with: [
             "a.json": #"{"flags": {"x": {"type": "boolean", "default": false}}, "cohorts": {"c": {"country": {"eq": "DE"}}, "d": {}}}"#,

@@ -47,7 +47,8 @@ enum TestSupport {
 
     /// Runs `flagctl` with `arguments` in `directory` (the package root by default), standard input
     /// from `/dev/null` unless `input` is given; outputs go to files, so no pipe can fill up and block.
-    static func run(_ arguments: [String], in directory: URL? = nil, environment extra: [String: String] = [:], input: String? = nil) throws -> Run {
+    static func run(_ arguments: [String], in directory: URL? = nil, environment extra: [String: String] = [:], input: String? = nil,
+                    executable: URL? = nil) throws -> Run {
         let scratch = try temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: scratch) }
         let outURL = scratch.appendingPathComponent("stdout")
@@ -55,7 +56,7 @@ enum TestSupport {
         _ = FileManager.default.createFile(atPath: outURL.path, contents: nil)
         _ = FileManager.default.createFile(atPath: errURL.path, contents: nil)
         let process = Process()
-        process.executableURL = try binary()
+        process.executableURL = try executable ?? binary()
         process.arguments = arguments
         process.currentDirectoryURL = directory ?? packageRoot
         var environment = ["PATH": "/usr/bin:/bin"]
@@ -79,6 +80,15 @@ enum TestSupport {
         return Run(status: process.terminationStatus,
                    stdout: String(decoding: try Data(contentsOf: outURL), as: UTF8.self),
                    stderr: String(decoding: try Data(contentsOf: errURL), as: UTF8.self))
+    }
+
+    /// Runs `flagctl` with standard output on a pseudo-terminal, through util-linux `script(1)`
+    /// (`-e`: its exit status is the command's), so the real `isatty` path is taken.
+    static func runOnTerminal(_ arguments: [String], environment: [String: String] = [:]) throws -> Run {
+        let script = URL(fileURLWithPath: "/usr/bin/script")
+        try #require(FileManager.default.isExecutableFile(atPath: script.path), "util-linux script(1) is needed for the terminal test")
+        let quoted = ([try binary().path] + arguments).map { "'" + $0.replacingOccurrences(of: "'", with: #"'\''"#) + "'" }
+        return try run(["-qec", quoted.joined(separator: " "), "/dev/null"], environment: environment, executable: script)
     }
 
     /// A fresh directory under the system's temporary directory.
