@@ -45,11 +45,13 @@ public struct GlobalOptions: Sendable, Equatable {
     /// Resolves the parsed global options against the environment.
     static func resolve(_ parsed: ParsedArguments, environment: [String: String]) throws(UsageError) -> GlobalOptions {
         var options = GlobalOptions()
-        if let text = parsed.value("server") ?? environment["FLAGCTL_SERVER"].flatMap({ $0.isEmpty ? nil : $0 }) {
+        let fromEnvironment = environment["FLAGCTL_SERVER"].flatMap { $0.isEmpty ? nil : $0 }
+        if let text = parsed.value("server") ?? fromEnvironment {
             guard let url = URL(string: text), let scheme = url.scheme?.lowercased(), ["http", "https"].contains(scheme),
                   let host = url.host, !host.isEmpty
             else {
-                throw UsageError("server '\(text)' is not an http or https URL")
+                let source = parsed.value("server") == nil ? "FLAGCTL_SERVER" : "server"
+                throw UsageError("\(source) '\(text)' is not an http or https URL")
             }
             options.server = url
         }

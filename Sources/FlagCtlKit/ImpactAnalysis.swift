@@ -42,6 +42,9 @@ public enum ImpactAnalysis {
         let evaluated = keys.filter { !unaffected($0, old, new, depth: 0) }
         let chunkSize = 4096
         let chunkCount = (sample.count + chunkSize - 1) / chunkSize
+        // Presence looked up once, not per install: a dictionary lookup copies the whole `Flag` out.
+        let inOld = evaluated.map { old.flags[$0] != nil }
+        let inNew = evaluated.map { new.flags[$0] != nil }
         let collector = Collector(flags: evaluated.count)
         DispatchQueue.concurrentPerform(iterations: chunkCount) { chunk in
             var counts = [[PairKey: Int]](repeating: [:], count: evaluated.count)
@@ -49,8 +52,8 @@ public enum ImpactAnalysis {
                 let context = sample[index]
                 for (flagIndex, key) in evaluated.enumerated() {
                     // Typed as optionals: JSONValue is ExpressibleByNilLiteral, so a bare `nil` would be JSON null.
-                    let before: JSONValue? = old.flags[key] == nil ? Optional.none : old.evaluate(key, context: context).value
-                    let after: JSONValue? = new.flags[key] == nil ? Optional.none : new.evaluate(key, context: context).value
+                    let before: JSONValue? = inOld[flagIndex] ? old.evaluate(key, context: context).value : Optional.none
+                    let after: JSONValue? = inNew[flagIndex] ? new.evaluate(key, context: context).value : Optional.none
                     if before != after { counts[flagIndex][PairKey(from: before, to: after), default: 0] += 1 }
                 }
             }

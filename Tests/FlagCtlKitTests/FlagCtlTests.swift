@@ -45,6 +45,11 @@ import Testing
         #expect(flagWins.server?.absoluteString == "http://a:2")
     }
 
+    @Test func badServerFromTheEnvironmentIsNamedAsSuch() {
+        #expect(usageError(["validate", "x"], environment: ["FLAGCTL_SERVER": "localhost:8080"])?.message
+                == "FLAGCTL_SERVER 'localhost:8080' is not an http or https URL")
+    }
+
     @Test func tokenIsNeverAFlag() {
         #expect(usageError(["--token", "secret", "validate", "x"])?.message.contains("FLAGCTL_TOKEN") == true)
         #expect(usageError(["validate", "x", "--token=secret"])?.message.contains("FLAGCTL_TOKEN") == true)
