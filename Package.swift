@@ -16,7 +16,7 @@ let package = Package(
         .testTarget(name: "FlagKitTests", dependencies: ["FlagKit"], exclude: ["Fixtures"]),
         .target(name: "FlagCtlKit", dependencies: ["FlagKit"]),
         .executableTarget(name: "flagctl", dependencies: ["FlagCtlKit"]),
-        .testTarget(name: "FlagCtlKitTests", dependencies: ["FlagCtlKit", "FlagKit"]),
+        .testTarget(name: "FlagCtlKitTests", dependencies: ["FlagCtlKit", "FlagKit", "flagctl"]),
     ],
     swiftLanguageModes: [.v6]
 )
