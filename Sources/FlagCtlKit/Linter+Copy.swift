@@ -15,7 +15,8 @@ extension Linter {
 
     /// Currency symbols and codes. Deliberately absent: "pound"/"Pfund" and "ct", which in a health
     /// journal more likely mean body weight and computed tomography than money.
-    private static let currency = #"(?:US\$|A\$|C\$|[€$£¥₣₹]|\b(?:EUR|USD|GBP|CHF|JPY|CAD|AUD|SEK|NOK|DKK|PLN|euros?|dollars?|franken|cents?|rappen)\b|\bs?fr\.)"#
+    /// Letters, not `\b`, bound the codes: `\b` finds no boundary between `EUR` and `2` in `EUR2.99`.
+    private static let currency = #"(?:US\$|A\$|C\$|[€$£¥₣₹]|(?<!\p{L})(?:EUR|USD|GBP|CHF|JPY|CAD|AUD|SEK|NOK|DKK|PLN|euros?|dollars?|franken|cents?|rappen)(?!\p{L})|(?<!\p{L})s?fr\.)"#
 
     /// Currency before or after an amount.
     static let pricePatterns = [
@@ -27,13 +28,13 @@ extension Linter {
     /// parts ("für immer komplett kostenlos", "always 100% free" is caught by "always ... free").
     static let foreverFreePatterns = [
         // für immer gratis, immer kostenlos, dauerhaft kostenlos, lebenslang gratis, für alle Zeiten kostenlos
-        #"\b(?:f(?:ü|ue|u)r\s+immer(?:\s+und\s+ewig)?|immer|dauerhaft|lebenslang|lebenslänglich|permanent|ewig|stets|unbegrenzt|unbefristet|auf\s+ewig|f(?:ü|ue|u)r\s+alle\s+zeiten?)[\s,]+(?:[\w%-]+\s+){0,2}?(?:gratis|kostenlos|kostenfrei|umsonst|free)\b"#,
+        #"\b(?:f(?:ü|ue|u)r\s+immer(?:\s+und\s+ewig)?|immer|dauerhaft|lebenslang|lebenslänglich|permanent|ewig|stets|unbegrenzt|unbefristet|auf\s+ewig|f(?:ü|ue|u)r\s+alle\s+zeiten?)[\s,.!–—-]+(?:[\w%-]+\s+){0,2}?(?:gratis|kostenlos|kostenfrei|umsonst|free)\b"#,
         // kostenlos für immer, gratis auf Dauer
-        #"\b(?:gratis|kostenlos|kostenfrei|umsonst)[\s,–-]+(?:[\w%-]+\s+){0,1}?(?:f(?:ü|ue|u)r\s+immer|auf\s+ewig|auf\s+dauer|dauerhaft|lebenslang|f(?:ü|ue|u)r\s+alle\s+zeiten?)\b"#,
+        #"\b(?:gratis|kostenlos|kostenfrei|umsonst)[\s,.!–—-]+(?:[\w%-]+\s+){0,1}?(?:f(?:ü|ue|u)r\s+immer|auf\s+ewig|auf\s+dauer|dauerhaft|lebenslang|f(?:ü|ue|u)r\s+alle\s+zeiten?)\b"#,
         // forever free, always free, free for life as "lifetime free", permanently free
-        #"\b(?:forever|always|permanently|eternally|perpetually|for\s+ever|for\s+life|lifetime)[\s,]+(?:[\w%-]+\s+){0,2}?(?:free|gratis|at\s+no\s+cost|free\s+of\s+charge)\b"#,
+        #"\b(?:forever|always|permanently|eternally|perpetually|for\s+ever|for\s+life|lifetime)[\s,.!–—-]+(?:[\w%-]+\s+){0,2}?(?:free|gratis|at\s+no\s+cost|free\s+of\s+charge)\b"#,
         // free forever, free for life, free for good, free, always
-        #"\b(?:free|gratis|at\s+no\s+cost|free\s+of\s+charge)[\s,–-]+(?:[\w%-]+\s+){0,1}?(?:forever|for\s+ever|for\s+life|for\s+good|always|permanently|eternally)\b"#,
+        #"\b(?:free|gratis|at\s+no\s+cost|free\s+of\s+charge)[\s,.!–—-]+(?:[\w%-]+\s+){0,1}?(?:forever|for\s+ever|for\s+life|for\s+good|always|permanently|eternally)\b"#,
         // never pay / nie bezahlen
         #"\bnever\s+(?:have\s+to\s+)?pay\b"#,
         #"\bnie(?:mals)?\s+(?:etwas\s+)?(?:be)?zahlen\b"#,

@@ -25,13 +25,15 @@ import Testing
     }
 
     @Test(arguments: ["Nur 2,99 € im Monat", "Jetzt für €2.99", "only $3", "3 EUR pro Monat", "USD 4.99 per month", "CHF 5.-",
-                      "9,99\u{00A0}€/Monat", "12.99 usd", "1.299,00 EUR", "US$3", "£1", "5 Franken", "99 cents", "4,99€"])
+                      "9,99\u{00A0}€/Monat", "12.99 usd", "1.299,00 EUR", "US$3", "£1", "5 Franken", "99 cents", "4,99€",
+                      "EUR2.99", "2.99EUR", "4,99Euro", "ab 3 Fr.", "€ 2,99"])
     func hardCodedPrices(text: String) {
         #expect(copyFindings(text) == ["no-hardcoded-price"], "\(text)")
     }
 
     @Test(arguments: ["Symi ist aktuell für kurze Zeit kostenlos.", "Version 2.4.0", "100% deiner Daten", "3 Einträge pro Tag",
-                      "Lost 5 pounds", "CT scan 2 times", "Free for a limited time", "Für kurze Zeit gratis"])
+                      "Lost 5 pounds", "CT scan 2 times", "Free for a limited time", "Für kurze Zeit gratis",
+                      "Europa 2024", "3 Eurythmie-Kurse", "Always there for you. Free for now."])
     func noPriceFalseAlarms(text: String) {
         #expect(copyFindings(text) == [], "\(text)")
     }
@@ -39,7 +41,7 @@ import Testing
     @Test(arguments: ["Für immer gratis!", "für immer kostenlos", "Symi bleibt immer kostenlos", "dauerhaft kostenlos", "FOREVER FREE",
                       "free forever", "Always free", "free, forever", "für immer komplett kostenlos", "kostenlos für immer",
                       "fuer immer gratis", "lifetime free access", "free for life", "You will never pay", "lebenslang gratis",
-                      "f\u{0075}\u{0308}r immer gratis", "permanently free"])
+                      "f\u{0075}\u{0308}r immer gratis", "permanently free", "Free. Forever.", "kostenlos – für immer"])
     func foreverFreeClaims(text: String) {
         #expect(copyFindings(text) == ["no-forever-free"], "\(text)")
     }
