@@ -129,7 +129,10 @@ public struct DiffCommand: Command {
             case .added: context.print(paint(line.text, "32"))
             case .removed: context.print(paint(line.text, "31"))
             case .changed: context.print(paint(line.text, "33"))
-            case .detail: context.print(line.text)
+            case .detail:
+                // Rules added to or removed from a changed flag read like lines of their own.
+                let trimmed = line.text.drop { $0 == " " }
+                context.print(trimmed.hasPrefix("+ ") ? paint(line.text, "32") : trimmed.hasPrefix("- ") ? paint(line.text, "31") : line.text)
             }
         }
         guard let report else { return }

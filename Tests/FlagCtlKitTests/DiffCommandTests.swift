@@ -24,6 +24,7 @@ import Testing
         let run = try TestSupport.runOnTerminal(["diff", "flags/production.json", "flags/staging.json"])
         #expect(run.status == 1)
         #expect(run.stdout.contains("\u{1B}[33m~ flag premiumFeaturesLocked\u{1B}[0m"))
+        #expect(run.stdout.contains("\u{1B}[32m    + rule 1: cohort beta, rollout 12.5%: true\u{1B}[0m"))
         let plain = try TestSupport.runOnTerminal(["diff", "flags/production.json", "flags/staging.json"], environment: ["NO_COLOR": "1"])
         #expect(plain.status == 1)
         #expect(!plain.stdout.contains("\u{1B}["))
