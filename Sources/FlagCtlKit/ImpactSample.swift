@@ -161,7 +161,7 @@ public enum ImpactSample {
             var attributes = objects[index % objects.count]
             let hasOwnId = attributes["installId"] != nil || attributes["targetingKey"] != nil
             if index >= objects.count || !hasOwnId {
-                attributes["targetingKey"] = nil
+                attributes.removeValue(forKey: "targetingKey")
                 attributes["installId"] = .string(generator.nextInstallId())
             }
             contexts.append(EvaluationContext(attributes: attributes))

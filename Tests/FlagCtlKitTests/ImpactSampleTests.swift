@@ -49,12 +49,14 @@ import Testing
         {"installId": "a", "locale": "en_US"}
 
         {"locale": "de-DE", "plan": 3}
+        {"targetingKey": "t", "locale": "fr"}
         """
-        let contexts = try ImpactSample.fromContextLines(Array(lines.utf8), source: "c.jsonl", count: 5, seed: 1)
-        #expect(contexts.map(\.locale) == ["en_US", "de-DE", "en_US", "de-DE", "en_US"])
+        let contexts = try ImpactSample.fromContextLines(Array(lines.utf8), source: "c.jsonl", count: 7, seed: 1)
+        #expect(contexts.map(\.locale) == ["en_US", "de-DE", "fr", "en_US", "de-DE", "fr", "en_US"])
         #expect(contexts[0].installId == "a")
+        #expect(contexts[2].installId == "t")
         #expect(contexts[1].custom["plan"] == 3)
-        #expect(Set(contexts.compactMap(\.installId)).count == 5)
+        #expect(Set(contexts.compactMap(\.installId)).count == 7)
     }
 
     @Test(arguments: [
