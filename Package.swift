@@ -11,6 +11,7 @@ let package = Package(
         .library(name: "FlagKit", targets: ["FlagKit"]),
         .library(name: "HTTPServer", targets: ["HTTPServer"]),
         .library(name: "FlagStore", targets: ["FlagStore"]),
+        .executable(name: "flagctl", targets: ["flagctl"]),
     ],
     targets: [
         // The document model and evaluation: Foundation only.
@@ -30,6 +31,11 @@ let package = Package(
         .executableTarget(name: "flagstore-crash-helper", dependencies: ["FlagStore"]),
         .executableTarget(name: "flagstore-bench", dependencies: ["FlagStore"]),
         .testTarget(name: "FlagStoreTests", dependencies: ["FlagStore", "FlagKit", "CSQLite", "flagstore-crash-helper"]),
+
+        // The operators' CLI.
+        .target(name: "FlagCtlKit", dependencies: ["FlagKit"]),
+        .executableTarget(name: "flagctl", dependencies: ["FlagCtlKit"]),
+        .testTarget(name: "FlagCtlKitTests", dependencies: ["FlagCtlKit", "FlagKit", "flagctl"]),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -87,6 +87,8 @@ public struct EvaluationContext: Sendable, Equatable {
         case "channel": builtIn = channel
         default: return custom[name]
         }
-        return builtIn.map(JSONValue.string)
+        // A built-in name given with a non-string value (`{"installId": 123}`) lands in `custom`;
+        // it is found there rather than silently ignored.
+        return builtIn.map(JSONValue.string) ?? custom[name]
     }
 }

@@ -91,5 +91,11 @@ import Testing
         #expect(context.appVersion == "2.4")
         #expect(context.locale == nil)
         #expect(context.custom == ["locale": 5, "plan": "pro"])
+        #expect(context.attribute("locale") == 5, "a non-string built-in attribute is still visible to conditions")
+    }
+
+    @Test func nonStringBuiltInAttributesStillMatch() throws {
+        #expect(try member(#"{"installId": {"eq": 123}}"#, EvaluationContext(attributes: ["installId": 123])))
+        #expect(try !member(#"{"installId": {"eq": 123}}"#, EvaluationContext(attributes: ["installId": "123"])))
     }
 }

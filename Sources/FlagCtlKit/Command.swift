@@ -1,0 +1,111 @@
+import Foundation
+
+/// A `flagctl` subcommand: a struct with a configuration (name, abstract, options, arguments),
+/// built from the parsed command line, and a `run` that returns the exit status.
+public protocol Command {
+    /// Name, abstract, options and arguments.
+    static var configuration: CommandConfiguration { get }
+    /// The command from its parsed options and arguments; throws when a value is unusable
+    /// (`--sample abc`), which the tool reports as a usage error (exit 64).
+    init(parsed: ParsedArguments) throws(UsageError)
+    /// Does the work, writing to the context's streams; returns the exit status.
+    func run(_ context: RunContext) -> Int32
+}
+
+/// Exit statuses: diff(1)'s 0/1/2 and BSD sysexits' `EX_USAGE`.
+public enum ExitStatus {
+    /// Success; for `diff`: the two sides are the same.
+    public static let success: Int32 = 0
+    /// Problems or findings were found; for `diff`: the sides differ.
+    public static let failure: Int32 = 1
+    /// Trouble: a file could not be read, a document is invalid where a valid one was needed.
+    public static let trouble: Int32 = 2
+    /// The command line is wrong (`EX_USAGE` from sysexits.h).
+    public static let usage: Int32 = 64
+}
+
+/// Options every command accepts, and what comes from the environment.
+public struct GlobalOptions: Sendable, Equatable {
+    /// The flag server (`--server URL`, else `FLAGCTL_SERVER`), for commands that talk to one.
+    public var server: URL?
+    /// The API token, only ever from `FLAGCTL_TOKEN`: a command-line flag would land in shell history.
+    public var token: String?
+
+    /// Options as given.
+    public init(server: URL? = nil, token: String? = nil) {
+        self.server = server
+        self.token = token
+    }
+
+    /// The global options' declarations, accepted before and after the subcommand.
+    public static let specs: [OptionSpec] = [
+        .value("server", "url", help: "The flag server's base URL (default: $FLAGCTL_SERVER). The token is read from $FLAGCTL_TOKEN only."),
+    ]
+
+    /// Resolves the parsed global options against the environment.
+    static func resolve(_ parsed: ParsedArguments, environment: [String: String]) throws(UsageError) -> GlobalOptions {
+        var options = GlobalOptions()
+        let fromEnvironment = environment["FLAGCTL_SERVER"].flatMap { $0.isEmpty ? nil : $0 }
+        if let text = parsed.value("server") ?? fromEnvironment {
+            guard let url = URL(string: text), let scheme = url.scheme?.lowercased(), ["http", "https"].contains(scheme),
+                  let host = url.host, !host.isEmpty
+            else {
+                let source = parsed.value("server") == nil ? "FLAGCTL_SERVER" : "server"
+                throw UsageError("\(source) '\(text)' is not an http or https URL")
+            }
+            options.server = url
+        }
+        options.token = environment["FLAGCTL_TOKEN"].flatMap { $0.isEmpty ? nil : $0 }
+        return options
+    }
+}
+
+/// Where a command writes and what it knows about its surroundings; tests pass buffers.
+public final class RunContext {
+    /// The global options.
+    public let globals: GlobalOptions
+    /// Normal output.
+    public let stdout: TextOutput
+    /// Errors and diagnostics.
+    public let stderr: TextOutput
+    /// Whether standard output is a terminal, which decides coloring.
+    public let stdoutIsTerminal: Bool
+    /// The process environment (`NO_COLOR`, ...).
+    public let environment: [String: String]
+
+    /// A context.
+    public init(globals: GlobalOptions, stdout: TextOutput, stderr: TextOutput, stdoutIsTerminal: Bool, environment: [String: String]) {
+        self.globals = globals
+        self.stdout = stdout
+        self.stderr = stderr
+        self.stdoutIsTerminal = stdoutIsTerminal
+        self.environment = environment
+    }
+
+    /// Colors on a terminal unless `NO_COLOR` is set (https://no-color.org).
+    public var usesColor: Bool { stdoutIsTerminal && (environment["NO_COLOR"] ?? "").isEmpty }
+
+    /// Writes one line to standard output.
+    public func print(_ line: String) { stdout.write(line + "\n") }
+
+    /// Writes `flagctl: message` to standard error.
+    public func error(_ message: String) { stderr.write("flagctl: \(message)\n") }
+}
+
+/// Somewhere text goes.
+public protocol TextOutput: AnyObject {
+    /// Writes the text as UTF-8.
+    func write(_ text: String)
+}
+
+/// Collects text in memory (tests, and for building output before deciding where it goes).
+public final class BufferOutput: TextOutput {
+    /// Everything written so far.
+    public private(set) var text = ""
+
+    /// An empty buffer.
+    public init() {}
+
+    /// Appends the text.
+    public func write(_ text: String) { self.text += text }
+}

@@ -1,0 +1,144 @@
+import FlagKit
+
+/// `flagctl diff A B`: what changes from A to B, and with `--impact` for how many installs.
+public struct DiffCommand: Command {
+    /// Name, abstract, options and arguments.
+    public static let configuration = CommandConfiguration(
+        name: "diff",
+        abstract: "Show what changes from one flag document to another, and for how many installs.",
+        discussion: """
+        A and B are flag document files. The diff lists flags and cohorts added (+), removed (-) and
+        changed (~), and for a changed flag which type, default, salt, prerequisite or rule changed from
+        what to what. It is colored when standard output is a terminal (unless NO_COLOR is set).
+        --impact evaluates both sides for a deterministic sample of installs and prints, per flag, the
+        share that would see a different value. Without --contexts the installs are generated from the
+        seed: a random install id each, and every attribute the cohorts mention drawn uniformly from the
+        values they compare against, values just beside each bound, absent, and one that matches nothing.
+        Exit status as diff(1): 0 same, 1 different, 2 trouble.
+        """,
+        options: [
+            .flag("json", help: "Print the diff (and impact) as one JSON object."),
+            .flag("impact", help: "Count, per flag, the sampled installs that would see a different value."),
+            .value("sample", "n", help: "Installs in the impact sample (default: 100000)."),
+            .value("contexts", "file", help: "JSON lines of context objects; installs cycle through them, repeats get fresh install ids."),
+            .value("seed", "n", help: "Seed of the generated install ids and attributes (default: \(ImpactSample.defaultSeed))."),
+        ],
+        arguments: [
+            ArgumentSpec("a", help: "The old side: a flag document file."),
+            ArgumentSpec("b", help: "The new side: a flag document file."),
+        ]
+    )
+
+    /// The old side.
+    public let old: DocumentOperand
+    /// The new side.
+    public let new: DocumentOperand
+    /// JSON output.
+    public let json: Bool
+    /// Whether to measure the impact.
+    public let impact: Bool
+    /// Installs in the sample.
+    public let sampleSize: Int
+    /// A contexts file to sample from.
+    public let contextsFile: String?
+    /// The generator's seed.
+    public let seed: UInt64
+
+    /// From the parsed command line; `--sample`, `--contexts` and `--seed` need `--impact`.
+    public init(parsed: ParsedArguments) throws(UsageError) {
+        old = DocumentOperand(parsed.argument("a") ?? "")
+        new = DocumentOperand(parsed.argument("b") ?? "")
+        json = parsed.flag("json")
+        impact = parsed.flag("impact")
+        contextsFile = parsed.value("contexts")
+        if !impact, let needless = ["sample", "contexts", "seed"].first(where: { parsed.value($0) != nil }) {
+            throw UsageError("option '--\(needless)' needs --impact")
+        }
+        if let text = parsed.value("sample") {
+            guard let value = Int(text), value > 0, value <= 10_000_000 else {
+                throw UsageError("--sample '\(text)' must be a whole number from 1 to 10000000")
+            }
+            sampleSize = value
+        } else {
+            sampleSize = 100_000
+        }
+        if let text = parsed.value("seed") {
+            // Int64's range, so the seed survives a round trip through JSON (`impact.seed`) unchanged.
+            guard let value = Int64(text), value >= 0 else { throw UsageError("--seed '\(text)' must be a non-negative whole number") }
+            seed = UInt64(value)
+        } else {
+            seed = ImpactSample.defaultSeed
+        }
+    }
+
+    /// Loads both sides, prints the diff (and the impact), returns 0, 1 or 2.
+    public func run(_ context: RunContext) -> Int32 {
+        let before: FlagDocument
+        let after: FlagDocument
+        let report: ImpactReport?
+        do {
+            before = try old.load()
+            after = try new.load()
+            report = impact ? try measure(from: before, to: after) : nil
+        } catch {
+            context.error(error.description)
+            return ExitStatus.trouble
+        }
+        let diff = DocumentDiff(from: before, to: after)
+        if json {
+            guard case .object(var object) = diff.jsonValue else { return ExitStatus.trouble }
+            object["from"] = .string(old.description)
+            object["to"] = .string(new.description)
+            if let report {
+                guard case .object(var impactObject) = report.jsonValue else { return ExitStatus.trouble }
+                impactObject["source"] = contextsFile.map(JSONValue.string) ?? "generated"
+                impactObject["seed"] = .integer(Int64(bitPattern: seed))
+                object["impact"] = .object(impactObject)
+            }
+            context.stdout.write(JSONValue.object(object).prettyString)
+        } else {
+            printText(diff, report, context)
+        }
+        return diff.isEmpty ? ExitStatus.success : ExitStatus.failure
+    }
+
+    private func measure(from before: FlagDocument, to after: FlagDocument) throws(CommandFailure) -> ImpactReport {
+        let sample: [EvaluationContext]
+        if let contextsFile {
+            let bytes: [UInt8]
+            do {
+                bytes = try FileReader.read(contextsFile)
+            } catch {
+                throw .unreadable(error)
+            }
+            sample = try ImpactSample.fromContextLines(bytes, source: contextsFile, count: sampleSize, seed: seed)
+        } else {
+            sample = ImpactSample.generate(count: sampleSize, seed: seed, pools: ImpactSample.pools(for: [before, after]))
+        }
+        return ImpactAnalysis.measure(from: before, to: after, sample: sample)
+    }
+
+    private func printText(_ diff: DocumentDiff, _ report: ImpactReport?, _ context: RunContext) {
+        let color = context.usesColor
+        func paint(_ text: String, _ code: String) -> String { color ? "\u{1B}[\(code)m\(text)\u{1B}[0m" : text }
+        context.print(paint("--- \(old)", "1"))
+        context.print(paint("+++ \(new)", "1"))
+        if diff.isEmpty { context.print("no differences") }
+        for line in diff.lines {
+            switch line.kind {
+            case .added: context.print(paint(line.text, "32"))
+            case .removed: context.print(paint(line.text, "31"))
+            case .changed: context.print(paint(line.text, "33"))
+            case .detail:
+                // Rules added to or removed from a changed flag read like lines of their own.
+                let trimmed = line.text.drop { $0 == " " }
+                context.print(trimmed.hasPrefix("+ ") ? paint(line.text, "32") : trimmed.hasPrefix("- ") ? paint(line.text, "31") : line.text)
+            }
+        }
+        guard let report else { return }
+        let source = contextsFile.map { "contexts from \($0)" } ?? "generated, seed \(seed)"
+        context.print("")
+        context.print(paint("impact on \(ImpactReport.grouped(report.sampleSize)) sampled installs (\(source)):", "1"))
+        for line in report.lines { context.print("  " + line) }
+    }
+}

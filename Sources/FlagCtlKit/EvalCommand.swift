@@ -1,0 +1,98 @@
+import FlagKit
+
+/// `flagctl eval FILE --context KEY=VALUE... [FLAG]`: what an install with this context gets,
+/// evaluated locally with FlagKit, the same code the server and the app run.
+public struct EvalCommand: Command {
+    /// Name, abstract, options and arguments.
+    public static let configuration = CommandConfiguration(
+        name: "eval",
+        abstract: "Evaluate flags for a context: value, variant and reason.",
+        discussion: """
+        Values are read as JSON when they parse (42, true, "x", [1]) and as plain strings otherwise;
+        the built-in attributes (installId, appVersion, osVersion, platform, locale, country, channel)
+        are always strings. Prints 'FLAG = VALUE (variant V, reason R)' per flag, all flags when none is named.
+        Exit status: 0 evaluated, 2 the file cannot be read, is invalid, or lacks the flag.
+        """,
+        options: [
+            .value("context", "key=value", help: "One attribute of the evaluation context.", repeatable: true),
+            .flag("json", help: "Print the results as JSON."),
+        ],
+        arguments: [
+            ArgumentSpec("file", help: "A flag document (JSON); '-' reads standard input."),
+            ArgumentSpec("flag", .optional, help: "The flag to evaluate (default: every flag)."),
+        ]
+    )
+
+    /// Where the document comes from.
+    public let operand: DocumentOperand
+    /// The context's attributes as given.
+    public let attributes: [String: JSONValue]
+    /// The one flag asked for.
+    public let flag: String?
+    /// JSON output.
+    public let json: Bool
+
+    /// From the parsed command line; a `--context` without `=` or an attribute given twice is a usage error.
+    public init(parsed: ParsedArguments) throws(UsageError) {
+        operand = DocumentOperand(parsed.argument("file") ?? "")
+        flag = parsed.argument("flag")
+        json = parsed.flag("json")
+        attributes = try Self.attributes(parsed.values("context"))
+    }
+
+    /// `KEY=VALUE` pairs as attributes.
+    static func attributes(_ pairs: [String]) throws(UsageError) -> [String: JSONValue] {
+        var result: [String: JSONValue] = [:]
+        for pair in pairs {
+            guard let equals = pair.firstIndex(of: "="), equals != pair.startIndex else {
+                throw UsageError("--context '\(pair)' is not KEY=VALUE")
+            }
+            let key = String(pair[..<equals])
+            let text = String(pair[pair.index(after: equals)...])
+            guard result[key] == nil else { throw UsageError("--context \(key) given more than once") }
+            result[key] = attributeValue(key: key, text: text)
+        }
+        return result
+    }
+
+    /// JSON when the text parses as JSON, else the text; built-in attributes always as text, so
+    /// `appVersion=2` stays the version "2" rather than the number 2.
+    static func attributeValue(key: String, text: String) -> JSONValue {
+        if EvaluationContext.builtInAttributes.contains(key) || key == "targetingKey" { return .string(text) }
+        return (try? JSONParser.parse(text))?.value ?? .string(text)
+    }
+
+    /// Evaluates and prints.
+    public func run(_ context: RunContext) -> Int32 {
+        let document: FlagDocument
+        do {
+            document = try operand.load()
+        } catch {
+            context.error(error.description)
+            return ExitStatus.trouble
+        }
+        let evaluationContext = EvaluationContext(attributes: attributes)
+        let keys: [String]
+        if let flag {
+            guard document.flags[flag] != nil else {
+                context.error(CommandFailure.unknownFlag(source: operand.description, key: flag).description)
+                return ExitStatus.trouble
+            }
+            keys = [flag]
+        } else {
+            keys = document.sortedFlagKeys
+        }
+        let results = keys.map { document.evaluate($0, context: evaluationContext) }
+        if json {
+            let values: [JSONValue] = results.map { result in
+                ["key": .string(result.key), "value": result.value, "variant": .string(result.variant), "reason": .string(result.reason.rawValue)]
+            }
+            context.print((flag == nil ? JSONValue.object(["flags": .array(values)]) : values.first ?? .null).canonicalString)
+        } else {
+            for result in results {
+                context.print("\(result.key) = \(result.value) (variant \(result.variant), reason \(result.reason.rawValue))")
+            }
+        }
+        return ExitStatus.success
+    }
+}

@@ -1,0 +1,98 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// The raw POSIX calls of flagctl, kept together: writing to standard streams, reading files with
+/// their errno, and asking whether standard output is a terminal.
+public final class FileDescriptorOutput: TextOutput {
+    private let descriptor: Int32
+
+    /// Output to an open descriptor (1 for standard output, 2 for standard error).
+    public init(descriptor: Int32) { self.descriptor = descriptor }
+
+    /// Standard output.
+    public static func standardOutput() -> FileDescriptorOutput { FileDescriptorOutput(descriptor: 1) }
+
+    /// Standard error.
+    public static func standardError() -> FileDescriptorOutput { FileDescriptorOutput(descriptor: 2) }
+
+    /// Writes everything, retrying short writes and `EINTR`; gives up silently on other errors
+    /// (a closed pipe: nobody is reading, and there is nowhere to report it).
+    public func write(_ text: String) {
+        var bytes = Array(text.utf8)
+        var offset = 0
+        while offset < bytes.count {
+            let written = bytes.withUnsafeMutableBytes { buffer in
+                systemWrite(descriptor, buffer.baseAddress.map { $0 + offset }, buffer.count - offset)
+            }
+            if written > 0 {
+                offset += written
+            } else if written < 0, errno == EINTR {
+                continue
+            } else {
+                return
+            }
+        }
+        bytes.removeAll()
+    }
+
+    /// Whether the descriptor is a terminal (`isatty(3)`).
+    public var isTerminal: Bool { isatty(descriptor) == 1 }
+}
+
+/// `write(2)`, named apart from `TextOutput.write`.
+private func systemWrite(_ descriptor: Int32, _ pointer: UnsafeMutableRawPointer?, _ count: Int) -> Int {
+    guard let pointer else { return 0 }
+    return write(descriptor, pointer, count)
+}
+
+/// `read(2)`, named apart from `FileReader.read`.
+private func systemRead(_ descriptor: Int32, _ pointer: UnsafeMutableRawPointer?, _ count: Int) -> Int {
+    guard let pointer else { return 0 }
+    return read(descriptor, pointer, count)
+}
+
+/// A file that could not be read, with the errno that said why.
+public struct FileReadError: Error, Sendable, Equatable, CustomStringConvertible {
+    /// The path as given.
+    public let path: String
+    /// The `errno` of the failed call.
+    public let code: Int32
+    /// The call that failed (`open`, `read`).
+    public let call: String
+
+    /// `cannot read flags/x.json: No such file or directory (open, errno 2)`.
+    public var description: String {
+        "cannot read \(path): \(String(cString: strerror(code))) (\(call), errno \(code))"
+    }
+}
+
+/// Reading whole files (and standard input for `-`).
+public enum FileReader {
+    /// The bytes of the file at `path`; `-` reads standard input.
+    public static func read(_ path: String) throws(FileReadError) -> [UInt8] {
+        let descriptor: Int32
+        if path == "-" {
+            descriptor = 0
+        } else {
+            descriptor = open(path, O_RDONLY | O_CLOEXEC)
+            guard descriptor >= 0 else { throw FileReadError(path: path, code: errno, call: "open") }
+        }
+        defer { if descriptor != 0 { close(descriptor) } }
+        var result: [UInt8] = []
+        var chunk = [UInt8](repeating: 0, count: 65_536)
+        while true {
+            let count = chunk.withUnsafeMutableBytes { buffer in systemRead(descriptor, buffer.baseAddress, buffer.count) }
+            if count > 0 {
+                result.append(contentsOf: chunk[0..<count])
+            } else if count == 0 {
+                return result
+            } else if errno != EINTR {
+                // EISDIR arrives here for a directory: open(2) succeeds on one, read(2) refuses.
+                throw FileReadError(path: path, code: errno, call: "read")
+            }
+        }
+    }
+}

@@ -1,0 +1,54 @@
+import FlagKit
+
+/// `flagctl lint FILE...`: validity plus the brief's review rules.
+public struct LintCommand: Command {
+    /// Name, abstract, options and arguments.
+    public static let configuration = CommandConfiguration(
+        name: "lint",
+        abstract: "Check flag documents against the App Review rules of the monetization brief.",
+        discussion: """
+        Rules: \(LintRule.allCases.map(\.rawValue).joined(separator: ", ")).
+        Prints 'FILE: /json/path: [rule] flag KEY: message' per finding and 'FILE: no findings' for a clean file.
+        Exit status: 0 no findings, 1 findings, 2 a file cannot be read.
+        """,
+        options: [.flag("json", help: "Print the findings as one JSON object per file, one per line.")],
+        arguments: [ArgumentSpec("file", .oneOrMore, help: "A flag document (JSON); '-' reads standard input.")]
+    )
+
+    /// The files, in the order given.
+    public let files: [String]
+    /// JSON output.
+    public let json: Bool
+
+    /// From the parsed command line.
+    public init(parsed: ParsedArguments) throws(UsageError) {
+        files = parsed.arguments("file")
+        json = parsed.flag("json")
+    }
+
+    /// Lints each file in turn; an unreadable file does not stop the others.
+    public func run(_ context: RunContext) -> Int32 {
+        var status = ExitStatus.success
+        for file in files {
+            let bytes: [UInt8]
+            do {
+                bytes = try FileReader.read(file)
+            } catch {
+                context.error(error.description)
+                status = ExitStatus.trouble
+                continue
+            }
+            let findings = Linter.lint(bytes)
+            if json {
+                let object: JSONValue = ["file": .string(file), "findings": .array(findings.map(\.jsonValue))]
+                context.print(object.canonicalString)
+            } else if findings.isEmpty {
+                context.print("\(file): no findings")
+            } else {
+                for finding in findings { context.print("\(file): \(finding)") }
+            }
+            if !findings.isEmpty, status == ExitStatus.success { status = ExitStatus.failure }
+        }
+        return status
+    }
+}

@@ -1,0 +1,6 @@
+import FlagCtlKit
+import Foundation
+
+let standardOutput = FileDescriptorOutput.standardOutput()
+exit(FlagCtl.main(arguments: Array(CommandLine.arguments.dropFirst()), environment: ProcessInfo.processInfo.environment,
+                  stdout: standardOutput, stderr: FileDescriptorOutput.standardError(), stdoutIsTerminal: standardOutput.isTerminal))
