@@ -212,6 +212,8 @@ final class Connection: @unchecked Sendable {
 
     /// Resumes paused parsing, writes what is queued, and updates epoll interest and the deadline.
     func afterProcessing() {
+        if phase == .closed { return }
+        if hasPendingOutput { flush() }
         if readPaused && phase == .open && inFlight.count < loop.core.configuration.limits.maxPipelinedRequests
             && outbound.count - outboundOffset <= EventLoop.outputHighWater
         {
@@ -221,9 +223,9 @@ final class Connection: @unchecked Sendable {
                 processInbound()
                 processing = false
             }
+            if hasPendingOutput && phase != .closed { flush() }
         }
         if phase == .closed { return }
-        if hasPendingOutput { flush() }
         if phase == .closeAfterFlush && !hasPendingOutput { finishClosing() }
         if sawEndOfStream && inFlight.isEmpty && !hasPendingOutput && phase != .lingering { close() }
         if phase == .closed { return }
