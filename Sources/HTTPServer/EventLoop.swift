@@ -191,6 +191,8 @@ final class EventLoop: @unchecked Sendable {
             listenFD = -1
         }
         for case let connection? in connections {
+            // Requests already sent but not yet read are "in flight" too: pick them up first.
+            if connection.phase == .open { connection.onReadable() }
             if connection.phase == .open && connection.inFlight.isEmpty && !connection.hasPendingOutput
                 && connection.inbound.isEmpty && connection.parser.isBetweenRequests
             {

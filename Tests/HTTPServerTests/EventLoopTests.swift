@@ -3,10 +3,14 @@ import Synchronization
 import Testing
 @testable import HTTPServer
 
+/// Set when the `/slow` handler has begun (the shutdown test waits for it).
+let slowStarted = Atomic<Bool>(false)
+
 @Suite struct EventLoopTests {
     static func routes(_ b: inout HTTPRouter.Builder) {
         b.add(.GET, "/hello") { _, _ in .text("hello") }
         b.addAsync(.GET, "/slow") { _, _ in
+            slowStarted.store(true, ordering: .releasing)
             try await Task.sleep(for: .milliseconds(300))
             return .text("slow")
         }
@@ -17,22 +21,32 @@ import Testing
             let slow = try RawClient(port: port)
             let start = ContinuousClock.now
             var cut = false
-            for byte in "GET /hello HTTP/1.1\r\nHost: h\r\nX-Slow: ".utf8 + Array(repeating: UInt8(ascii: "a"), count: 200) {
-                if (try? slow.send([byte])) == nil { cut = true; break }
-                // Meanwhile others are served.
-                let other = try RawClient(port: port)
-                try other.send("GET /hello HTTP/1.1\r\nHost: h\r\n\r\n")
-                #expect(try other.readResponse()?.status == 200)
+            // One byte every 20 ms: steady progress must not extend the header deadline.
+            for (i, byte) in ("GET /hello HTTP/1.1\r\nHost: h\r\nX-Slow: ".utf8 + Array(repeating: UInt8(ascii: "a"), count: 2000)).enumerated() {
+                if (try? slow.send([byte])) == nil {
+                    cut = true
+                    break
+                }
+                if i % 10 == 0 {
+                    // Others are served meanwhile.
+                    let other = try RawClient(port: port)
+                    try other.send("GET /hello HTTP/1.1\r\nHost: h\r\n\r\n")
+                    #expect(try other.readResponse()?.status == 200)
+                }
+                if server.metrics().connectionsTimedOut >= 1 { break }
                 try await Task.sleep(for: .milliseconds(20))
-                if ContinuousClock.now - start > .seconds(5) { break }
             }
             if !cut {
                 let r = try? slow.readResponse()
                 #expect(r?.status == 408)
             }
-            #expect(ContinuousClock.now - start < .seconds(5))
+            // The whole header would take 40 s at this pace.
+            #expect(ContinuousClock.now - start < .seconds(20))
             #expect(slow.isClosedByServer())
             #expect(server.metrics().connectionsTimedOut >= 1)
+            let after = try RawClient(port: port)
+            try after.send("GET /hello HTTP/1.1\r\nHost: h\r\n\r\n")
+            #expect(try after.readResponse()?.status == 200)
         }
     }
 
@@ -85,13 +99,13 @@ import Testing
         #expect(try idle.readResponse()?.status == 200)
         let busy = try RawClient(port: port)
         try busy.send("GET /slow HTTP/1.1\r\nHost: h\r\n\r\n")
-        try await Task.sleep(for: .milliseconds(50))
+        #expect(await eventually { slowStarted.load(ordering: .acquiring) })
         let done = Atomic<Bool>(false)
         Thread.detach {
             server.shutdown(gracePeriod: .seconds(5))
             done.store(true, ordering: .releasing)
         }
-        let r = try #require(try busy.readResponse())
+        let r = try #require(try await offPool { try busy.readResponse() })
         #expect(r.text == "slow")
         #expect(r.header("Connection") == "close")
         #expect(busy.isClosedByServer())
