@@ -6,6 +6,8 @@ extension Connection {
     func serialize(_ response: HTTPResponse, for request: InFlight, close: Bool) {
         let status = response.status
         let isHead = request.method == .HEAD
+        // One allocation for a new connection's buffer instead of a series of doublings.
+        outbound.reserveCapacity(outbound.count + 192 + response.headers.count * 48 + response.body.count)
         outbound.append(contentsOf: EventLoop.statusLinePrefix)
         Connection.appendDecimal(status.code, to: &outbound)
         outbound.append(0x20)
@@ -32,7 +34,7 @@ extension Connection {
         let bodyBytes = isHead || status.forbidsBody ? 0 : response.body.count
         if bodyBytes > 0 { outbound.append(contentsOf: response.body) }
         loop.counters.recordResponse(status: status.code, bodyBytes: bodyBytes)
-        switch loop.core.configuration.accessLog {
+        switch loop.accessLog {
         case .off: break
         case .standardError:
             let entry = logEntry(request, status: status.code, bodyBytes: bodyBytes)

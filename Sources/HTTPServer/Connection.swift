@@ -126,9 +126,8 @@ final class Connection: @unchecked Sendable {
     /// Parses and dispatches as many requests as `buffer` holds; returns the bytes consumed.
     func process(_ buffer: UnsafeRawBufferPointer) -> Int {
         var offset = 0
-        let limits = loop.core.configuration.limits
         parsing: while phase == .open {
-            if inFlight.count >= limits.maxPipelinedRequests || outbound.count - outboundOffset > EventLoop.outputHighWater {
+            if inFlight.count >= loop.maxPipelinedRequests || outbound.count - outboundOffset > EventLoop.outputHighWater {
                 readPaused = true
                 break
             }
@@ -214,7 +213,7 @@ final class Connection: @unchecked Sendable {
     func afterProcessing() {
         if phase == .closed { return }
         if hasPendingOutput { flush() }
-        if readPaused && phase == .open && inFlight.count < loop.core.configuration.limits.maxPipelinedRequests
+        if readPaused && phase == .open && inFlight.count < loop.maxPipelinedRequests
             && outbound.count - outboundOffset <= EventLoop.outputHighWater
         {
             readPaused = false
@@ -259,7 +258,7 @@ final class Connection: @unchecked Sendable {
             Socket.shutdownWrite(fd)
             phase = .lingering
             inbound = []
-            deadline = loop.now &+ loop.core.configuration.timeouts.linger.nanoseconds
+            deadline = loop.now &+ loop.timeouts.linger
         } else {
             close()
         }
@@ -276,22 +275,22 @@ final class Connection: @unchecked Sendable {
     }
 
     func refreshDeadline() {
-        let t = loop.core.configuration.timeouts
+        let t = loop.timeouts
         let now = loop.now
         switch phase {
         case .lingering, .closed: return
         default: break
         }
         if hasPendingOutput {
-            deadline = now &+ t.write.nanoseconds
+            deadline = now &+ t.write
         } else if !inFlight.isEmpty {
             deadline = .max
         } else if !parser.isBetweenRequests {
-            deadline = now &+ t.body.nanoseconds
+            deadline = now &+ t.body
         } else if headStartedAt != 0 {
-            deadline = headStartedAt &+ t.header.nanoseconds
+            deadline = headStartedAt &+ t.header
         } else {
-            deadline = now &+ t.idle.nanoseconds
+            deadline = now &+ t.idle
         }
     }
 

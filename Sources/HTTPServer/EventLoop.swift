@@ -60,6 +60,10 @@ final class EventLoop: @unchecked Sendable {
     var nextSweep: UInt64 = 0
     var listenerPausedUntil: UInt64 = 0
     let sweepInterval: UInt64
+    /// Copies of configuration values read on every request (no retain/release of the whole configuration).
+    let accessLog: HTTPAccessLog
+    let maxPipelinedRequests: Int
+    let timeouts: (header: UInt64, body: UInt64, idle: UInt64, write: UInt64, linger: UInt64)
 
     init(index: Int, core: ServerCore, listenFD: Int32) throws(HTTPError) {
         let ep = cepoll_create()
@@ -87,6 +91,9 @@ final class EventLoop: @unchecked Sendable {
         let t = core.configuration.timeouts
         let shortest = [t.header, t.body, t.idle, t.write, t.linger].map(\.nanoseconds).min() ?? 1_000_000_000
         sweepInterval = min(max(shortest / 4, 5_000_000), 500_000_000)
+        accessLog = core.configuration.accessLog
+        maxPipelinedRequests = core.configuration.limits.maxPipelinedRequests
+        timeouts = (t.header.nanoseconds, t.body.nanoseconds, t.idle.nanoseconds, t.write.nanoseconds, t.linger.nanoseconds)
     }
 
     deinit {
