@@ -87,35 +87,50 @@ curl -fsS -o /dev/null -D - "http://127.0.0.1:$NGINX_PORT/" | sed 's/^/   nginx:
 
 echo "== machine: $(nproc) cores, load average $(cut -d' ' -f1-3 /proc/loadavg) before the runs"
 
-# wrk output -> "requests_per_second p99_ms errors"
+# CPU time (clock ticks) used so far by the given PIDs: the comparison that does not depend on how busy
+# the shared machine is.
+cpu_ticks() { local t=0 pid; for pid in "$@"; do t=$((t + $(awk '{print $14 + $15}' "/proc/$pid/stat" 2>/dev/null || echo 0))); done; echo "$t"; }
+nginx_pids() { local master; master="$(cat "$TMP/nginx.pid")"; echo "$master" $(cat "/proc/$master/task/$master/children" 2>/dev/null); }
+TICK_US=$((1000000 / $(getconf CLK_TCK)))
+
+# wrk output -> "requests_per_second p99_ms cpu_us_per_request errors"
 measure() {
-    local url="$1" conns="$2"; shift 2
-    local out
+    local url="$1" conns="$2" pids="$3"; shift 3
+    local out before after
+    before="$(cpu_ticks $pids)"
     out="$(wrk -t"$THREADS" -c"$conns" -d"$DURATION" --timeout 5s --latency "$@" "$url")"
-    local rps p99 errors
+    after="$(cpu_ticks $pids)"
+    local rps p99 errors total cpu
     rps="$(awk '/^Requests\/sec:/ {print $2}' <<<"$out")"
+    total="$(awk '/requests in/ {print $1}' <<<"$out")"
     p99="$(awk '$1 == "99%" {v=$2; if (v ~ /us$/) {sub(/us$/,"",v); v=v/1000} else if (v ~ /ms$/) {sub(/ms$/,"",v)} else if (v ~ /s$/) {sub(/s$/,"",v); v=v*1000}; print v}' <<<"$out")"
-    errors="$(awk '/Socket errors|Non-2xx/ {printf "%s ", $0}' <<<"$out")"
-    echo "$rps $p99 ${errors:-none}"
+    cpu="$(awk -v t=$((after - before)) -v n="$total" -v u="$TICK_US" 'BEGIN{print (n>0)? t*u/n : 0}')"
+    errors="$(awk '/Socket errors|Non-2xx/ {printf "%s ", $0}' <<<"$out" | tr ' ' '_')"
+    echo "$rps $p99 $cpu ${errors:-none}"
 }
 
-printf '\n%-28s %14s %10s %14s %10s %9s %9s\n' mode "ours req/s" "ours p99" "nginx req/s" "nginx p99" "req ratio" "p99 ratio"
+printf '\n%-24s %11s %9s %8s %11s %9s %8s %8s %8s %8s\n' mode "ours req/s" "ours p99" "ours cpu" "nginx req/s" "nginx p99" "ngx cpu" "req x" "p99 x" "cpu x"
 run_mode() {
     local name="$1" conns="$2"; shift 2
-    # Warm both up briefly (page cache, connection setup), then measure alternately.
+    # Warm both up briefly, then measure one after the other.
     wrk -t1 -c8 -d1s "$@" "http://127.0.0.1:$OURS_PORT/" >/dev/null
     wrk -t1 -c8 -d1s "$@" "http://127.0.0.1:$NGINX_PORT/" >/dev/null
-    read -r o_rps o_p99 o_err <<<"$(measure "http://127.0.0.1:$OURS_PORT/" "$conns" "$@")"
-    read -r n_rps n_p99 n_err <<<"$(measure "http://127.0.0.1:$NGINX_PORT/" "$conns" "$@")"
-    printf '%-28s %14.0f %8.2fms %14.0f %8.2fms %8.2fx %8.2fx\n' "$name" "$o_rps" "$o_p99" "$n_rps" "$n_p99" \
-        "$(awk -v a="$o_rps" -v b="$n_rps" 'BEGIN{print a/b}')" "$(awk -v a="$o_p99" -v b="$n_p99" 'BEGIN{print (b>0)?a/b:0}')"
-    [ "$o_err" = none ] || echo "   ours errors: $o_err"
-    [ "$n_err" = none ] || echo "   nginx errors: $n_err"
+    read -r o_rps o_p99 o_cpu o_err <<<"$(measure "http://127.0.0.1:$OURS_PORT/" "$conns" "$OURS_PID" "$@")"
+    read -r n_rps n_p99 n_cpu n_err <<<"$(measure "http://127.0.0.1:$NGINX_PORT/" "$conns" "$(nginx_pids)" "$@")"
+    printf '%-24s %11.0f %7.2fms %6.1fus %11.0f %7.2fms %6.1fus %7.2fx %7.2fx %7.2fx\n' "$name" \
+        "$o_rps" "$o_p99" "$o_cpu" "$n_rps" "$n_p99" "$n_cpu" \
+        "$(awk -v a="$o_rps" -v b="$n_rps" 'BEGIN{print a/b}')" "$(awk -v a="$o_p99" -v b="$n_p99" 'BEGIN{print (b>0)?a/b:0}')" \
+        "$(awk -v a="$o_cpu" -v b="$n_cpu" 'BEGIN{print (b>0)?a/b:0}')"
+    [ "$o_err" = none ] || echo "   ours errors: ${o_err//_/ }"
+    [ "$n_err" = none ] || echo "   nginx errors: ${n_err//_/ }"
 }
-run_mode "keep-alive, 64 conns" 64
-run_mode "keep-alive, 256 conns" 256
-run_mode "Connection: close, 64" 64 -H "Connection: close"
-echo "(req ratio > 1: ours serves more; p99 ratio < 1: ours has the lower p99)"
+for round in $(seq "${ROUNDS:-1}"); do
+    [ "${ROUNDS:-1}" = 1 ] || echo "-- round $round"
+    run_mode "keep-alive, 64 conns" 64
+    run_mode "keep-alive, 256 conns" 256
+    run_mode "Connection: close, 64" 64 -H "Connection: close"
+done
+echo "(req x > 1: ours serves more; p99 x < 1: ours has the lower p99; cpu = server CPU microseconds per request, all processes; cpu x < 1: ours uses less)"
 
 rss_kb() { awk '/^VmRSS:/ {s+=$2} END {print s+0}' "$@"; }
 nginx_status_files() {

@@ -2,19 +2,6 @@ import CEpoll
 import Glibc
 import Synchronization
 
-/// State shared by all loops of one server; immutable except for the atomics.
-final class ServerCore: Sendable {
-    let configuration: HTTPServerConfiguration
-    let handler: any HTTPHandler
-    let openConnections = Atomic<Int>(0)
-    let nextConnectionID = Atomic<UInt64>(1)
-
-    init(configuration: HTTPServerConfiguration, handler: any HTTPHandler) {
-        self.configuration = configuration
-        self.handler = handler
-    }
-}
-
 /// One epoll loop on its own thread, with its own `SO_REUSEPORT` listener.
 /// The loop's mutable state (`connections`, buffers, `now`, `date`, `stopping`) is touched only by the
 /// loop's thread; that is why the class is `@unchecked Sendable`. Other threads use only `deliver`,
@@ -216,11 +203,15 @@ final class EventLoop: @unchecked Sendable {
         guard listenFD >= 0, now >= listenerPausedUntil else { return }
         let limit = core.configuration.limits.maxConnections
         while let accepted = Socket.accept(listenFD) {
-            guard let (fd, peer) = accepted else {
-                // Out of descriptors or a similar error: stop accepting briefly instead of spinning.
-                listenerPausedUntil = now &+ 100_000_000
-                _ = cepoll_mod(epfd, listenFD, 0, EventLoop.listenerToken)
-                return
+            guard case .accepted(let fd, let peer) = accepted else {
+                if case .failed(let e) = accepted, e == EMFILE || e == ENFILE || e == ENOBUFS || e == ENOMEM {
+                    // Out of descriptors or memory: the pending connection stays queued and the level-triggered
+                    // listener would wake us forever. Stop accepting briefly instead of spinning.
+                    listenerPausedUntil = now &+ 100_000_000
+                    _ = cepoll_mod(epfd, listenFD, 0, EventLoop.listenerToken)
+                    return
+                }
+                continue
             }
             let open = core.openConnections.wrappingAdd(1, ordering: .relaxed).newValue
             if open > limit || stopping {

@@ -49,21 +49,27 @@ enum Socket {
         return (fd, peerAddress(storage).port)
     }
 
+    /// Outcome of one accept.
+    enum AcceptResult {
+        case accepted(Int32, HTTPPeerAddress)
+        /// ECONNABORTED, EMFILE, …: this connection is lost or must wait; the errno tells which.
+        case failed(Int32)
+    }
+
     /// Accepts one connection (non-blocking, close-on-exec, TCP_NODELAY); nil when none is waiting.
-    static func accept(_ listener: Int32) -> (fd: Int32, peer: HTTPPeerAddress)?? {
+    static func accept(_ listener: Int32) -> AcceptResult? {
         var storage = sockaddr_storage()
         var length = socklen_t(MemoryLayout<sockaddr_storage>.size)
         while true {
             let fd = cepoll_accept(listener, &storage, &length)
             if fd >= 0 {
                 _ = cepoll_set_int_option(fd, Int32(IPPROTO_TCP), TCP_NODELAY, 1)
-                return .some((fd, peerAddress(storage)))
+                return .accepted(fd, peerAddress(storage))
             }
             switch errno {
             case EINTR: continue
-            case EAGAIN, EWOULDBLOCK: return .none
-            // The peer gave up while queued, or we are out of descriptors: skip this one, keep serving.
-            default: return .some(nil)
+            case EAGAIN, EWOULDBLOCK: return nil
+            case let e: return .failed(e)
             }
         }
     }

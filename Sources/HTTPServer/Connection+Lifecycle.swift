@@ -1,0 +1,60 @@
+import CEpoll
+
+extension Connection {
+    func onWritable() {
+        guard phase != .closed else { return }
+        afterProcessing()
+    }
+
+    func finishClosing() {
+        if lingerOnClose || !inbound.isEmpty || !parser.isBetweenRequests {
+            Socket.shutdownWrite(fd)
+            phase = .lingering
+            inbound = []
+            deadline = loop.now &+ loop.timeouts.linger
+        } else {
+            close()
+        }
+    }
+
+    func updateInterest() {
+        var want: UInt32 = 0
+        if (phase == .open && !readPaused && !sawEndOfStream) || phase == .lingering { want |= CEPOLL_IN }
+        if hasPendingOutput { want |= CEPOLL_OUT }
+        if want != interest {
+            interest = want
+            _ = cepoll_mod(loop.epfd, fd, want, token)
+        }
+    }
+
+    func refreshDeadline() {
+        let t = loop.timeouts
+        let now = loop.now
+        switch phase {
+        case .lingering, .closed: return
+        default: break
+        }
+        if hasPendingOutput {
+            deadline = now &+ t.write
+        } else if !inFlight.isEmpty {
+            deadline = .max
+        } else if !parser.isBetweenRequests {
+            deadline = now &+ t.body
+        } else if headStartedAt != 0 {
+            deadline = headStartedAt &+ t.header
+        } else {
+            deadline = now &+ t.idle
+        }
+    }
+
+    /// Closes the socket and forgets the connection; later responses for it are dropped.
+    func close() {
+        guard phase != .closed else { return }
+        phase = .closed
+        Socket.close(fd)
+        inFlight.removeAll()
+        outbound = []
+        outboundOffset = 0
+        loop.forget(self)
+    }
+}
