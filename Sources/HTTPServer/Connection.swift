@@ -247,5 +247,4 @@ final class Connection: @unchecked Sendable {
         outbound.removeAll(keepingCapacity: outbound.capacity <= 64 * 1024)
         outboundOffset = 0
     }
-
 }
