@@ -127,7 +127,10 @@ final class Connection: @unchecked Sendable {
     func process(_ buffer: UnsafeRawBufferPointer) -> Int {
         var offset = 0
         parsing: while phase == .open {
-            if inFlight.count >= loop.maxPipelinedRequests || outbound.count - outboundOffset > EventLoop.outputHighWater {
+            // One request at a time per connection: the next pipelined request is handed to the handler only
+            // once the previous response is queued, so a GET pipelined after a PUT sees the PUT's effect.
+            // Unparsed bytes wait in `inbound`, and reading stops (TCP applies backpressure to the client).
+            if offset < buffer.count && (!inFlight.isEmpty || outbound.count - outboundOffset > EventLoop.outputHighWater) {
                 readPaused = true
                 break
             }
@@ -213,7 +216,7 @@ final class Connection: @unchecked Sendable {
     func afterProcessing() {
         if phase == .closed { return }
         if hasPendingOutput { flush() }
-        if readPaused && phase == .open && inFlight.count < loop.maxPipelinedRequests
+        if readPaused && phase == .open && inFlight.isEmpty
             && outbound.count - outboundOffset <= EventLoop.outputHighWater
         {
             readPaused = false

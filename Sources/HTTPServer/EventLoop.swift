@@ -49,7 +49,6 @@ final class EventLoop: @unchecked Sendable {
     let sweepInterval: UInt64
     /// Copies of configuration values read on every request (no retain/release of the whole configuration).
     let accessLog: HTTPAccessLog
-    let maxPipelinedRequests: Int
     let timeouts: (header: UInt64, body: UInt64, idle: UInt64, write: UInt64, linger: UInt64)
 
     init(index: Int, core: ServerCore, listenFD: Int32) throws(HTTPError) {
@@ -79,7 +78,6 @@ final class EventLoop: @unchecked Sendable {
         let shortest = [t.header, t.body, t.idle, t.write, t.linger].map(\.nanoseconds).min() ?? 1_000_000_000
         sweepInterval = min(max(shortest / 4, 5_000_000), 500_000_000)
         accessLog = core.configuration.accessLog
-        maxPipelinedRequests = core.configuration.limits.maxPipelinedRequests
         timeouts = (t.header.nanoseconds, t.body.nanoseconds, t.idle.nanoseconds, t.write.nanoseconds, t.linger.nanoseconds)
     }
 

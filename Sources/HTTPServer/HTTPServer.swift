@@ -29,6 +29,9 @@ public final class HTTPServer: Sendable {
         core = ServerCore(configuration: configuration, handler: handler)
     }
 
+    /// A server dropped without `shutdown()` still stops its threads and frees its port.
+    deinit { shutdown(gracePeriod: .zero) }
+
     /// The configuration given at creation.
     public var configuration: HTTPServerConfiguration { core.configuration }
 

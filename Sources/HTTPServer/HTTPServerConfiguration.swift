@@ -29,8 +29,6 @@ public struct HTTPServerConfiguration: Sendable {
         public var maxBodyBytes: Int = 1024 * 1024
         /// Open connections across all loops; a connection past this gets 503 and is closed.
         public var maxConnections: Int = 16 * 1024
-        /// Pipelined requests accepted ahead of their responses before the server stops reading.
-        public var maxPipelinedRequests: Int = 32
 
         /// Default limits.
         public init() {}
