@@ -6,33 +6,38 @@ extension Connection {
     func serialize(_ response: HTTPResponse, for request: InFlight, close: Bool) {
         let status = response.status
         let isHead = request.method == .HEAD
+        // Work on a local buffer (swapped, not copied): appends to a class property would each pay a
+        // dynamic exclusivity check.
+        var out: [UInt8] = []
+        swap(&out, &outbound)
+        defer { swap(&out, &outbound) }
         // One allocation for a new connection's buffer instead of a series of doublings.
-        outbound.reserveCapacity(outbound.count + 192 + response.headers.count * 48 + response.body.count)
-        outbound.append(contentsOf: EventLoop.statusLinePrefix)
-        Connection.appendDecimal(status.code, to: &outbound)
-        outbound.append(0x20)
-        outbound.append(contentsOf: status.reasonPhrase.utf8)
-        outbound.append(contentsOf: EventLoop.crlf)
+        out.reserveCapacity(out.count + 192 + response.headers.count * 48 + response.body.count)
+        out.append(contentsOf: EventLoop.statusLinePrefix)
+        Connection.appendDecimal(status.code, to: &out)
+        out.append(0x20)
+        out.append(contentsOf: status.reasonPhrase.utf8)
+        out.append(contentsOf: EventLoop.crlf)
         for field in response.headers where !Connection.isServerOwned(field.name) {
-            outbound.append(contentsOf: field.name.utf8)
-            outbound.append(contentsOf: EventLoop.colonSpace)
-            outbound.append(contentsOf: field.value.utf8)
-            outbound.append(contentsOf: EventLoop.crlf)
+            out.append(contentsOf: field.name.utf8)
+            out.append(contentsOf: EventLoop.colonSpace)
+            out.append(contentsOf: field.value.utf8)
+            out.append(contentsOf: EventLoop.crlf)
         }
-        outbound.append(contentsOf: loop.date.line)
+        out.append(contentsOf: loop.date.line)
         if !status.forbidsBody {
-            outbound.append(contentsOf: EventLoop.contentLengthPrefix)
-            Connection.appendDecimal(response.body.count, to: &outbound)
-            outbound.append(contentsOf: EventLoop.crlf)
+            out.append(contentsOf: EventLoop.contentLengthPrefix)
+            Connection.appendDecimal(response.body.count, to: &out)
+            out.append(contentsOf: EventLoop.crlf)
         }
         if close {
-            outbound.append(contentsOf: EventLoop.connectionClose)
+            out.append(contentsOf: EventLoop.connectionClose)
         } else if request.http10 {
-            outbound.append(contentsOf: EventLoop.connectionKeepAlive)
+            out.append(contentsOf: EventLoop.connectionKeepAlive)
         }
-        outbound.append(contentsOf: EventLoop.crlf)
+        out.append(contentsOf: EventLoop.crlf)
         let bodyBytes = isHead || status.forbidsBody ? 0 : response.body.count
-        if bodyBytes > 0 { outbound.append(contentsOf: response.body) }
+        if bodyBytes > 0 { out.append(contentsOf: response.body) }
         loop.counters.recordResponse(status: status.code, bodyBytes: bodyBytes)
         switch loop.accessLog {
         case .off: break

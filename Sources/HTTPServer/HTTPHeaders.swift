@@ -88,8 +88,24 @@ public struct HTTPHeaders: Sendable, Equatable, RandomAccessCollection, Expressi
     static func equalsIgnoringCase<A: StringProtocol, B: StringProtocol>(_ a: A, _ b: B) -> Bool {
         let x = a.utf8, y = b.utf8
         guard x.count == y.count else { return false }
+        let fast = x.withContiguousStorageIfAvailable { p in
+            y.withContiguousStorageIfAvailable { q in equalsIgnoringCase(UnsafeRawBufferPointer(p), UnsafeRawBufferPointer(q)) }
+        }
+        if let result = fast ?? nil { return result }
         for (p, q) in zip(x, y) where p != q {
             guard (p | 0x20) == (q | 0x20), (p | 0x20) >= 0x61, (p | 0x20) <= 0x7A else { return false }
+        }
+        return true
+    }
+
+    static func equalsIgnoringCase(_ x: UnsafeRawBufferPointer, _ y: UnsafeRawBufferPointer) -> Bool {
+        guard x.count == y.count else { return false }
+        for i in 0..<x.count {
+            let p = x[i], q = y[i]
+            if p != q {
+                let l = p | 0x20
+                guard l == (q | 0x20), l >= 0x61, l <= 0x7A else { return false }
+            }
         }
         return true
     }
