@@ -1,5 +1,3 @@
-import CEpoll
-
 extension Connection {
     func onWritable() {
         guard phase != .closed else { return }
@@ -19,11 +17,11 @@ extension Connection {
 
     func updateInterest() {
         var want: UInt32 = 0
-        if (phase == .open && !readPaused && !sawEndOfStream) || phase == .lingering { want |= CEPOLL_IN }
-        if hasPendingOutput { want |= CEPOLL_OUT }
+        if (phase == .open && !readPaused && !sawEndOfStream) || phase == .lingering { want |= System.readable }
+        if hasPendingOutput { want |= System.writable }
         if want != interest {
             interest = want
-            _ = cepoll_mod(loop.epfd, fd, want, token)
+            System.epollModify(loop.epfd, fd, want, token)
         }
     }
 

@@ -1,5 +1,3 @@
-import Glibc
-
 extension Connection {
     /// Appends the status line, the handler's headers (minus the ones the server owns), `Date`,
     /// `Content-Length`, `Connection`, and the body unless the request was `HEAD` or the status forbids one.
@@ -43,9 +41,7 @@ extension Connection {
         case .off: break
         case .standardError:
             let entry = logEntry(request, status: status.code, bodyBytes: bodyBytes)
-            var line = Array(entry.line.utf8)
-            line.append(0x0A)
-            _ = line.withUnsafeBytes { Glibc.write(2, $0.baseAddress, $0.count) }
+            System.writeStandardError(Array((entry.line + "\n").utf8))
         case .custom(let sink):
             sink(logEntry(request, status: status.code, bodyBytes: bodyBytes))
         }

@@ -1,5 +1,3 @@
-import CEpoll
-
 /// One client connection. Confined to its event loop's thread: every property is read and written only
 /// there. It is `@unchecked Sendable` solely so an `HTTPResponder` can carry a reference to another
 /// thread and back; off the loop the only thing done with it is handing it to `EventLoop.deliver`.
@@ -59,7 +57,7 @@ final class Connection: @unchecked Sendable {
         self.peer = peer
         self.loop = loop
         self.parser = HTTPRequestParser(limits: limits)
-        self.interest = CEPOLL_IN
+        self.interest = System.readable
     }
 
     var hasPendingOutput: Bool { outboundOffset < outbound.count }

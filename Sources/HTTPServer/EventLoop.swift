@@ -1,4 +1,3 @@
-import CEpoll
 import Glibc
 import Synchronization
 
@@ -52,15 +51,15 @@ final class EventLoop: @unchecked Sendable {
     let timeouts: (header: UInt64, body: UInt64, idle: UInt64, write: UInt64, linger: UInt64)
 
     init(index: Int, core: ServerCore, listenFD: Int32) throws(HTTPError) {
-        let ep = cepoll_create()
-        guard ep >= 0 else { throw HTTPError.system("epoll_create1", errno: errno) }
-        let wake = cepoll_eventfd()
-        guard wake >= 0 else {
-            let e = errno
+        let ep = try System.epollCreate()
+        let wake: Int32
+        do {
+            wake = try System.eventFD()
+        } catch {
             Socket.close(ep)
-            throw HTTPError.system("eventfd", errno: e)
+            throw error
         }
-        guard cepoll_add(ep, listenFD, CEPOLL_IN, EventLoop.listenerToken) == 0, cepoll_add(ep, wake, CEPOLL_IN, EventLoop.wakeToken) == 0
+        guard System.epollAdd(ep, listenFD, System.readable, EventLoop.listenerToken), System.epollAdd(ep, wake, System.readable, EventLoop.wakeToken)
         else {
             let e = errno
             Socket.close(ep)
@@ -73,7 +72,7 @@ final class EventLoop: @unchecked Sendable {
         self.wakeFD = wake
         self.listenFD = listenFD
         readBuffer = .allocate(byteCount: 64 * 1024, alignment: 16)
-        events = .allocate(byteCount: Int(EventLoop.maxEvents) * cepoll_event_size(), alignment: 16)
+        events = System.allocateEvents(EventLoop.maxEvents)
         let t = core.configuration.timeouts
         let shortest = [t.header, t.body, t.idle, t.write, t.linger].map(\.nanoseconds).min() ?? 1_000_000_000
         sweepInterval = min(max(shortest / 4, 5_000_000), 500_000_000)
@@ -94,29 +93,27 @@ final class EventLoop: @unchecked Sendable {
     func run() {
         threadID.store(Socket.currentThread(), ordering: .releasing)
         now = Socket.monotonicNanoseconds()
-        date.update(now: cepoll_wall_seconds())
+        date.update(now: System.wallSeconds())
         nextSweep = now &+ sweepInterval
         while true {
             let timeoutMs = Int32(clamping: (sweepInterval + 999_999) / 1_000_000)
-            let n = cepoll_wait(epfd, events, EventLoop.maxEvents, timeoutMs)
+            guard let n = System.epollWait(epfd, events, EventLoop.maxEvents, timeoutMs: timeoutMs) else { break }
             now = Socket.monotonicNanoseconds()
-            date.update(now: cepoll_wall_seconds())
-            if n < 0 && errno != EINTR { break }
-            for i in 0..<max(0, Int(n)) {
-                let token = cepoll_event_data(events, Int32(i))
-                let flags = cepoll_event_flags(events, Int32(i))
+            date.update(now: System.wallSeconds())
+            for i in 0..<n {
+                let (token, flags) = System.event(events, i)
                 switch token {
                 case EventLoop.listenerToken: acceptAll()
                 case EventLoop.wakeToken: drainMailbox()
                 default:
                     let fd = Int(token & 0xFFFF_FFFF)
                     guard fd < connections.count, let connection = connections[fd], connection.token == token else { continue }
-                    if flags & (CEPOLL_ERR | CEPOLL_HUP) != 0 && flags & CEPOLL_IN == 0 {
+                    if flags & System.errorOrHangUp != 0 && flags & System.readable == 0 {
                         connection.close()
                         continue
                     }
-                    if flags & CEPOLL_OUT != 0 { connection.onWritable() }
-                    if flags & CEPOLL_IN != 0 { connection.onReadable() }
+                    if flags & System.writable != 0 { connection.onWritable() }
+                    if flags & System.readable != 0 { connection.onReadable() }
                 }
             }
             if now >= nextSweep {
@@ -178,7 +175,7 @@ final class EventLoop: @unchecked Sendable {
         stopping = true
         forceCloseAt = now &+ grace.nanoseconds
         if listenFD >= 0 {
-            _ = cepoll_del(epfd, listenFD)
+            System.epollRemove(epfd, listenFD)
             Socket.close(listenFD)
             listenFD = -1
         }
@@ -206,7 +203,7 @@ final class EventLoop: @unchecked Sendable {
                     // Out of descriptors or memory: the pending connection stays queued and the level-triggered
                     // listener would wake us forever. Stop accepting briefly instead of spinning.
                     listenerPausedUntil = now &+ 100_000_000
-                    _ = cepoll_mod(epfd, listenFD, 0, EventLoop.listenerToken)
+                    System.epollModify(epfd, listenFD, 0, EventLoop.listenerToken)
                     return
                 }
                 continue
@@ -227,7 +224,7 @@ final class EventLoop: @unchecked Sendable {
                 limits: HTTPRequestParser.Limits(
                     maxRequestLineBytes: limits.maxRequestLineBytes, maxHeaderBytes: limits.maxHeaderBytes,
                     maxHeaderCount: limits.maxHeaderCount, maxBodyBytes: limits.maxBodyBytes))
-            guard cepoll_add(epfd, fd, CEPOLL_IN, token) == 0 else {
+            guard System.epollAdd(epfd, fd, System.readable, token) else {
                 Socket.close(fd)
                 core.openConnections.wrappingSubtract(1, ordering: .relaxed)
                 continue
@@ -263,7 +260,7 @@ final class EventLoop: @unchecked Sendable {
     func sweep() {
         if listenFD >= 0 && listenerPausedUntil != 0 && now >= listenerPausedUntil {
             listenerPausedUntil = 0
-            _ = cepoll_mod(epfd, listenFD, CEPOLL_IN, EventLoop.listenerToken)
+            System.epollModify(epfd, listenFD, System.readable, EventLoop.listenerToken)
         }
         for case let connection? in connections where connection.deadline <= now {
             if connection.phase == .lingering {

@@ -1,5 +1,3 @@
-import Glibc
-
 /// Everything the server needs to know before it starts. The defaults suit a small API server.
 public struct HTTPServerConfiguration: Sendable {
     /// Numeric address or name to listen on (`127.0.0.1`, `::1`, `0.0.0.0`, `localhost`).
@@ -58,7 +56,7 @@ public struct HTTPServerConfiguration: Sendable {
     ) {
         self.host = host
         self.port = port
-        self.eventLoops = eventLoops ?? max(1, Int(sysconf(Int32(_SC_NPROCESSORS_ONLN))))
+        self.eventLoops = eventLoops ?? System.onlineCores()
         self.backlog = backlog
         self.limits = limits
         self.timeouts = timeouts
