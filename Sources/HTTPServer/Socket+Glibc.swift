@@ -21,6 +21,9 @@ enum Socket {
         let fd = cepoll_tcp_socket(info.pointee.ai_family)
         guard fd >= 0 else { throw HTTPError.system("socket", errno: errno) }
         _ = cepoll_set_int_option(fd, SOL_SOCKET, SO_REUSEADDR, 1)
+        // Accepted sockets inherit TCP_NODELAY from the listener on Linux: one setsockopt per server
+        // instead of one per connection.
+        _ = cepoll_set_int_option(fd, Int32(IPPROTO_TCP), TCP_NODELAY, 1)
         guard cepoll_set_int_option(fd, SOL_SOCKET, SO_REUSEPORT, 1) == 0 else {
             let e = errno
             Glibc.close(fd)
@@ -56,14 +59,13 @@ enum Socket {
         case failed(Int32)
     }
 
-    /// Accepts one connection (non-blocking, close-on-exec, TCP_NODELAY); nil when none is waiting.
+    /// Accepts one connection (non-blocking, close-on-exec, TCP_NODELAY inherited); nil when none is waiting.
     static func accept(_ listener: Int32) -> AcceptResult? {
         var storage = sockaddr_storage()
         var length = socklen_t(MemoryLayout<sockaddr_storage>.size)
         while true {
             let fd = cepoll_accept(listener, &storage, &length)
             if fd >= 0 {
-                _ = cepoll_set_int_option(fd, Int32(IPPROTO_TCP), TCP_NODELAY, 1)
                 return .accepted(fd, peerAddress(storage))
             }
             switch errno {
