@@ -34,7 +34,7 @@ extension Connection {
         }
         if hasPendingOutput {
             deadline = now &+ t.write
-        } else if !inFlight.isEmpty {
+        } else if inFlight != nil {
             deadline = .max
         } else if !parser.isBetweenRequests {
             deadline = now &+ t.body
@@ -50,7 +50,7 @@ extension Connection {
         guard phase != .closed else { return }
         phase = .closed
         Socket.close(fd)
-        inFlight.removeAll()
+        inFlight = nil
         outbound = []
         outboundOffset = 0
         loop.forget(self)

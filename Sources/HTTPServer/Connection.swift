@@ -38,7 +38,9 @@ final class Connection: @unchecked Sendable {
     var inbound: [UInt8] = []
     var outbound: [UInt8] = []
     var outboundOffset = 0
-    var inFlight: [InFlight] = []
+    /// The request handed to the handler whose response is not written yet. Requests are handled one at a
+    /// time per connection, so there is never more than one.
+    var inFlight: InFlight?
     var nextSequence: UInt64 = 0
     var requestIndex = 0
     var phase = Phase.open
@@ -87,7 +89,7 @@ final class Connection: @unchecked Sendable {
             return
         case .endOfStream:
             sawEndOfStream = true
-            if inFlight.isEmpty && !hasPendingOutput {
+            if inFlight == nil && !hasPendingOutput {
                 close()
             } else {
                 afterProcessing()
@@ -128,7 +130,7 @@ final class Connection: @unchecked Sendable {
             // One request at a time per connection: the next pipelined request is handed to the handler only
             // once the previous response is queued, so a GET pipelined after a PUT sees the PUT's effect.
             // Unparsed bytes wait in `inbound`, and reading stops (TCP applies backpressure to the client).
-            if offset < buffer.count && (!inFlight.isEmpty || outbound.count - outboundOffset > EventLoop.outputHighWater) {
+            if offset < buffer.count && (inFlight != nil || outbound.count - outboundOffset > EventLoop.outputHighWater) {
                 readPaused = true
                 break
             }
@@ -141,7 +143,7 @@ final class Connection: @unchecked Sendable {
                 case .continueNeeded:
                     // RFC 9110 §10.1.1: the interim response tells the client to send the body. It may only
                     // go out when no earlier response is still owed, or it would come before that one.
-                    if inFlight.isEmpty { outbound.append(contentsOf: EventLoop.continueResponse) }
+                    if inFlight == nil { outbound.append(contentsOf: EventLoop.continueResponse) }
                 case .request(let request):
                     headStartedAt = 0
                     dispatch(request)
@@ -159,29 +161,28 @@ final class Connection: @unchecked Sendable {
         let sequence = nextSequence
         nextSequence += 1
         let keepAlive = request.wantsKeepAlive && !loop.stopping
-        inFlight.append(
-            InFlight(
-                sequence: sequence, method: request.method, target: request.target, keepAlive: keepAlive,
-                http10: request.version.minor == 0, startedAt: loop.now, response: nil))
+        inFlight = InFlight(
+            sequence: sequence, method: request.method, target: request.target, keepAlive: keepAlive,
+            http10: request.version.minor == 0, startedAt: loop.now, response: nil)
         if !keepAlive { phase = .noMoreRequests }
         let context = HTTPRequestContext(peer: peer, connectionID: id, requestIndex: requestIndex, receivedAtNanoseconds: loop.now)
         requestIndex += 1
         loop.core.handler.handle(request, context: context, responder: HTTPResponder(connection: self, sequence: sequence))
     }
 
-    /// Queues the refusal after the responses already owed, and stops reading requests.
+    /// Queues the refusal and stops reading requests. Parsing only happens with no request in flight,
+    /// so the refusal is the next response on the wire.
     func refuse(_ error: HTTPError) {
         let sequence = nextSequence
         nextSequence += 1
         var response = error.response
         response.closeConnection = true
         lingerOnClose = true
-        inFlight.append(
-            InFlight(
-                sequence: sequence, method: HTTPMethod("-"), target: "-", keepAlive: false, http10: false,
-                startedAt: loop.now, response: response))
+        inFlight = InFlight(
+            sequence: sequence, method: HTTPMethod("-"), target: "-", keepAlive: false, http10: false,
+            startedAt: loop.now, response: response)
         phase = .noMoreRequests
-        if inFlight.count == 1 { writeReady() }
+        writeReady()
     }
 
     // MARK: responding
@@ -189,32 +190,32 @@ final class Connection: @unchecked Sendable {
     /// A handler's response arrives (on the loop thread).
     func complete(sequence: UInt64, response: HTTPResponse) {
         guard phase != .closed && phase != .lingering else { return }
-        guard let index = inFlight.firstIndex(where: { $0.sequence == sequence }), inFlight[index].response == nil else { return }
-        inFlight[index].response = response
-        if index == 0 { writeReady() }
+        guard inFlight?.sequence == sequence, inFlight?.response == nil else { return }
+        inFlight?.response = response
+        writeReady()
         if !processing { afterProcessing() }
     }
 
-    /// Serializes every leading response that is ready, keeping pipeline order (RFC 9112 §9.3.2).
+    /// Serializes the response once it is ready; pipeline order (RFC 9112 §9.3.2) holds because the next
+    /// request is not parsed before this.
     func writeReady() {
-        while let first = inFlight.first, let response = first.response {
-            inFlight.removeFirst()
-            let close = !first.keepAlive || response.closeConnection || loop.stopping
-            serialize(response, for: first, close: close)
+        if let current = inFlight, let response = current.response {
+            inFlight = nil
+            let close = !current.keepAlive || response.closeConnection || loop.stopping
+            serialize(response, for: current, close: close)
             if close {
                 phase = .closeAfterFlush
-                inFlight.removeAll()
                 return
             }
         }
-        if phase == .noMoreRequests && inFlight.isEmpty { phase = .closeAfterFlush }
+        if phase == .noMoreRequests && inFlight == nil { phase = .closeAfterFlush }
     }
 
     /// Resumes paused parsing, writes what is queued, and updates epoll interest and the deadline.
     func afterProcessing() {
         if phase == .closed { return }
         if hasPendingOutput { flush() }
-        if readPaused && phase == .open && inFlight.isEmpty
+        if readPaused && phase == .open && inFlight == nil
             && outbound.count - outboundOffset <= EventLoop.outputHighWater
         {
             readPaused = false
@@ -227,7 +228,7 @@ final class Connection: @unchecked Sendable {
         }
         if phase == .closed { return }
         if phase == .closeAfterFlush && !hasPendingOutput { finishClosing() }
-        if sawEndOfStream && inFlight.isEmpty && !hasPendingOutput && phase != .lingering { close() }
+        if sawEndOfStream && inFlight == nil && !hasPendingOutput && phase != .lingering { close() }
         if phase == .closed { return }
         updateInterest()
         refreshDeadline()

@@ -182,7 +182,7 @@ final class EventLoop: @unchecked Sendable {
         for case let connection? in connections {
             // Requests already sent but not yet read are "in flight" too: pick them up first.
             if connection.phase == .open { connection.onReadable() }
-            if connection.phase == .open && connection.inFlight.isEmpty && !connection.hasPendingOutput
+            if connection.phase == .open && connection.inFlight == nil && !connection.hasPendingOutput
                 && connection.inbound.isEmpty && connection.parser.isBetweenRequests
             {
                 connection.close()
@@ -268,7 +268,7 @@ final class EventLoop: @unchecked Sendable {
                 continue
             }
             counters.values.withLock { $0.timedOut += 1 }
-            if connection.phase == .open && connection.inFlight.isEmpty && !connection.hasPendingOutput && connection.headStartedAt != 0 {
+            if connection.phase == .open && connection.inFlight == nil && !connection.hasPendingOutput && connection.headStartedAt != 0 {
                 // Slowloris: the header section did not arrive in time (RFC 9110 §15.5.9).
                 connection.refuse(HTTPError(.requestTimeout, code: "header_timeout", message: "request header not received in time", closesConnection: true))
                 connection.flush()
