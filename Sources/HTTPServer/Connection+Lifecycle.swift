@@ -53,6 +53,10 @@ extension Connection {
         inFlight = nil
         outbound = []
         outboundOffset = 0
+        if usesSharedOutput {
+            usesSharedOutput = false
+            loop.sharedOutput.removeAll(keepingCapacity: true)
+        }
         loop.forget(self)
     }
 }

@@ -4,38 +4,37 @@ extension Connection {
     func serialize(_ response: HTTPResponse, for request: InFlight, close: Bool) {
         let status = response.status
         let isHead = request.method == .HEAD
-        // Work on a local buffer (swapped, not copied): appends to a class property would each pay a
-        // dynamic exclusivity check.
-        var out: [UInt8] = []
-        swap(&out, &outbound)
-        defer { swap(&out, &outbound) }
-        // One allocation for a new connection's buffer instead of a series of doublings.
-        out.reserveCapacity(out.count + 192 + response.headers.count * 48 + response.body.count)
-        out.append(contentsOf: EventLoop.statusLinePrefix)
-        Connection.appendDecimal(status.code, to: &out)
-        out.append(0x20)
-        out.append(contentsOf: status.reasonPhrase.utf8)
-        out.append(contentsOf: EventLoop.crlf)
-        for field in response.headers where !Connection.isServerOwned(field.name) {
-            out.append(contentsOf: field.name.utf8)
-            out.append(contentsOf: EventLoop.colonSpace)
-            out.append(contentsOf: field.value.utf8)
-            out.append(contentsOf: EventLoop.crlf)
-        }
-        out.append(contentsOf: loop.date.line)
-        if !status.forbidsBody {
-            out.append(contentsOf: EventLoop.contentLengthPrefix)
-            Connection.appendDecimal(response.body.count, to: &out)
-            out.append(contentsOf: EventLoop.crlf)
-        }
-        if close {
-            out.append(contentsOf: EventLoop.connectionClose)
-        } else if request.http10 {
-            out.append(contentsOf: EventLoop.connectionKeepAlive)
-        }
-        out.append(contentsOf: EventLoop.crlf)
         let bodyBytes = isHead || status.forbidsBody ? 0 : response.body.count
-        if bodyBytes > 0 { out.append(contentsOf: response.body) }
+        // `out` is a swapped-in local buffer, not a class property: appends to a property would each pay a
+        // dynamic exclusivity check.
+        withOutputBuffer { out in
+            // One allocation when the buffer must grow instead of a series of doublings.
+            out.reserveCapacity(out.count + 192 + response.headers.count * 48 + response.body.count)
+            out.append(contentsOf: EventLoop.statusLinePrefix)
+            Connection.appendDecimal(status.code, to: &out)
+            out.append(0x20)
+            out.append(contentsOf: status.reasonPhrase.utf8)
+            out.append(contentsOf: EventLoop.crlf)
+            for field in response.headers where !Connection.isServerOwned(field.name) {
+                out.append(contentsOf: field.name.utf8)
+                out.append(contentsOf: EventLoop.colonSpace)
+                out.append(contentsOf: field.value.utf8)
+                out.append(contentsOf: EventLoop.crlf)
+            }
+            out.append(contentsOf: loop.date.line)
+            if !status.forbidsBody {
+                out.append(contentsOf: EventLoop.contentLengthPrefix)
+                Connection.appendDecimal(response.body.count, to: &out)
+                out.append(contentsOf: EventLoop.crlf)
+            }
+            if close {
+                out.append(contentsOf: EventLoop.connectionClose)
+            } else if request.http10 {
+                out.append(contentsOf: EventLoop.connectionKeepAlive)
+            }
+            out.append(contentsOf: EventLoop.crlf)
+            if bodyBytes > 0 { out.append(contentsOf: response.body) }
+        }
         loop.counters.recordResponse(status: status.code, bodyBytes: bodyBytes)
         switch loop.accessLog {
         case .off: break

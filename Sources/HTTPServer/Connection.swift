@@ -36,8 +36,12 @@ final class Connection: @unchecked Sendable {
     var parser: HTTPRequestParser
     /// Bytes received but not consumed by the parser (a partial request, or pipelined ones while paused).
     var inbound: [UInt8] = []
+    /// Bytes a blocked write left over. Responses are serialized into the loop's shared buffer and sent
+    /// from there; only what the socket does not take is copied here, so an idle connection holds no buffer.
     var outbound: [UInt8] = []
     var outboundOffset = 0
+    /// Whether the loop's shared output buffer holds bytes of this connection (only until the next `flush`).
+    var usesSharedOutput = false
     /// The request handed to the handler whose response is not written yet. Requests are handled one at a
     /// time per connection, so there is never more than one.
     var inFlight: InFlight?
@@ -62,7 +66,27 @@ final class Connection: @unchecked Sendable {
         self.interest = System.readable
     }
 
-    var hasPendingOutput: Bool { outboundOffset < outbound.count }
+    var hasPendingOutput: Bool { outboundOffset < outbound.count || usesSharedOutput }
+
+    var pendingOutputBytes: Int { outbound.count - outboundOffset + (usesSharedOutput ? loop.sharedOutput.count : 0) }
+
+    /// Runs `body` on the buffer the next output bytes belong in: the connection's own buffer while it
+    /// still holds unsent bytes (order), the loop's shared one otherwise.
+    func withOutputBuffer(_ body: (inout [UInt8]) -> Void) {
+        if outboundOffset < outbound.count {
+            body(&outbound)
+            return
+        }
+        if !usesSharedOutput {
+            // Never let bytes of another connection go out on this one.
+            loop.sharedOutput.removeAll(keepingCapacity: true)
+            usesSharedOutput = true
+        }
+        var buffer: [UInt8] = []
+        swap(&buffer, &loop.sharedOutput)
+        body(&buffer)
+        swap(&buffer, &loop.sharedOutput)
+    }
 
     // MARK: reading
 
@@ -130,7 +154,7 @@ final class Connection: @unchecked Sendable {
             // One request at a time per connection: the next pipelined request is handed to the handler only
             // once the previous response is queued, so a GET pipelined after a PUT sees the PUT's effect.
             // Unparsed bytes wait in `inbound`, and reading stops (TCP applies backpressure to the client).
-            if offset < buffer.count && (inFlight != nil || outbound.count - outboundOffset > EventLoop.outputHighWater) {
+            if offset < buffer.count && (inFlight != nil || pendingOutputBytes > EventLoop.outputHighWater) {
                 readPaused = true
                 break
             }
@@ -143,7 +167,7 @@ final class Connection: @unchecked Sendable {
                 case .continueNeeded:
                     // RFC 9110 §10.1.1: the interim response tells the client to send the body. It may only
                     // go out when no earlier response is still owed, or it would come before that one.
-                    if inFlight == nil { outbound.append(contentsOf: EventLoop.continueResponse) }
+                    if inFlight == nil { withOutputBuffer { $0.append(contentsOf: EventLoop.continueResponse) } }
                 case .request(let request):
                     headStartedAt = 0
                     dispatch(request)
@@ -216,7 +240,7 @@ final class Connection: @unchecked Sendable {
         if phase == .closed { return }
         if hasPendingOutput { flush() }
         if readPaused && phase == .open && inFlight == nil
-            && outbound.count - outboundOffset <= EventLoop.outputHighWater
+            && pendingOutputBytes <= EventLoop.outputHighWater
         {
             readPaused = false
             if !inbound.isEmpty {
@@ -235,6 +259,34 @@ final class Connection: @unchecked Sendable {
     }
 
     func flush() {
+        if usesSharedOutput {
+            usesSharedOutput = false
+            var shared: [UInt8] = []
+            swap(&shared, &loop.sharedOutput)
+            var sent = 0
+            var failed = false
+            shared.withUnsafeBytes { bytes in
+                while sent < bytes.count {
+                    switch Socket.send(fd, UnsafeRawBufferPointer(rebasing: bytes[sent...])) {
+                    case .wrote(let n): sent += n
+                    case .wouldBlock: return
+                    case .failed:
+                        failed = true
+                        return
+                    }
+                }
+            }
+            if !failed && sent < shared.count {
+                // Own buffer is empty here: shared output is only used when nothing else is pending.
+                outbound.append(contentsOf: shared[sent...])
+            }
+            shared.removeAll(keepingCapacity: shared.capacity <= 1 << 20)
+            swap(&shared, &loop.sharedOutput)
+            if failed {
+                close()
+                return
+            }
+        }
         while outboundOffset < outbound.count {
             let result = outbound.withUnsafeBytes { Socket.send(fd, UnsafeRawBufferPointer(rebasing: $0[outboundOffset...])) }
             switch result {

@@ -40,6 +40,8 @@ final class EventLoop: @unchecked Sendable {
     let readBuffer: UnsafeMutableRawBufferPointer
     let events: UnsafeMutableRawPointer
     var date = HTTPDate()
+    /// Responses are serialized here and sent at once; see `Connection.withOutputBuffer`.
+    var sharedOutput: [UInt8] = []
     var now: UInt64 = 0
     var stopping = false
     var forceCloseAt: UInt64 = .max

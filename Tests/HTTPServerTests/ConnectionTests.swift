@@ -115,6 +115,31 @@ import Testing
         }
     }
 
+    @Test func concurrentClientsOnOneLoopEachGetTheirOwnBytes() async throws {
+        try await withServer({ $0.eventLoops = 1 }, routes: Self.routes) { _, port in
+            try await withThrowingTaskGroup(of: Int.self) { group in
+                for client in 0..<16 {
+                    group.addTask {
+                        try await offPool {
+                            let c = try RawClient(port: port)
+                            var ok = 0
+                            for i in 0..<20 {
+                                // Mix sizes so some responses need partial writes and some do not.
+                                let body = "\(client)-\(i)-" + String(repeating: "z", count: (client * 7919 + i * 104_729) % 100_000)
+                                try c.send("PUT /echo HTTP/1.1\r\nHost: h\r\nContent-Length: \(body.utf8.count)\r\n\r\n" + body)
+                                if try c.readResponse()?.text == body { ok += 1 }
+                            }
+                            return ok
+                        }
+                    }
+                }
+                var total = 0
+                for try await ok in group { total += ok }
+                #expect(total == 16 * 20)
+            }
+        }
+    }
+
     @Test func accessLogRecordsEachResponse() async throws {
         let entries = Mutex<[HTTPAccessLogEntry]>([])
         try await withServer({ $0.accessLog = .custom { e in entries.withLock { $0.append(e) } } }, routes: Self.routes) { _, port in
