@@ -15,9 +15,9 @@ import Testing
     @Test func syncHandlerMapsErrors() async {
         #expect(await run(HTTPSyncHandler { _, _ in .text("ok") })?.status == .ok)
         #expect(await run(HTTPSyncHandler { _, _ in throw HTTPError(.tooManyRequests, code: "slow_down", message: "later") })?.status.code == 429)
-        let internal = await run(HTTPSyncHandler { _, _ in throw Oops() })
-        #expect(internal?.status.code == 500)
-        #expect(internal.map { String(decoding: $0.body, as: UTF8.self) }?.contains(#""code":"internal""#) == true)
+        let failed = await run(HTTPSyncHandler { _, _ in throw Oops() })
+        #expect(failed?.status.code == 500)
+        #expect(failed.map { String(decoding: $0.body, as: UTF8.self) }?.contains(#""code":"internal""#) == true)
     }
 
     @Test func asyncHandlerMapsErrors() async {
