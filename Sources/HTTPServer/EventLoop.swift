@@ -235,7 +235,9 @@ final class EventLoop: @unchecked Sendable {
             if slot >= connections.count { connections.append(contentsOf: repeatElement(nil, count: slot + 1 - connections.count + 64)) }
             connections[slot] = connection
             connectionCount += 1
-            connection.deadline = now &+ core.configuration.timeouts.idle.nanoseconds
+            // A new connection must send its first request within the header timeout (an opened, silent
+            // connection is the cheapest slowloris); the idle timeout applies between requests.
+            connection.deadline = now &+ timeouts.header
             counters.values.withLock { $0.accepted += 1 }
         }
     }

@@ -50,6 +50,16 @@ let slowStarted = Atomic<Bool>(false)
         }
     }
 
+    @Test func silentNewConnectionsAreClosedAfterTheHeaderTimeout() async throws {
+        try await withServer({ $0.timeouts.header = .milliseconds(200) }, routes: Self.routes) { server, port in
+            let silent = try RawClient(port: port)
+            let start = ContinuousClock.now
+            #expect(silent.isClosedByServer())
+            #expect(ContinuousClock.now - start < .seconds(5))
+            #expect(await eventually { server.metrics().connectionsTimedOut == 1 })
+        }
+    }
+
     @Test func idleKeepAliveConnectionsAreClosed() async throws {
         try await withServer({ $0.timeouts.idle = .milliseconds(200) }, routes: Self.routes) { server, port in
             let c = try RawClient(port: port)
