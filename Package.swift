@@ -14,6 +14,7 @@ let package = Package(
     targets: [
         .target(name: "FlagKit"),
         .testTarget(name: "FlagKitTests", dependencies: ["FlagKit"]),
+        // HTTPServer is Linux-only: epoll and eventfd through the CEpoll shim.
         .systemLibrary(name: "CEpoll", path: "Sources/CEpoll"),
         .target(name: "HTTPServer", dependencies: ["CEpoll"]),
         .testTarget(name: "HTTPServerTests", dependencies: ["HTTPServer"]),

@@ -2,14 +2,15 @@
 # HTTPServer against nginx on the same machine, same bytes, same wrk runs (run by hand, not in CI).
 #
 #   Benchmarks/http-vs-nginx.sh            # 10 s per run
-#   DURATION=5s IDLE=10000 Benchmarks/http-vs-nginx.sh
+#   DURATION=5s IDLE=10000 ROUNDS=3 Benchmarks/http-vs-nginx.sh
 #
 # Starts the release build of `http-bench-server` (a fixed 750-byte JSON document with an ETag) and
 # nginx (Debian nginx-light, its own temporary prefix and config, worker_processes auto, access_log off)
 # serving the same bytes as a static file, then loads each with wrk: 64 keep-alive connections,
 # 256 keep-alive connections, and 64 connections with `Connection: close` (a new connection per request).
 # Prints requests/s and p99 for both and the ratio, then the resident memory of each server holding
-# IDLE idle keep-alive connections.
+# IDLE idle keep-alive connections. It also prints the servers' CPU time per request (all their processes),
+# which compares them even when other work on the machine makes requests/s noisy, and the load average.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
