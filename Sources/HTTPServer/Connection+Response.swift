@@ -1,44 +1,46 @@
-import Glibc
-
 extension Connection {
     /// Appends the status line, the handler's headers (minus the ones the server owns), `Date`,
     /// `Content-Length`, `Connection`, and the body unless the request was `HEAD` or the status forbids one.
     func serialize(_ response: HTTPResponse, for request: InFlight, close: Bool) {
         let status = response.status
         let isHead = request.method == .HEAD
-        outbound.append(contentsOf: EventLoop.statusLinePrefix)
-        Connection.appendDecimal(status.code, to: &outbound)
-        outbound.append(0x20)
-        outbound.append(contentsOf: status.reasonPhrase.utf8)
-        outbound.append(contentsOf: EventLoop.crlf)
-        for field in response.headers where !Connection.isServerOwned(field.name) {
-            outbound.append(contentsOf: field.name.utf8)
-            outbound.append(contentsOf: EventLoop.colonSpace)
-            outbound.append(contentsOf: field.value.utf8)
-            outbound.append(contentsOf: EventLoop.crlf)
-        }
-        outbound.append(contentsOf: loop.date.line)
-        if !status.forbidsBody {
-            outbound.append(contentsOf: EventLoop.contentLengthPrefix)
-            Connection.appendDecimal(response.body.count, to: &outbound)
-            outbound.append(contentsOf: EventLoop.crlf)
-        }
-        if close {
-            outbound.append(contentsOf: EventLoop.connectionClose)
-        } else if request.http10 {
-            outbound.append(contentsOf: EventLoop.connectionKeepAlive)
-        }
-        outbound.append(contentsOf: EventLoop.crlf)
         let bodyBytes = isHead || status.forbidsBody ? 0 : response.body.count
-        if bodyBytes > 0 { outbound.append(contentsOf: response.body) }
+        // `out` is a swapped-in local buffer, not a class property: appends to a property would each pay a
+        // dynamic exclusivity check.
+        withOutputBuffer { out in
+            // One allocation when the buffer must grow instead of a series of doublings.
+            out.reserveCapacity(out.count + 192 + response.headers.count * 48 + response.body.count)
+            out.append(contentsOf: EventLoop.statusLinePrefix)
+            Connection.appendDecimal(status.code, to: &out)
+            out.append(0x20)
+            out.append(contentsOf: status.reasonPhrase.utf8)
+            out.append(contentsOf: EventLoop.crlf)
+            for field in response.headers where !Connection.isServerOwned(field.name) {
+                out.append(contentsOf: field.name.utf8)
+                out.append(contentsOf: EventLoop.colonSpace)
+                out.append(contentsOf: field.value.utf8)
+                out.append(contentsOf: EventLoop.crlf)
+            }
+            out.append(contentsOf: loop.date.line)
+            if !status.forbidsBody {
+                out.append(contentsOf: EventLoop.contentLengthPrefix)
+                Connection.appendDecimal(response.body.count, to: &out)
+                out.append(contentsOf: EventLoop.crlf)
+            }
+            if close {
+                out.append(contentsOf: EventLoop.connectionClose)
+            } else if request.http10 {
+                out.append(contentsOf: EventLoop.connectionKeepAlive)
+            }
+            out.append(contentsOf: EventLoop.crlf)
+            if bodyBytes > 0 { out.append(contentsOf: response.body) }
+        }
         loop.counters.recordResponse(status: status.code, bodyBytes: bodyBytes)
-        switch loop.core.configuration.accessLog {
+        switch loop.accessLog {
         case .off: break
         case .standardError:
             let entry = logEntry(request, status: status.code, bodyBytes: bodyBytes)
-            var line = Array(entry.line.utf8)
-            line.append(0x0A)
-            _ = line.withUnsafeBytes { Glibc.write(2, $0.baseAddress, $0.count) }
+            System.writeStandardError(Array((entry.line + "\n").utf8))
         case .custom(let sink):
             sink(logEntry(request, status: status.code, bodyBytes: bodyBytes))
         }

@@ -1,5 +1,3 @@
-import CEpoll
-
 /// One client connection. Confined to its event loop's thread: every property is read and written only
 /// there. It is `@unchecked Sendable` solely so an `HTTPResponder` can carry a reference to another
 /// thread and back; off the loop the only thing done with it is handing it to `EventLoop.deliver`.
@@ -38,9 +36,15 @@ final class Connection: @unchecked Sendable {
     var parser: HTTPRequestParser
     /// Bytes received but not consumed by the parser (a partial request, or pipelined ones while paused).
     var inbound: [UInt8] = []
+    /// Bytes a blocked write left over. Responses are serialized into the loop's shared buffer and sent
+    /// from there; only what the socket does not take is copied here, so an idle connection holds no buffer.
     var outbound: [UInt8] = []
     var outboundOffset = 0
-    var inFlight: [InFlight] = []
+    /// Whether the loop's shared output buffer holds bytes of this connection (only until the next `flush`).
+    var usesSharedOutput = false
+    /// The request handed to the handler whose response is not written yet. Requests are handled one at a
+    /// time per connection, so there is never more than one.
+    var inFlight: InFlight?
     var nextSequence: UInt64 = 0
     var requestIndex = 0
     var phase = Phase.open
@@ -59,10 +63,10 @@ final class Connection: @unchecked Sendable {
         self.peer = peer
         self.loop = loop
         self.parser = HTTPRequestParser(limits: limits)
-        self.interest = CEPOLL_IN
+        self.interest = System.readable
     }
 
-    var hasPendingOutput: Bool { outboundOffset < outbound.count }
+    var hasPendingOutput: Bool { outboundOffset < outbound.count || usesSharedOutput }
 
     // MARK: reading
 
@@ -89,7 +93,7 @@ final class Connection: @unchecked Sendable {
             return
         case .endOfStream:
             sawEndOfStream = true
-            if inFlight.isEmpty && !hasPendingOutput {
+            if inFlight == nil && !hasPendingOutput {
                 close()
             } else {
                 afterProcessing()
@@ -126,9 +130,11 @@ final class Connection: @unchecked Sendable {
     /// Parses and dispatches as many requests as `buffer` holds; returns the bytes consumed.
     func process(_ buffer: UnsafeRawBufferPointer) -> Int {
         var offset = 0
-        let limits = loop.core.configuration.limits
         parsing: while phase == .open {
-            if inFlight.count >= limits.maxPipelinedRequests || outbound.count - outboundOffset > EventLoop.outputHighWater {
+            // One request at a time per connection: the next pipelined request is handed to the handler only
+            // once the previous response is queued, so a GET pipelined after a PUT sees the PUT's effect.
+            // Unparsed bytes wait in `inbound`, and reading stops (TCP applies backpressure to the client).
+            if offset < buffer.count && (inFlight != nil || pendingOutputBytes > EventLoop.outputHighWater) {
                 readPaused = true
                 break
             }
@@ -141,7 +147,7 @@ final class Connection: @unchecked Sendable {
                 case .continueNeeded:
                     // RFC 9110 §10.1.1: the interim response tells the client to send the body. It may only
                     // go out when no earlier response is still owed, or it would come before that one.
-                    if inFlight.isEmpty { outbound.append(contentsOf: EventLoop.continueResponse) }
+                    if inFlight == nil { withOutputBuffer { $0.append(contentsOf: EventLoop.continueResponse) } }
                 case .request(let request):
                     headStartedAt = 0
                     dispatch(request)
@@ -159,29 +165,28 @@ final class Connection: @unchecked Sendable {
         let sequence = nextSequence
         nextSequence += 1
         let keepAlive = request.wantsKeepAlive && !loop.stopping
-        inFlight.append(
-            InFlight(
-                sequence: sequence, method: request.method, target: request.target, keepAlive: keepAlive,
-                http10: request.version.minor == 0, startedAt: loop.now, response: nil))
+        inFlight = InFlight(
+            sequence: sequence, method: request.method, target: request.target, keepAlive: keepAlive,
+            http10: request.version.minor == 0, startedAt: loop.now, response: nil)
         if !keepAlive { phase = .noMoreRequests }
         let context = HTTPRequestContext(peer: peer, connectionID: id, requestIndex: requestIndex, receivedAtNanoseconds: loop.now)
         requestIndex += 1
         loop.core.handler.handle(request, context: context, responder: HTTPResponder(connection: self, sequence: sequence))
     }
 
-    /// Queues the refusal after the responses already owed, and stops reading requests.
+    /// Queues the refusal and stops reading requests. Parsing only happens with no request in flight,
+    /// so the refusal is the next response on the wire.
     func refuse(_ error: HTTPError) {
         let sequence = nextSequence
         nextSequence += 1
         var response = error.response
         response.closeConnection = true
         lingerOnClose = true
-        inFlight.append(
-            InFlight(
-                sequence: sequence, method: HTTPMethod("-"), target: "-", keepAlive: false, http10: false,
-                startedAt: loop.now, response: response))
+        inFlight = InFlight(
+            sequence: sequence, method: HTTPMethod("-"), target: "-", keepAlive: false, http10: false,
+            startedAt: loop.now, response: response)
         phase = .noMoreRequests
-        if inFlight.count == 1 { writeReady() }
+        writeReady()
     }
 
     // MARK: responding
@@ -189,31 +194,33 @@ final class Connection: @unchecked Sendable {
     /// A handler's response arrives (on the loop thread).
     func complete(sequence: UInt64, response: HTTPResponse) {
         guard phase != .closed && phase != .lingering else { return }
-        guard let index = inFlight.firstIndex(where: { $0.sequence == sequence }), inFlight[index].response == nil else { return }
-        inFlight[index].response = response
-        if index == 0 { writeReady() }
+        guard inFlight?.sequence == sequence, inFlight?.response == nil else { return }
+        inFlight?.response = response
+        writeReady()
         if !processing { afterProcessing() }
     }
 
-    /// Serializes every leading response that is ready, keeping pipeline order (RFC 9112 §9.3.2).
+    /// Serializes the response once it is ready; pipeline order (RFC 9112 §9.3.2) holds because the next
+    /// request is not parsed before this.
     func writeReady() {
-        while let first = inFlight.first, let response = first.response {
-            inFlight.removeFirst()
-            let close = !first.keepAlive || response.closeConnection || loop.stopping
-            serialize(response, for: first, close: close)
+        if let current = inFlight, let response = current.response {
+            inFlight = nil
+            let close = !current.keepAlive || response.closeConnection || loop.stopping
+            serialize(response, for: current, close: close)
             if close {
                 phase = .closeAfterFlush
-                inFlight.removeAll()
                 return
             }
         }
-        if phase == .noMoreRequests && inFlight.isEmpty { phase = .closeAfterFlush }
+        if phase == .noMoreRequests && inFlight == nil { phase = .closeAfterFlush }
     }
 
     /// Resumes paused parsing, writes what is queued, and updates epoll interest and the deadline.
     func afterProcessing() {
-        if readPaused && phase == .open && inFlight.count < loop.core.configuration.limits.maxPipelinedRequests
-            && outbound.count - outboundOffset <= EventLoop.outputHighWater
+        if phase == .closed { return }
+        if hasPendingOutput { flush() }
+        if readPaused && phase == .open && inFlight == nil
+            && pendingOutputBytes <= EventLoop.outputHighWater
         {
             readPaused = false
             if !inbound.isEmpty {
@@ -221,86 +228,13 @@ final class Connection: @unchecked Sendable {
                 processInbound()
                 processing = false
             }
+            if hasPendingOutput && phase != .closed { flush() }
         }
         if phase == .closed { return }
-        if hasPendingOutput { flush() }
         if phase == .closeAfterFlush && !hasPendingOutput { finishClosing() }
-        if sawEndOfStream && inFlight.isEmpty && !hasPendingOutput && phase != .lingering { close() }
+        if sawEndOfStream && inFlight == nil && !hasPendingOutput && phase != .lingering { close() }
         if phase == .closed { return }
         updateInterest()
         refreshDeadline()
-    }
-
-    func flush() {
-        while outboundOffset < outbound.count {
-            let result = outbound.withUnsafeBytes { Socket.send(fd, UnsafeRawBufferPointer(rebasing: $0[outboundOffset...])) }
-            switch result {
-            case .wrote(let n): outboundOffset += n
-            case .wouldBlock: return
-            case .failed:
-                // The client went away mid-response (EPIPE, ECONNRESET): nothing left to do for it.
-                close()
-                return
-            }
-        }
-        outbound.removeAll(keepingCapacity: outbound.capacity <= 64 * 1024)
-        outboundOffset = 0
-    }
-
-    func onWritable() {
-        guard phase != .closed else { return }
-        afterProcessing()
-    }
-
-    func finishClosing() {
-        if lingerOnClose || !inbound.isEmpty || !parser.isBetweenRequests {
-            Socket.shutdownWrite(fd)
-            phase = .lingering
-            inbound = []
-            deadline = loop.now &+ loop.core.configuration.timeouts.linger.nanoseconds
-        } else {
-            close()
-        }
-    }
-
-    func updateInterest() {
-        var want: UInt32 = 0
-        if (phase == .open && !readPaused && !sawEndOfStream) || phase == .lingering { want |= CEPOLL_IN }
-        if hasPendingOutput { want |= CEPOLL_OUT }
-        if want != interest {
-            interest = want
-            _ = cepoll_mod(loop.epfd, fd, want, token)
-        }
-    }
-
-    func refreshDeadline() {
-        let t = loop.core.configuration.timeouts
-        let now = loop.now
-        switch phase {
-        case .lingering, .closed: return
-        default: break
-        }
-        if hasPendingOutput {
-            deadline = now &+ t.write.nanoseconds
-        } else if !inFlight.isEmpty {
-            deadline = .max
-        } else if !parser.isBetweenRequests {
-            deadline = now &+ t.body.nanoseconds
-        } else if headStartedAt != 0 {
-            deadline = headStartedAt &+ t.header.nanoseconds
-        } else {
-            deadline = now &+ t.idle.nanoseconds
-        }
-    }
-
-    /// Closes the socket and forgets the connection; later responses for it are dropped.
-    func close() {
-        guard phase != .closed else { return }
-        phase = .closed
-        Socket.close(fd)
-        inFlight.removeAll()
-        outbound = []
-        outboundOffset = 0
-        loop.forget(self)
     }
 }

@@ -1,19 +1,5 @@
-import CEpoll
 import Glibc
 import Synchronization
-
-/// State shared by all loops of one server; immutable except for the atomics.
-final class ServerCore: Sendable {
-    let configuration: HTTPServerConfiguration
-    let handler: any HTTPHandler
-    let openConnections = Atomic<Int>(0)
-    let nextConnectionID = Atomic<UInt64>(1)
-
-    init(configuration: HTTPServerConfiguration, handler: any HTTPHandler) {
-        self.configuration = configuration
-        self.handler = handler
-    }
-}
 
 /// One epoll loop on its own thread, with its own `SO_REUSEPORT` listener.
 /// The loop's mutable state (`connections`, buffers, `now`, `date`, `stopping`) is touched only by the
@@ -54,23 +40,28 @@ final class EventLoop: @unchecked Sendable {
     let readBuffer: UnsafeMutableRawBufferPointer
     let events: UnsafeMutableRawPointer
     var date = HTTPDate()
+    /// Responses are serialized here and sent at once; see `Connection.withOutputBuffer`.
+    var sharedOutput: [UInt8] = []
     var now: UInt64 = 0
     var stopping = false
     var forceCloseAt: UInt64 = .max
     var nextSweep: UInt64 = 0
     var listenerPausedUntil: UInt64 = 0
     let sweepInterval: UInt64
+    /// Copies of configuration values read on every request (no retain/release of the whole configuration).
+    let accessLog: HTTPAccessLog
+    let timeouts: (header: UInt64, body: UInt64, idle: UInt64, write: UInt64, linger: UInt64)
 
     init(index: Int, core: ServerCore, listenFD: Int32) throws(HTTPError) {
-        let ep = cepoll_create()
-        guard ep >= 0 else { throw HTTPError.system("epoll_create1", errno: errno) }
-        let wake = cepoll_eventfd()
-        guard wake >= 0 else {
-            let e = errno
+        let ep = try System.epollCreate()
+        let wake: Int32
+        do {
+            wake = try System.eventFD()
+        } catch {
             Socket.close(ep)
-            throw HTTPError.system("eventfd", errno: e)
+            throw error
         }
-        guard cepoll_add(ep, listenFD, CEPOLL_IN, EventLoop.listenerToken) == 0, cepoll_add(ep, wake, CEPOLL_IN, EventLoop.wakeToken) == 0
+        guard System.epollAdd(ep, listenFD, System.readable, EventLoop.listenerToken), System.epollAdd(ep, wake, System.readable, EventLoop.wakeToken)
         else {
             let e = errno
             Socket.close(ep)
@@ -83,10 +74,12 @@ final class EventLoop: @unchecked Sendable {
         self.wakeFD = wake
         self.listenFD = listenFD
         readBuffer = .allocate(byteCount: 64 * 1024, alignment: 16)
-        events = .allocate(byteCount: Int(EventLoop.maxEvents) * cepoll_event_size(), alignment: 16)
+        events = System.allocateEvents(EventLoop.maxEvents)
         let t = core.configuration.timeouts
         let shortest = [t.header, t.body, t.idle, t.write, t.linger].map(\.nanoseconds).min() ?? 1_000_000_000
         sweepInterval = min(max(shortest / 4, 5_000_000), 500_000_000)
+        accessLog = core.configuration.accessLog
+        timeouts = (t.header.nanoseconds, t.body.nanoseconds, t.idle.nanoseconds, t.write.nanoseconds, t.linger.nanoseconds)
     }
 
     deinit {
@@ -102,29 +95,27 @@ final class EventLoop: @unchecked Sendable {
     func run() {
         threadID.store(Socket.currentThread(), ordering: .releasing)
         now = Socket.monotonicNanoseconds()
-        date.update(now: cepoll_wall_seconds())
+        date.update(now: System.wallSeconds())
         nextSweep = now &+ sweepInterval
         while true {
             let timeoutMs = Int32(clamping: (sweepInterval + 999_999) / 1_000_000)
-            let n = cepoll_wait(epfd, events, EventLoop.maxEvents, timeoutMs)
+            guard let n = System.epollWait(epfd, events, EventLoop.maxEvents, timeoutMs: timeoutMs) else { break }
             now = Socket.monotonicNanoseconds()
-            date.update(now: cepoll_wall_seconds())
-            if n < 0 && errno != EINTR { break }
-            for i in 0..<max(0, Int(n)) {
-                let token = cepoll_event_data(events, Int32(i))
-                let flags = cepoll_event_flags(events, Int32(i))
+            date.update(now: System.wallSeconds())
+            for i in 0..<n {
+                let (token, flags) = System.event(events, i)
                 switch token {
                 case EventLoop.listenerToken: acceptAll()
                 case EventLoop.wakeToken: drainMailbox()
                 default:
                     let fd = Int(token & 0xFFFF_FFFF)
                     guard fd < connections.count, let connection = connections[fd], connection.token == token else { continue }
-                    if flags & (CEPOLL_ERR | CEPOLL_HUP) != 0 && flags & CEPOLL_IN == 0 {
+                    if flags & System.errorOrHangUp != 0 && flags & System.readable == 0 {
                         connection.close()
                         continue
                     }
-                    if flags & CEPOLL_OUT != 0 { connection.onWritable() }
-                    if flags & CEPOLL_IN != 0 { connection.onReadable() }
+                    if flags & System.writable != 0 { connection.onWritable() }
+                    if flags & System.readable != 0 { connection.onReadable() }
                 }
             }
             if now >= nextSweep {
@@ -186,12 +177,14 @@ final class EventLoop: @unchecked Sendable {
         stopping = true
         forceCloseAt = now &+ grace.nanoseconds
         if listenFD >= 0 {
-            _ = cepoll_del(epfd, listenFD)
+            System.epollRemove(epfd, listenFD)
             Socket.close(listenFD)
             listenFD = -1
         }
         for case let connection? in connections {
-            if connection.phase == .open && connection.inFlight.isEmpty && !connection.hasPendingOutput
+            // Requests already sent but not yet read are "in flight" too: pick them up first.
+            if connection.phase == .open { connection.onReadable() }
+            if connection.phase == .open && connection.inFlight == nil && !connection.hasPendingOutput
                 && connection.inbound.isEmpty && connection.parser.isBetweenRequests
             {
                 connection.close()
@@ -207,11 +200,15 @@ final class EventLoop: @unchecked Sendable {
         guard listenFD >= 0, now >= listenerPausedUntil else { return }
         let limit = core.configuration.limits.maxConnections
         while let accepted = Socket.accept(listenFD) {
-            guard let (fd, peer) = accepted else {
-                // Out of descriptors or a similar error: stop accepting briefly instead of spinning.
-                listenerPausedUntil = now &+ 100_000_000
-                _ = cepoll_mod(epfd, listenFD, 0, EventLoop.listenerToken)
-                return
+            guard case .accepted(let fd, let peer) = accepted else {
+                if case .failed(let e) = accepted, e == EMFILE || e == ENFILE || e == ENOBUFS || e == ENOMEM {
+                    // Out of descriptors or memory: the pending connection stays queued and the level-triggered
+                    // listener would wake us forever. Stop accepting briefly instead of spinning.
+                    listenerPausedUntil = now &+ 100_000_000
+                    System.epollModify(epfd, listenFD, 0, EventLoop.listenerToken)
+                    return
+                }
+                continue
             }
             let open = core.openConnections.wrappingAdd(1, ordering: .relaxed).newValue
             if open > limit || stopping {
@@ -229,7 +226,7 @@ final class EventLoop: @unchecked Sendable {
                 limits: HTTPRequestParser.Limits(
                     maxRequestLineBytes: limits.maxRequestLineBytes, maxHeaderBytes: limits.maxHeaderBytes,
                     maxHeaderCount: limits.maxHeaderCount, maxBodyBytes: limits.maxBodyBytes))
-            guard cepoll_add(epfd, fd, CEPOLL_IN, token) == 0 else {
+            guard System.epollAdd(epfd, fd, System.readable, token) else {
                 Socket.close(fd)
                 core.openConnections.wrappingSubtract(1, ordering: .relaxed)
                 continue
@@ -238,7 +235,9 @@ final class EventLoop: @unchecked Sendable {
             if slot >= connections.count { connections.append(contentsOf: repeatElement(nil, count: slot + 1 - connections.count + 64)) }
             connections[slot] = connection
             connectionCount += 1
-            connection.deadline = now &+ core.configuration.timeouts.idle.nanoseconds
+            // A new connection must send its first request within the header timeout (an opened, silent
+            // connection is the cheapest slowloris); the idle timeout applies between requests.
+            connection.deadline = now &+ timeouts.header
             counters.values.withLock { $0.accepted += 1 }
         }
     }
@@ -265,7 +264,7 @@ final class EventLoop: @unchecked Sendable {
     func sweep() {
         if listenFD >= 0 && listenerPausedUntil != 0 && now >= listenerPausedUntil {
             listenerPausedUntil = 0
-            _ = cepoll_mod(epfd, listenFD, CEPOLL_IN, EventLoop.listenerToken)
+            System.epollModify(epfd, listenFD, System.readable, EventLoop.listenerToken)
         }
         for case let connection? in connections where connection.deadline <= now {
             if connection.phase == .lingering {
@@ -273,7 +272,7 @@ final class EventLoop: @unchecked Sendable {
                 continue
             }
             counters.values.withLock { $0.timedOut += 1 }
-            if connection.phase == .open && connection.inFlight.isEmpty && !connection.hasPendingOutput && connection.headStartedAt != 0 {
+            if connection.phase == .open && connection.inFlight == nil && !connection.hasPendingOutput && connection.headStartedAt != 0 {
                 // Slowloris: the header section did not arrive in time (RFC 9110 §15.5.9).
                 connection.refuse(HTTPError(.requestTimeout, code: "header_timeout", message: "request header not received in time", closesConnection: true))
                 connection.flush()

@@ -1,5 +1,3 @@
-import Glibc
-
 /// The `Date` header line in IMF-fixdate (RFC 9110 §5.6.7), cached per second by each loop.
 struct HTTPDate {
     private(set) var second: Int64 = -1
@@ -17,9 +15,7 @@ struct HTTPDate {
     static let months: [String] = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"]
 
     static func headerLine(epochSeconds: Int64) -> [UInt8] {
-        var t = time_t(epochSeconds)
-        var parts = tm()
-        gmtime_r(&t, &parts)
+        let parts = System.utc(epochSeconds)
         var out: [UInt8] = []
         out.reserveCapacity(37)
         out.append(contentsOf: "Date: ".utf8)

@@ -75,10 +75,18 @@ public struct HTTPHeaders: Sendable, Equatable, RandomAccessCollection, Expressi
     }
 
     /// Whether a comma-separated field (`Connection`, `Transfer-Encoding`) lists `token`, ignoring case (RFC 9110 §5.6.1).
+    /// Walks the bytes without splitting (no allocation: it runs for every request).
     public func hasToken(_ token: String, in name: String) -> Bool {
         for field in fields where HTTPHeaders.equalsIgnoringCase(field.name, name) {
-            for element in field.value.split(separator: ",") {
-                if HTTPHeaders.equalsIgnoringCase(HTTPHeaders.trimmed(element), token) { return true }
+            let value = field.value.utf8
+            var start = value.startIndex
+            while start < value.endIndex {
+                let end = value[start...].firstIndex(of: 0x2C) ?? value.endIndex
+                var s = start, e = end
+                while s < e, value[s] == 0x20 || value[s] == 0x09 { s = value.index(after: s) }
+                while e > s, value[value.index(before: e)] == 0x20 || value[value.index(before: e)] == 0x09 { e = value.index(before: e) }
+                if HTTPHeaders.equalsIgnoringCase(Substring(value[s..<e]), token) { return true }
+                start = end < value.endIndex ? value.index(after: end) : end
             }
         }
         return false
@@ -88,8 +96,24 @@ public struct HTTPHeaders: Sendable, Equatable, RandomAccessCollection, Expressi
     static func equalsIgnoringCase<A: StringProtocol, B: StringProtocol>(_ a: A, _ b: B) -> Bool {
         let x = a.utf8, y = b.utf8
         guard x.count == y.count else { return false }
+        let fast = x.withContiguousStorageIfAvailable { p in
+            y.withContiguousStorageIfAvailable { q in equalsIgnoringCase(UnsafeRawBufferPointer(p), UnsafeRawBufferPointer(q)) }
+        }
+        if let result = fast ?? nil { return result }
         for (p, q) in zip(x, y) where p != q {
             guard (p | 0x20) == (q | 0x20), (p | 0x20) >= 0x61, (p | 0x20) <= 0x7A else { return false }
+        }
+        return true
+    }
+
+    static func equalsIgnoringCase(_ x: UnsafeRawBufferPointer, _ y: UnsafeRawBufferPointer) -> Bool {
+        guard x.count == y.count else { return false }
+        for i in 0..<x.count {
+            let p = x[i], q = y[i]
+            if p != q {
+                let l = p | 0x20
+                guard l == (q | 0x20), l >= 0x61, l <= 0x7A else { return false }
+            }
         }
         return true
     }

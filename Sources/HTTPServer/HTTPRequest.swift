@@ -55,6 +55,18 @@ public struct HTTPRequest: Sendable {
         self.trailers = trailers
     }
 
+    /// Memberwise, for the parser (which has already split the target).
+    init(method: HTTPMethod, target: String, path: String, query: String?, version: HTTPVersion, headers: HTTPHeaders) {
+        self.method = method
+        self.target = target
+        self.path = path
+        self.query = query
+        self.version = version
+        self.headers = headers
+        self.body = []
+        self.trailers = HTTPHeaders()
+    }
+
     /// Whether the client asked to keep the connection open after this request (RFC 9112 §9.3):
     /// HTTP/1.1 unless `Connection: close`; HTTP/1.0 only with `Connection: keep-alive`.
     public var wantsKeepAlive: Bool {

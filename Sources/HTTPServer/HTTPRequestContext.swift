@@ -1,4 +1,3 @@
-import CEpoll
 import Glibc
 
 /// Per-request facts the server and the router know: path parameters, the peer, the connection.
@@ -74,24 +73,13 @@ public struct HTTPPeerAddress: Sendable, Hashable, CustomStringConvertible {
         switch family {
         case 4:
             // `low` holds s_addr as stored in memory (network order).
-            return withUnsafeBytes(of: UInt32(truncatingIfNeeded: low)) { HTTPPeerAddress.format(AF_INET, Array($0), Int(INET_ADDRSTRLEN)) }
+            return withUnsafeBytes(of: UInt32(truncatingIfNeeded: low)) { System.numericHost(family: AF_INET, address: Array($0)) }
         case 6:
-            return withUnsafeBytes(of: (high.bigEndian, low.bigEndian)) { HTTPPeerAddress.format(AF_INET6, Array($0), Int(INET6_ADDRSTRLEN)) }
+            return withUnsafeBytes(of: (high.bigEndian, low.bigEndian)) { System.numericHost(family: AF_INET6, address: Array($0)) }
         default: return "unknown"
         }
     }
 
     /// `127.0.0.1:52314` or `[::1]:52314`.
     public var description: String { family == 6 ? "[\(host)]:\(port)" : "\(host):\(port)" }
-
-    private static func format(_ af: Int32, _ addr: [UInt8], _ size: Int) -> String {
-        var buffer = [CChar](repeating: 0, count: size + 1)
-        let ok = addr.withUnsafeBytes { raw in
-            buffer.withUnsafeMutableBufferPointer { out in
-                inet_ntop(af, raw.baseAddress, out.baseAddress, socklen_t(size)) != nil
-            }
-        }
-        guard ok else { return "unknown" }
-        return String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
-    }
 }

@@ -79,10 +79,7 @@ extension HTTPRequestParser {
             }
             i = end + 2
         }
-        var request = HTTPRequest(method: method, target: target, version: version, headers: headers)
-        request.path = path
-        request.query = query
-        return request
+        return HTTPRequest(method: method, target: target, path: path, query: query, version: version, headers: headers)
     }
 
     /// `HTTP/1.x`; other majors get 505, anything not shaped like a version gets 400 (RFC 9112 §2.3).

@@ -101,7 +101,9 @@ struct HTTPRequestParser {
         case .none:
             return (end + 4, finish())
         case .length(let n):
-            pending?.body.reserveCapacity(n)
+            // Reserve at most 64 KiB up front: a client announcing a large body and then stalling must not
+            // make every connection hold `maxBodyBytes`.
+            pending?.body.reserveCapacity(min(n, 64 * 1024))
             state = .body(remaining: n)
         case .chunked:
             state = .chunkSize

@@ -1,4 +1,3 @@
-import CEpoll
 import Glibc
 import Synchronization
 
@@ -28,6 +27,9 @@ public final class HTTPServer: Sendable {
     public init(configuration: HTTPServerConfiguration, handler: any HTTPHandler) {
         core = ServerCore(configuration: configuration, handler: handler)
     }
+
+    /// A server dropped without `shutdown()` still stops its threads and frees its port.
+    deinit { shutdown(gracePeriod: .zero) }
 
     /// The configuration given at creation.
     public var configuration: HTTPServerConfiguration { core.configuration }
@@ -60,21 +62,13 @@ public final class HTTPServer: Sendable {
             }
             var threads: [pthread_t] = []
             for loop in loops {
-                var thread = pthread_t()
-                let box = Unmanaged.passRetained(loop).toOpaque()
-                let rc = pthread_create(&thread, nil, { arg in
-                    guard let arg else { return nil }
-                    let loop = Unmanaged<EventLoop>.fromOpaque(arg).takeRetainedValue()
-                    loop.run()
-                    return nil
-                }, box)
-                guard rc == 0 else {
-                    Unmanaged<EventLoop>.fromOpaque(box).release()
+                do throws(HTTPError) {
+                    threads.append(try System.startThread { loop.run() })
+                } catch {
                     for started in loops.prefix(threads.count) { started.requestStop(grace: .zero) }
-                    for t in threads { pthread_join(t, nil) }
-                    throw HTTPError.system("pthread_create", errno: rc)
+                    for t in threads { System.join(t) }
+                    throw error
                 }
-                threads.append(thread)
             }
             state = .running(loops: loops, threads: threads, port: first.port)
             return first.port
@@ -104,15 +98,14 @@ public final class HTTPServer: Sendable {
         }
         guard let (loops, threads) = running else { return }
         for loop in loops { loop.requestStop(grace: gracePeriod) }
-        for thread in threads { pthread_join(thread, nil) }
+        for thread in threads { System.join(thread) }
         state.withLock { $0 = .stopped(loops: loops) }
     }
 
     /// Blocks the calling thread until a `shutdown()` (called from another thread) has finished.
     public func waitUntilStopped() {
         while !state.withLock({ if case .stopped = $0 { true } else { false } }) {
-            var pause = timespec(tv_sec: 0, tv_nsec: 20_000_000)
-            nanosleep(&pause, nil)
+            System.sleep(milliseconds: 20)
         }
     }
 

@@ -1,5 +1,3 @@
-import Glibc
-
 /// Everything the server needs to know before it starts. The defaults suit a small API server.
 public struct HTTPServerConfiguration: Sendable {
     /// Numeric address or name to listen on (`127.0.0.1`, `::1`, `0.0.0.0`, `localhost`).
@@ -29,8 +27,6 @@ public struct HTTPServerConfiguration: Sendable {
         public var maxBodyBytes: Int = 1024 * 1024
         /// Open connections across all loops; a connection past this gets 503 and is closed.
         public var maxConnections: Int = 16 * 1024
-        /// Pipelined requests accepted ahead of their responses before the server stops reading.
-        public var maxPipelinedRequests: Int = 32
 
         /// Default limits.
         public init() {}
@@ -60,7 +56,7 @@ public struct HTTPServerConfiguration: Sendable {
     ) {
         self.host = host
         self.port = port
-        self.eventLoops = eventLoops ?? max(1, Int(sysconf(Int32(_SC_NPROCESSORS_ONLN))))
+        self.eventLoops = eventLoops ?? System.onlineCores()
         self.backlog = backlog
         self.limits = limits
         self.timeouts = timeouts

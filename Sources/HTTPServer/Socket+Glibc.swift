@@ -21,6 +21,9 @@ enum Socket {
         let fd = cepoll_tcp_socket(info.pointee.ai_family)
         guard fd >= 0 else { throw HTTPError.system("socket", errno: errno) }
         _ = cepoll_set_int_option(fd, SOL_SOCKET, SO_REUSEADDR, 1)
+        // Accepted sockets inherit TCP_NODELAY from the listener on Linux: one setsockopt per server
+        // instead of one per connection.
+        _ = cepoll_set_int_option(fd, Int32(IPPROTO_TCP), TCP_NODELAY, 1)
         guard cepoll_set_int_option(fd, SOL_SOCKET, SO_REUSEPORT, 1) == 0 else {
             let e = errno
             Glibc.close(fd)
@@ -49,21 +52,26 @@ enum Socket {
         return (fd, peerAddress(storage).port)
     }
 
-    /// Accepts one connection (non-blocking, close-on-exec, TCP_NODELAY); nil when none is waiting.
-    static func accept(_ listener: Int32) -> (fd: Int32, peer: HTTPPeerAddress)?? {
+    /// Outcome of one accept.
+    enum AcceptResult {
+        case accepted(Int32, HTTPPeerAddress)
+        /// ECONNABORTED, EMFILE, …: this connection is lost or must wait; the errno tells which.
+        case failed(Int32)
+    }
+
+    /// Accepts one connection (non-blocking, close-on-exec, TCP_NODELAY inherited); nil when none is waiting.
+    static func accept(_ listener: Int32) -> AcceptResult? {
         var storage = sockaddr_storage()
         var length = socklen_t(MemoryLayout<sockaddr_storage>.size)
         while true {
             let fd = cepoll_accept(listener, &storage, &length)
             if fd >= 0 {
-                _ = cepoll_set_int_option(fd, Int32(IPPROTO_TCP), TCP_NODELAY, 1)
-                return .some((fd, peerAddress(storage)))
+                return .accepted(fd, peerAddress(storage))
             }
             switch errno {
             case EINTR: continue
-            case EAGAIN, EWOULDBLOCK: return .none
-            // The peer gave up while queued, or we are out of descriptors: skip this one, keep serving.
-            default: return .some(nil)
+            case EAGAIN, EWOULDBLOCK: return nil
+            case let e: return .failed(e)
             }
         }
     }
@@ -158,4 +166,108 @@ extension Duration {
         let (m, o) = UInt64(s).multipliedReportingOverflow(by: 1_000_000_000)
         return o ? .max : m &+ UInt64(max(0, a / 1_000_000_000))
     }
+}
+
+/// The other raw calls: epoll, eventfd, clocks, threads, formatting helpers from libc.
+enum System {
+    static let readable = CEPOLL_IN
+    static let writable = CEPOLL_OUT
+    static let errorOrHangUp = CEPOLL_ERR | CEPOLL_HUP
+
+    static func epollCreate() throws(HTTPError) -> Int32 {
+        let fd = cepoll_create()
+        guard fd >= 0 else { throw HTTPError.system("epoll_create1", errno: errno) }
+        return fd
+    }
+
+    /// A non-blocking eventfd for cross-thread wake-ups.
+    static func eventFD() throws(HTTPError) -> Int32 {
+        let fd = cepoll_eventfd()
+        guard fd >= 0 else { throw HTTPError.system("eventfd", errno: errno) }
+        return fd
+    }
+
+    static func epollAdd(_ epfd: Int32, _ fd: Int32, _ events: UInt32, _ token: UInt64) -> Bool {
+        cepoll_add(epfd, fd, events, token) == 0
+    }
+
+    static func epollModify(_ epfd: Int32, _ fd: Int32, _ events: UInt32, _ token: UInt64) {
+        _ = cepoll_mod(epfd, fd, events, token)
+    }
+
+    static func epollRemove(_ epfd: Int32, _ fd: Int32) { _ = cepoll_del(epfd, fd) }
+
+    /// Room for `count` epoll events (their packed layout stays on the C side).
+    static func allocateEvents(_ count: Int32) -> UnsafeMutableRawPointer {
+        .allocate(byteCount: Int(count) * cepoll_event_size(), alignment: 16)
+    }
+
+    /// epoll_wait; -1 with EINTR is returned as 0 events, other failures as nil.
+    static func epollWait(_ epfd: Int32, _ events: UnsafeMutableRawPointer, _ max: Int32, timeoutMs: Int32) -> Int? {
+        let n = cepoll_wait(epfd, events, max, timeoutMs)
+        if n >= 0 { return Int(n) }
+        return errno == EINTR ? 0 : nil
+    }
+
+    static func event(_ events: UnsafeMutableRawPointer, _ i: Int) -> (token: UInt64, flags: UInt32) {
+        (cepoll_event_data(events, Int32(i)), cepoll_event_flags(events, Int32(i)))
+    }
+
+    static func wallSeconds() -> Int64 { cepoll_wall_seconds() }
+
+    /// Broken-down UTC time.
+    static func utc(_ seconds: Int64) -> tm {
+        var t = time_t(seconds)
+        var parts = tm()
+        gmtime_r(&t, &parts)
+        return parts
+    }
+
+    /// inet_ntop over raw address bytes.
+    static func numericHost(family: Int32, address: [UInt8]) -> String {
+        let size = Int(INET6_ADDRSTRLEN)
+        var buffer = [CChar](repeating: 0, count: size + 1)
+        let ok = address.withUnsafeBytes { raw in
+            buffer.withUnsafeMutableBufferPointer { out in
+                inet_ntop(family, raw.baseAddress, out.baseAddress, socklen_t(size)) != nil
+            }
+        }
+        guard ok else { return "unknown" }
+        return String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+    }
+
+    static func onlineCores() -> Int { max(1, Int(sysconf(Int32(_SC_NPROCESSORS_ONLN)))) }
+
+    static func writeStandardError(_ bytes: [UInt8]) {
+        _ = bytes.withUnsafeBytes { Glibc.write(2, $0.baseAddress, $0.count) }
+    }
+
+    static func sleep(milliseconds: Int) {
+        var pause = timespec(tv_sec: milliseconds / 1000, tv_nsec: (milliseconds % 1000) * 1_000_000)
+        var remaining = timespec()
+        while nanosleep(&pause, &remaining) != 0 && errno == EINTR { pause = remaining }
+    }
+
+    final class ThreadBody: Sendable {
+        let run: @Sendable () -> Void
+        init(_ run: @escaping @Sendable () -> Void) { self.run = run }
+    }
+
+    /// Starts a joinable thread running `body`.
+    static func startThread(_ body: @escaping @Sendable () -> Void) throws(HTTPError) -> pthread_t {
+        var thread = pthread_t()
+        let box = Unmanaged.passRetained(ThreadBody(body)).toOpaque()
+        let rc = pthread_create(&thread, nil, { arg in
+            guard let arg else { return nil }
+            Unmanaged<ThreadBody>.fromOpaque(arg).takeRetainedValue().run()
+            return nil
+        }, box)
+        guard rc == 0 else {
+            Unmanaged<ThreadBody>.fromOpaque(box).release()
+            throw HTTPError.system("pthread_create", errno: rc)
+        }
+        return thread
+    }
+
+    static func join(_ thread: pthread_t) { pthread_join(thread, nil) }
 }

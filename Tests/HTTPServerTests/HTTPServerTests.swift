@@ -3,6 +3,9 @@ import Synchronization
 import Testing
 @testable import HTTPServer
 
+/// What the `/value` routes store.
+let storedValue = Mutex<[UInt8]>([])
+
 @Suite struct HTTPServerTests {
     static func routes(_ b: inout HTTPRouter.Builder) {
         b.add(.GET, "/hello") { _, _ in .json(#"{"hello":"world"}"#, headers: ["ETag": "\"1\""]) }
@@ -13,6 +16,20 @@ import Testing
         b.addAsync(.GET, "/async/{ms}") { _, ctx in
             try await Task.sleep(for: .milliseconds(Int(ctx.pathParameters["ms"] ?? "0") ?? 0))
             return .text("async \(ctx.pathParameters["ms"] ?? "")")
+        }
+        b.addDeferred(.PUT, "/value") { req, _, responder in
+            let body = req.body
+            Thread.detach {
+                var pause = timespec(tv_sec: 0, tv_nsec: 100_000_000)
+                nanosleep(&pause, nil)
+                storedValue.withLock { $0 = body }
+                responder.respond(.empty(.noContent))
+            }
+        }
+        b.add(.GET, "/value") { _, _ in HTTPResponse(body: storedValue.withLock { $0 }) }
+        b.addDeferred(.GET, "/twice") { _, _, responder in
+            responder.respond(.text("first"))
+            responder.respond(.text("second"))
         }
         b.addDeferred(.POST, "/deferred") { req, _, responder in
             // Answers from a plain thread, as the service's SQLite writer will.
@@ -78,10 +95,28 @@ import Testing
             try c.send(
                 "GET /async/200 HTTP/1.1\r\nHost: x\r\n\r\nGET /async/0 HTTP/1.1\r\nHost: x\r\n\r\nGET /hello HTTP/1.1\r\nHost: x\r\n\r\n"
                     + "POST /echo HTTP/1.1\r\nHost: x\r\nContent-Length: 3\r\n\r\nabc")
-            #expect(try c.readResponse()?.text == "async 200")
+            #expect(try await offPool { try c.readResponse() }?.text == "async 200")
             #expect(try c.readResponse()?.text == "async 0")
             #expect(try c.readResponse()?.text == #"{"hello":"world"}"#)
             #expect(try c.readResponse()?.text == "abc")
+        }
+    }
+
+    @Test func pipelinedGetAfterSlowPutSeesTheWrite() async throws {
+        try await withServer(routes: Self.routes) { _, port in
+            let c = try RawClient(port: port)
+            try c.send("PUT /value HTTP/1.1\r\nHost: x\r\nContent-Length: 5\r\n\r\nfresh" + "GET /value HTTP/1.1\r\nHost: x\r\n\r\n")
+            #expect(try c.readResponse()?.status == 204)
+            #expect(try c.readResponse()?.text == "fresh")
+        }
+    }
+
+    @Test func secondRespondIsIgnored() async throws {
+        try await withServer(routes: Self.routes) { _, port in
+            let c = try RawClient(port: port)
+            try c.send("GET /twice HTTP/1.1\r\nHost: x\r\n\r\nGET /hello HTTP/1.1\r\nHost: x\r\n\r\n")
+            #expect(try c.readResponse()?.text == "first")
+            #expect(try c.readResponse()?.text == #"{"hello":"world"}"#)
         }
     }
 

@@ -2,12 +2,13 @@ import Glibc
 @testable import HTTPServer
 
 /// A blocking TCP client for tests: sends exact bytes, reads responses framed by Content-Length.
-final class RawClient {
+/// Used by one thread at a time (handed to `offPool` and back), hence `@unchecked Sendable`.
+final class RawClient: @unchecked Sendable {
     struct Failure: Error, CustomStringConvertible {
         let description: String
     }
 
-    struct Response {
+    struct Response: Sendable {
         var status: Int
         var headers: [(String, String)]
         var body: [UInt8]
@@ -150,4 +151,18 @@ func eventually(_ seconds: Double = 10, _ condition: () -> Bool) async -> Bool {
         try? await Task.sleep(for: .milliseconds(10))
     }
     return condition()
+}
+
+/// Runs blocking socket work on its own thread, so it never occupies a thread of the cooperative pool
+/// that the server's `async` handlers need (with 2 cores the pool has only 2 threads).
+func offPool<T: Sendable>(_ body: @escaping @Sendable () throws -> T) async throws -> T {
+    try await withCheckedThrowingContinuation { continuation in
+        Thread.detach {
+            do {
+                continuation.resume(returning: try body())
+            } catch {
+                continuation.resume(throwing: error)
+            }
+        }
+    }
 }

@@ -1,0 +1,62 @@
+extension Connection {
+    func onWritable() {
+        guard phase != .closed else { return }
+        afterProcessing()
+    }
+
+    func finishClosing() {
+        if lingerOnClose || !inbound.isEmpty || !parser.isBetweenRequests {
+            Socket.shutdownWrite(fd)
+            phase = .lingering
+            inbound = []
+            deadline = loop.now &+ loop.timeouts.linger
+        } else {
+            close()
+        }
+    }
+
+    func updateInterest() {
+        var want: UInt32 = 0
+        if (phase == .open && !readPaused && !sawEndOfStream) || phase == .lingering { want |= System.readable }
+        if hasPendingOutput { want |= System.writable }
+        if want != interest {
+            interest = want
+            System.epollModify(loop.epfd, fd, want, token)
+        }
+    }
+
+    func refreshDeadline() {
+        let t = loop.timeouts
+        let now = loop.now
+        switch phase {
+        case .lingering, .closed: return
+        default: break
+        }
+        if hasPendingOutput {
+            deadline = now &+ t.write
+        } else if inFlight != nil {
+            deadline = .max
+        } else if !parser.isBetweenRequests {
+            deadline = now &+ t.body
+        } else if headStartedAt != 0 {
+            deadline = headStartedAt &+ t.header
+        } else {
+            deadline = now &+ t.idle
+        }
+    }
+
+    /// Closes the socket and forgets the connection; later responses for it are dropped.
+    func close() {
+        guard phase != .closed else { return }
+        phase = .closed
+        Socket.close(fd)
+        inFlight = nil
+        outbound = []
+        outboundOffset = 0
+        if usesSharedOutput {
+            usesSharedOutput = false
+            loop.sharedOutput.removeAll(keepingCapacity: true)
+        }
+        loop.forget(self)
+    }
+}

@@ -1,0 +1,160 @@
+import Glibc
+import Synchronization
+import Testing
+@testable import HTTPServer
+
+@Suite struct ConnectionTests {
+    static let big: [UInt8] = {
+        var bytes = [UInt8](repeating: 0, count: 8 << 20)
+        bytes.withUnsafeMutableBufferPointer { b in
+            for i in stride(from: 0, to: b.count, by: 4096) { b[i] = UInt8(truncatingIfNeeded: i >> 12) }
+        }
+        return bytes
+    }()
+
+    static func routes(_ b: inout HTTPRouter.Builder) {
+        b.add(.GET, "/hello") { _, _ in .text("hello") }
+        b.add(.PUT, "/echo") { req, _ in HTTPResponse(body: req.body) }
+        b.add(.POST, "/echo") { req, _ in
+            HTTPResponse(headers: ["X-Trailer": req.trailers["checksum"] ?? "-"], body: req.body)
+        }
+        b.add(.GET, "/big") { _, _ in HTTPResponse(body: big) }
+    }
+
+    @Test func refusalIsSentThenTheConnectionCloses() async throws {
+        try await withServer(routes: Self.routes) { server, port in
+            let c = try RawClient(port: port)
+            try c.send("POST /echo HTTP/1.1\r\nHost: h\r\nContent-Length: 3\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\nGET /hello HTTP/1.1\r\nHost: h\r\n\r\n")
+            let r = try #require(try c.readResponse())
+            #expect(r.status == 400)
+            #expect(r.header("Connection") == "close")
+            #expect(r.header("Content-Type") == "application/json")
+            #expect(r.text.contains(#""code":"smuggling""#))
+            #expect(c.isClosedByServer())
+            #expect(server.metrics().responsesByStatus[400] == 1)
+        }
+    }
+
+    @Test func earlierPipelinedResponsesComeBeforeTheRefusal() async throws {
+        try await withServer(routes: Self.routes) { _, port in
+            let c = try RawClient(port: port)
+            try c.send("GET /hello HTTP/1.1\r\nHost: h\r\n\r\nGET /x HTTP/9.9\r\nHost: h\r\n\r\n")
+            #expect(try c.readResponse()?.status == 200)
+            #expect(try c.readResponse()?.status == 505)
+            #expect(c.isClosedByServer())
+        }
+    }
+
+    @Test func eachRefusalStatusOverTheWire() async throws {
+        try await withServer({ $0.limits.maxBodyBytes = 100; $0.limits.maxRequestLineBytes = 200; $0.limits.maxHeaderBytes = 300 }, routes: Self.routes) { _, port in
+            let cases: [(String, Int)] = [
+                ("GET / HTTP/1.1\r\nHost h\r\n\r\n", 400),
+                ("GET /" + String(repeating: "a", count: 300) + " HTTP/1.1\r\nHost: h\r\n\r\n", 414),
+                ("GET / HTTP/1.1\r\nHost: h\r\nX: " + String(repeating: "b", count: 400) + "\r\n\r\n", 431),
+                ("PUT /echo HTTP/1.1\r\nHost: h\r\nContent-Length: 101\r\n\r\n", 413),
+                ("PUT /echo HTTP/1.1\r\nHost: h\r\nTransfer-Encoding: br\r\n\r\n", 501),
+                ("GET / HTTP/3.0\r\nHost: h\r\n\r\n", 505),
+            ]
+            for (request, status) in cases {
+                let c = try RawClient(port: port)
+                try c.send(request)
+                let r = try #require(try c.readResponse(), "\(status)")
+                #expect(r.status == status)
+                #expect(r.header("Connection") == "close")
+                #expect(c.isClosedByServer())
+            }
+        }
+    }
+
+    @Test func expectContinueGetsInterimResponseBeforeBody() async throws {
+        try await withServer(routes: Self.routes) { _, port in
+            let c = try RawClient(port: port)
+            try c.send("PUT /echo HTTP/1.1\r\nHost: h\r\nContent-Length: 4\r\nExpect: 100-continue\r\n\r\n")
+            let interim = try #require(try c.readResponse())
+            #expect(interim.status == 100)
+            try c.send("data")
+            #expect(try c.readResponse()?.text == "data")
+        }
+    }
+
+    @Test func chunkedUploadWithTrailers() async throws {
+        try await withServer(routes: Self.routes) { _, port in
+            let c = try RawClient(port: port)
+            try c.send("POST /echo HTTP/1.1\r\nHost: h\r\nTransfer-Encoding: chunked\r\n\r\n4;x=y\r\nwiki\r\n5\r\npedia\r\n0\r\nChecksum: 42\r\n\r\n")
+            let r = try #require(try c.readResponse())
+            #expect(r.text == "wikipedia")
+            #expect(r.header("X-Trailer") == "42")
+        }
+    }
+
+    @Test func largeResponseSurvivesPartialWrites() async throws {
+        try await withServer(routes: Self.routes) { _, port in
+            let c = try RawClient(port: port)
+            try c.send("GET /big HTTP/1.1\r\nHost: h\r\n\r\nGET /hello HTTP/1.1\r\nHost: h\r\n\r\n")
+            let r = try #require(try c.readResponse())
+            #expect(r.body.count == Self.big.count)
+            #expect(r.body == Self.big)
+            #expect(try c.readResponse()?.text == "hello")
+        }
+    }
+
+    @Test func clientDisconnectingMidResponseDoesNotHurtOthers() async throws {
+        try await withServer(routes: Self.routes) { server, port in
+            for _ in 0..<5 {
+                let c = try RawClient(port: port)
+                try c.send("GET /big HTTP/1.1\r\nHost: h\r\n\r\n")
+                _ = try c.fill()
+                // Reset instead of FIN, with most of the 8 MiB still unsent.
+                var lingerOption = linger(l_onoff: 1, l_linger: 0)
+                setsockopt(c.fd, SOL_SOCKET, SO_LINGER, &lingerOption, socklen_t(MemoryLayout<linger>.size))
+            }
+            #expect(await eventually { server.metrics().connectionsOpen == 0 })
+            let other = try RawClient(port: port)
+            try other.send("GET /hello HTTP/1.1\r\nHost: h\r\n\r\n")
+            #expect(try other.readResponse()?.text == "hello")
+        }
+    }
+
+    @Test func concurrentClientsOnOneLoopEachGetTheirOwnBytes() async throws {
+        try await withServer({ $0.eventLoops = 1 }, routes: Self.routes) { _, port in
+            try await withThrowingTaskGroup(of: Int.self) { group in
+                for client in 0..<16 {
+                    group.addTask {
+                        try await offPool {
+                            let c = try RawClient(port: port)
+                            var ok = 0
+                            for i in 0..<20 {
+                                // Mix sizes so some responses need partial writes and some do not.
+                                let body = "\(client)-\(i)-" + String(repeating: "z", count: (client * 7919 + i * 104_729) % 100_000)
+                                try c.send("PUT /echo HTTP/1.1\r\nHost: h\r\nContent-Length: \(body.utf8.count)\r\n\r\n" + body)
+                                if try c.readResponse()?.text == body { ok += 1 }
+                            }
+                            return ok
+                        }
+                    }
+                }
+                var total = 0
+                for try await ok in group { total += ok }
+                #expect(total == 16 * 20)
+            }
+        }
+    }
+
+    @Test func accessLogRecordsEachResponse() async throws {
+        let entries = Mutex<[HTTPAccessLogEntry]>([])
+        try await withServer({ $0.accessLog = .custom { e in entries.withLock { $0.append(e) } } }, routes: Self.routes) { _, port in
+            let c = try RawClient(port: port)
+            try c.send("GET /hello?x=1 HTTP/1.1\r\nHost: h\r\n\r\nHEAD /hello HTTP/1.1\r\nHost: h\r\n\r\n")
+            _ = try c.readResponse()
+            _ = try c.readResponse(head: true)
+            #expect(await eventually { entries.withLock { $0.count == 2 } })
+            let logged = entries.withLock { $0 }
+            #expect(logged.first?.target == "/hello?x=1")
+            #expect(logged.first?.status == 200)
+            #expect(logged.first?.bodyBytes == 5)
+            #expect(logged.last?.method == .HEAD)
+            #expect(logged.last?.bodyBytes == 0)
+            #expect(logged.first?.line.hasPrefix("GET /hello?x=1 200 5 ") == true)
+        }
+    }
+}
