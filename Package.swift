@@ -11,6 +11,7 @@ let package = Package(
         .library(name: "FlagKit", targets: ["FlagKit"]),
         .library(name: "HTTPServer", targets: ["HTTPServer"]),
         .library(name: "FlagStore", targets: ["FlagStore"]),
+        .library(name: "FlagOFREP", targets: ["FlagOFREP"]),
     ],
     targets: [
         // The document model and evaluation: Foundation only.
@@ -30,6 +31,12 @@ let package = Package(
         .executableTarget(name: "flagstore-crash-helper", dependencies: ["FlagStore"]),
         .executableTarget(name: "flagstore-bench", dependencies: ["FlagStore"]),
         .testTarget(name: "FlagStoreTests", dependencies: ["FlagStore", "FlagKit", "CSQLite", "flagstore-crash-helper"]),
+
+        // OpenFeature Remote Evaluation Protocol over FlagKit, mounted by FlagService on its router.
+        .target(name: "FlagOFREP", dependencies: ["FlagKit", "HTTPServer"]),
+        .testTarget(name: "FlagOFREPTests", dependencies: ["FlagOFREP", "FlagKit", "HTTPServer"]),
+        .executableTarget(name: "ofrep-test-server", dependencies: ["FlagOFREP", "FlagKit", "HTTPServer"]),
+        .executableTarget(name: "ofrep-expectations", dependencies: ["FlagKit"]),
     ],
     swiftLanguageModes: [.v6]
 )
