@@ -36,7 +36,7 @@ let package = Package(
         .target(name: "FlagOFREP", dependencies: ["FlagKit", "HTTPServer"]),
         .testTarget(name: "FlagOFREPTests", dependencies: ["FlagOFREP", "FlagKit", "HTTPServer"]),
         .executableTarget(name: "ofrep-test-server", dependencies: ["FlagOFREP", "FlagKit", "HTTPServer"]),
-        .executableTarget(name: "ofrep-expectations", dependencies: ["FlagKit"]),
+        .executableTarget(name: "ofrep-expectations", dependencies: ["FlagKit", "FlagOFREP"]),
     ],
     swiftLanguageModes: [.v6]
 )

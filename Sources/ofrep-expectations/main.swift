@@ -1,9 +1,13 @@
-// Prints what FlagKit evaluates for a document and N generated install contexts, one JSON object per
-// line: {"context": {...}, "flags": {"key": {"type": "number", "value": ..., "variant": "...", "reason": "..."}}}.
-// Tests/interop/ofrep_interop.py sends each context through the OpenFeature SDK and compares.
+// Prints what FlagKit evaluates for a document and generated contexts, one JSON object per line:
+// {"context": {...}, "flags": {"key": {"type": "number", "value": ..., "variant": "...", "reason": "..."}}}.
+// The first lines are contexts WITHOUT a targetingKey (one per locale), where a flag that would need
+// bucketing is expected as {"type": ..., "errorCode": "TARGETING_KEY_MISSING"} (OFREPEvaluator's rule);
+// then COUNT contexts with generated install ids. Tests/interop/ofrep_interop.py sends each context
+// through the OpenFeature SDK and compares.
 //
 // usage: ofrep-expectations DOCUMENT.json COUNT
 import FlagKit
+import FlagOFREP
 import Foundation
 
 /// Why the tool stopped, printed on stderr with exit status 2.
@@ -46,6 +50,22 @@ func run() throws -> Int32 {
     }
     var out: [UInt8] = []
     out.reserveCapacity(1 << 16)
+    let snapshot = OFREPSnapshot(document: document, version: 0, environment: "expectations")
+    let keyless: [[String: JSONValue]] = ["de-DE", "en-US", "fr-FR"].map { ["locale": .string($0), "platform": "ios"] }
+    for attributes in keyless {
+        var flags: [String: JSONValue] = [:]
+        for key in snapshot.sortedFlagKeys {
+            let type = JSONValue.string(document.flags[key]?.type.rawValue ?? "json")
+            switch OFREPEvaluator.evaluate(key: key, context: EvaluationContext(attributes: attributes), snapshot: snapshot) {
+            case .success(let result):
+                flags[key] = ["value": result.value, "variant": .string(result.variant), "reason": .string(result.reason.rawValue), "type": type]
+            case .failure(let failure):
+                flags[key] = ["errorCode": .string(failure.code.rawValue), "type": type]
+            }
+        }
+        out.append(contentsOf: (["context": .object(attributes), "flags": .object(flags)] as JSONValue).canonicalBytes)
+        out.append(0x0A)
+    }
     for index in 0..<count {
         let attributes = context(index)
         let results = document.evaluateAll(context: EvaluationContext(attributes: attributes))

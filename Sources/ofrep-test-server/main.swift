@@ -67,14 +67,10 @@ struct Options {
 
 /// 401 without a token or with an unknown one, 403 for a token limited to other environments.
 func readerTokenCheck(_ tokens: [String: Set<String>]) -> @Sendable (HTTPRequest, String) -> OFREPAccess {
-    return { (request: HTTPRequest, environment: String) -> OFREPAccess in
-        guard let token = OFREPRoutes.bearerToken(request) ?? request.headers["X-API-Key"] else {
-            return .unauthorized("a reader token is required (Authorization: Bearer TOKEN)")
-        }
-        guard let allowed = tokens[token] else { return .unauthorized("unknown token") }
-        if allowed.isEmpty || allowed.contains(environment) { return .allowed }
-        return .forbidden("token may not read environment '\(environment)'")
-    }
+    OFREPTokenAuthorizer { token in
+        guard let allowed = tokens[token] else { return .unknown }
+        return allowed.isEmpty ? .allEnvironments : .environments(allowed)
+    }.closure
 }
 
 func run() throws -> Int32 {
