@@ -8,9 +8,13 @@ import FlagKit
 public struct OFREPRequest: Sendable, Equatable {
     /// The evaluation context.
     public let context: EvaluationContext
+    /// The `context` member as sent (an object).
+    public let contextValue: JSONValue
+
     /// The context in canonical JSON: two requests with equal contexts get equal bytes, whatever the
     /// member order or whitespace, so bulk `ETag`s do not depend on how a client serializes.
-    public let canonicalContext: [UInt8]
+    /// Computed on demand: only the bulk endpoint needs it.
+    public var canonicalContext: [UInt8] { contextValue.canonicalBytes }
 
     /// Parses a request body, or says why it is refused:
     /// - `PARSE_ERROR`: empty body, not JSON (with line and column), duplicate member names, not an object;
@@ -53,7 +57,7 @@ public struct OFREPRequest: Sendable, Equatable {
         var context = EvaluationContext(attributes: attributes)
         // An empty key identifies nobody: bucketing "" would put every such client in the same bucket.
         if context.installId?.isEmpty == true { context.installId = nil }
-        return .success(OFREPRequest(context: context, canonicalContext: contextValue.canonicalBytes))
+        return .success(OFREPRequest(context: context, contextValue: contextValue))
     }
 
     private static func isWhitespace(_ byte: UInt8) -> Bool {
