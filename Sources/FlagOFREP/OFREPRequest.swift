@@ -45,7 +45,7 @@ public struct OFREPRequest: Sendable, Equatable {
         guard case .object(let attributes) = contextValue else {
             return .failure(OFREPFailure(.invalidContext, "/context must be an object, not \(contextValue.typeName)"))
         }
-        for name in ["targetingKey"] + EvaluationContext.builtInAttributes {
+        for name in stringAttributes {
             if let value = attributes[name], value.stringValue == nil {
                 return .failure(OFREPFailure(.invalidContext, "/context/\(name) must be a string, not \(value.typeName)"))
             }
@@ -59,6 +59,9 @@ public struct OFREPRequest: Sendable, Equatable {
         if context.installId?.isEmpty == true { context.installId = nil }
         return .success(OFREPRequest(context: context, contextValue: contextValue))
     }
+
+    /// The members that must be strings when present.
+    private static let stringAttributes = ["targetingKey"] + EvaluationContext.builtInAttributes
 
     private static func isWhitespace(_ byte: UInt8) -> Bool {
         byte == 0x20 || byte == 0x09 || byte == 0x0A || byte == 0x0D
