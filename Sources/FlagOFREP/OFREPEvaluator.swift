@@ -133,7 +133,8 @@ public enum OFREPEvaluator {
         return .json(writer.bytes, status: HTTPStatus(code: failure.status))
     }
 
-    private static func bulkFailure(_ failure: OFREPFailure) -> HTTPResponse {
+    /// A bulk request refused as a whole: `{"errorCode","errorDetails"}` (`bulkEvaluationFailure`).
+    static func bulkFailure(_ failure: OFREPFailure) -> HTTPResponse {
         var writer = OFREPJSONWriter()
         writeFailure(key: nil, failure, snapshot: nil, into: &writer)
         return .json(writer.bytes, status: HTTPStatus(code: failure.status))

@@ -92,6 +92,9 @@ public enum OFREPRoutes {
         if let key {
             return OFREPEvaluator.evaluateFlag(key: key, body: request.body, snapshot: snapshot)
         }
+        if request.query != nil, let problem = OFREPQuery.problem(in: request.queryItems) {
+            return OFREPEvaluator.bulkFailure(problem)
+        }
         return OFREPEvaluator.evaluateAll(body: request.body, ifNoneMatch: request.headers["If-None-Match"], snapshot: snapshot)
     }
 

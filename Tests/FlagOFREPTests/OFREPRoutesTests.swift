@@ -80,6 +80,18 @@ import Testing
         }
     }
 
+    @Test func bulkRefusesAMalformedLastModifiedQuery() throws {
+        try withOFREPServer(try configuration()) { port in
+            let client = try RawClient(port: port)
+            let bad = try client.request("POST", "/ofrep/v1/evaluate/flags?flagConfigLastModified=false", body: Self.english)
+            #expect(bad.status == 400)
+            #expect(try parse(bad)["errorCode"] == "PARSE_ERROR")
+            let good = try client.request("POST", "/ofrep/v1/evaluate/flags?flagConfigEtag=x&flagConfigLastModified=1771622898",
+                                          body: Self.english)
+            #expect(good.status == 200)
+        }
+    }
+
     @Test func otherMethodsAre405WithAllow() throws {
         try withOFREPServer(try configuration()) { port in
             let response = try RawClient(port: port).request("GET", "/ofrep/v1/evaluate/flags/greeting")
