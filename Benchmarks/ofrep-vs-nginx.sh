@@ -93,15 +93,20 @@ measure() {
 
 echo "response: $size bytes ($url)"
 echo "load before: $(cut -d' ' -f1-3 /proc/loadavg) on $(nproc) cores; wrk -t$threads -c$connections -d${duration}s, $rounds rounds"
-ofrep_total=0 nginx_total=0
+results=()
 for round in $(seq 1 "$rounds"); do
     o=$(measure -s "$work/post.lua" "$url")
     n=$(measure "http://127.0.0.1:$nginx_port/flag.json")
-    echo "round $round: ofrep POST $o req/s, nginx GET static $n req/s"
-    ofrep_total=$(python3 -c "print($ofrep_total + $o)")
-    nginx_total=$(python3 -c "print($nginx_total + $n)")
+    echo "round $round: ofrep POST $o req/s, nginx GET static $n req/s, ratio $(python3 -c "print(f'{$o / $n:.2f}')")x"
+    results+=("$o/$n")
 done
 echo "load after: $(cut -d' ' -f1-3 /proc/loadavg)"
+# The median of the per-round ratios: each round measures both peers within seconds of each other,
+# which cancels most of the drift in background load between rounds.
 python3 -c "
-o, n = $ofrep_total / $rounds, $nginx_total / $rounds
-print(f'ofrep single-flag: {o:,.0f} req/s; nginx static {$size} B: {n:,.0f} req/s; ratio {o / n:.2f}x (target >= 0.70x)')"
+import statistics
+pairs = [tuple(map(float, p.split('/'))) for p in '${results[*]}'.split()]
+o = statistics.median(p[0] for p in pairs); n = statistics.median(p[1] for p in pairs)
+r = statistics.median(p[0] / p[1] for p in pairs)
+print(f'ofrep single-flag: {o:,.0f} req/s (median); nginx static $size B: {n:,.0f} req/s (median); '
+      f'median ratio {r:.2f}x (target >= 0.70x)')"
