@@ -3,7 +3,7 @@ import PackageDescription
 
 /// Symi's remote-config and feature-flag service.
 ///
-/// Module layout and the rules for what may import what: `../shared/design.md` and `docs/architecture.md`.
+/// Module layout and the rules for what may import what: `docs/architecture.md`.
 let package = Package(
     name: "SymiFlags",
     platforms: [.macOS(.v13), .iOS(.v16)],
@@ -11,6 +11,7 @@ let package = Package(
         .library(name: "FlagKit", targets: ["FlagKit"]),
         .library(name: "HTTPServer", targets: ["HTTPServer"]),
         .library(name: "FlagStore", targets: ["FlagStore"]),
+        .library(name: "FlagOFREP", targets: ["FlagOFREP"]),
         .executable(name: "flagctl", targets: ["flagctl"]),
     ],
     targets: [
@@ -31,6 +32,16 @@ let package = Package(
         .executableTarget(name: "flagstore-crash-helper", dependencies: ["FlagStore"]),
         .executableTarget(name: "flagstore-bench", dependencies: ["FlagStore"]),
         .testTarget(name: "FlagStoreTests", dependencies: ["FlagStore", "FlagKit", "CSQLite", "flagstore-crash-helper"]),
+
+        // OpenFeature Remote Evaluation Protocol on FlagKit and HTTPServer, mounted by FlagService.
+        .target(name: "FlagOFREP", dependencies: ["FlagKit", "HTTPServer"]),
+        .testTarget(name: "FlagOFREPTests", dependencies: ["FlagOFREP", "FlagKit", "HTTPServer"]),
+        .executableTarget(name: "ofrep-test-server", dependencies: ["FlagOFREP", "FlagKit", "HTTPServer"]),
+        .executableTarget(name: "ofrep-expectations", dependencies: ["FlagKit", "FlagOFREP"]),
+
+        // The HTTP API and the server executable.
+
+        // What the app links: libcurl transport, disk cache, refresh policy, evaluation with FlagKit.
 
         // The operators' CLI.
         .target(name: "FlagCtlKit", dependencies: ["FlagKit"]),

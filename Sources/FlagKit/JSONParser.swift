@@ -183,6 +183,15 @@ public struct JSONParser {
         while true {
             guard let byte = current else { throw error("unterminated string", at: start) }
             if byte == UInt8(ascii: "\"") {
+                // Fast path for the usual string without escapes: validate and copy the bytes in one go
+                // instead of appending scalar by scalar (most of the cost of parsing an OFREP request).
+                if scalars.isEmpty {
+                    guard let text = String(validating: bytes[runStart..<index], as: UTF8.self) else {
+                        throw error("invalid UTF-8 in string", at: runStart)
+                    }
+                    index += 1
+                    return text
+                }
                 try appendRun(from: runStart, to: index, into: &scalars)
                 index += 1
                 return String(scalars)

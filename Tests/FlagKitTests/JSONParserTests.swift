@@ -54,6 +54,14 @@ import Testing
 
     @Test func refusesInvalidUTF8() {
         #expect(throws: JSONSyntaxError.self) { try JSONParser.parse([0x22, 0xC3, 0x28, 0x22]) }
+        // After an escape (the scalar-by-scalar path) too.
+        #expect(throws: JSONSyntaxError.self) { try JSONParser.parse([0x22, 0x5C, 0x6E, 0xC3, 0x28, 0x22]) }
+    }
+
+    @Test func stringsWithAndWithoutEscapesDecodeAlike() throws {
+        #expect(try JSONParser.parse(#""Für kurze Zeit 🙂""#).value == "Für kurze Zeit 🙂")
+        #expect(try JSONParser.parse(#""F\u00fcr kurze Zeit \ud83d\ude42""#).value == "Für kurze Zeit 🙂")
+        #expect(try JSONParser.parse(#""""#).value == "")
     }
 
     @Test func refusesNestingDeeperThanTheLimit() throws {

@@ -1,0 +1,142 @@
+import FlagKit
+import HTTPServer
+
+/// The OFREP answers (protocol 0.3.0, `docs/specs/ofrep-openapi.yaml`), computed without any I/O
+/// from a snapshot and a request body. The route handlers only add authentication and rate limits.
+public enum OFREPEvaluator {
+    /// `POST /ofrep/v1/evaluate/flags/{key}`:
+    /// - 200 `{"key","value","reason","variant","metadata"}` (`serverEvaluationSuccess`);
+    /// - 404 `{"key","errorCode":"FLAG_NOT_FOUND","errorDetails"}` (`flagNotFound`);
+    /// - 400 `{"key","errorCode","errorDetails"}` for `PARSE_ERROR`, `INVALID_CONTEXT` and
+    ///   `TARGETING_KEY_MISSING` (`evaluationFailure`).
+    /// Every body carries `metadata` with the document version and environment.
+    public static func evaluateFlag(key: String, body: [UInt8], snapshot: OFREPSnapshot) -> HTTPResponse {
+        let request: OFREPRequest
+        switch OFREPRequest.parse(body) {
+        case .success(let parsed): request = parsed
+        case .failure(let failure): return flagFailure(key: key, failure, snapshot: snapshot)
+        }
+        switch evaluate(key: key, context: request.context, snapshot: snapshot) {
+        case .success(let result):
+            var writer = OFREPJSONWriter()
+            writeSuccess(result, snapshot: snapshot, into: &writer)
+            return .json(writer.bytes)
+        case .failure(let failure):
+            return flagFailure(key: key, failure, snapshot: snapshot)
+        }
+    }
+
+    /// `POST /ofrep/v1/evaluate/flags`: every flag of the snapshot, in key order.
+    /// - 200 `{"flags":[...],"metadata":{...}}` with an `ETag`; a flag that cannot be evaluated for this
+    ///   context (`TARGETING_KEY_MISSING`) is an inline `evaluationFailure` item, the others still succeed;
+    /// - 304 with the same `ETag` and no body when `ifNoneMatch` (the raw `If-None-Match` field) matches it;
+    /// - 400 `{"errorCode","errorDetails"}` (`bulkEvaluationFailure`) for an unusable body.
+    public static func evaluateAll(body: [UInt8], ifNoneMatch: String?, snapshot: OFREPSnapshot) -> HTTPResponse {
+        let request: OFREPRequest
+        switch OFREPRequest.parse(body) {
+        case .success(let parsed): request = parsed
+        case .failure(let failure): return bulkFailure(failure)
+        }
+        let tag = etag(snapshot: snapshot, canonicalContext: request.canonicalContext)
+        let headers: HTTPHeaders = ["ETag": tag]
+        if let ifNoneMatch, OFREPETag.matches(ifNoneMatch, tag) {
+            return .empty(.notModified, headers: headers)
+        }
+        var writer = OFREPJSONWriter(capacity: 128 * snapshot.sortedFlagKeys.count + 64)
+        writer.beginObject()
+        writer.beginArray("flags")
+        for key in snapshot.sortedFlagKeys {
+            switch evaluate(key: key, context: request.context, snapshot: snapshot) {
+            case .success(let result): writeSuccess(result, snapshot: snapshot, into: &writer)
+            case .failure(let failure): writeFailure(key: key, failure, snapshot: snapshot, into: &writer)
+            }
+        }
+        writer.endArray()
+        writer.metadata(snapshot)
+        writer.endObject()
+        return .json(writer.bytes, headers: headers)
+    }
+
+    /// One flag for one context, or why not: `FLAG_NOT_FOUND`, or `TARGETING_KEY_MISSING` when the
+    /// context has no targeting key and the answer would depend on one (see `needsTargetingKey`).
+    public static func evaluate(key: String, context: EvaluationContext, snapshot: OFREPSnapshot)
+        -> Result<EvaluationResult, OFREPFailure>
+    {
+        guard snapshot.document.flags[key] != nil else {
+            return .failure(OFREPFailure(.flagNotFound, "flag '\(key)' was not found in environment '\(snapshot.environment)'"))
+        }
+        if context.installId == nil && needsTargetingKey(key, context: context, document: snapshot.document) {
+            return .failure(OFREPFailure(
+                .targetingKeyMissing,
+                "flag '\(key)' has a percentage rollout for this context; send the install id as context.targetingKey"))
+        }
+        return .success(snapshot.document.evaluate(key, context: context, version: snapshot.version))
+    }
+
+    /// Whether evaluating `key` for `context` would reach a rule with a rollout (its cohort matches,
+    /// no earlier rule decided), here or in a prerequisite. Only then does the answer depend on the
+    /// install id; every other flag is answered without one.
+    public static func needsTargetingKey(_ key: String, context: EvaluationContext, document: FlagDocument) -> Bool {
+        needsTargetingKey(key, context: context, document: document, depth: 0)
+    }
+
+    private static func needsTargetingKey(_ key: String, context: EvaluationContext, document: FlagDocument, depth: Int) -> Bool {
+        // Validated documents have no prerequisite cycles; the bound guards against any that slip through.
+        guard depth < 64, let flag = document.flags[key] else { return false }
+        for requiredKey in flag.requires.keys.sorted() where needsTargetingKey(requiredKey, context: context, document: document, depth: depth + 1) {
+            return true
+        }
+        for rule in flag.rules {
+            if let cohort = rule.cohort, !document.isMember(context, of: cohort) { continue }
+            return rule.rollout != nil
+        }
+        return false
+    }
+
+    /// The bulk `ETag`: a strong validator (RFC 9110 §8.8.3) over what determines the answer: the
+    /// environment, the version, the document content and the canonical context.
+    public static func etag(snapshot: OFREPSnapshot, canonicalContext: [UInt8]) -> String {
+        var hash = SHA256()
+        hash.update(snapshot.environment.utf8)
+        hash.update([0])
+        hash.update(String(snapshot.version).utf8)
+        hash.update([0])
+        hash.update(snapshot.contentHash.utf8)
+        hash.update([0])
+        hash.update(canonicalContext)
+        return "\"" + SHA256.hex(Array(hash.finalize().prefix(16))) + "\""
+    }
+
+    private static func writeSuccess(_ result: EvaluationResult, snapshot: OFREPSnapshot, into writer: inout OFREPJSONWriter) {
+        writer.beginObject()
+        writer.string("key", result.key)
+        writer.value("value", result.value, asFloat: snapshot.document.flags[result.key]?.type == .number)
+        writer.string("reason", result.reason.rawValue)
+        writer.string("variant", result.variant)
+        writer.metadata(snapshot)
+        writer.endObject()
+    }
+
+    private static func writeFailure(key: String?, _ failure: OFREPFailure, snapshot: OFREPSnapshot?,
+                                     into writer: inout OFREPJSONWriter) {
+        writer.beginObject()
+        if let key { writer.string("key", key) }
+        writer.string("errorCode", failure.code.rawValue)
+        writer.string("errorDetails", failure.details)
+        if let snapshot { writer.metadata(snapshot) }
+        writer.endObject()
+    }
+
+    private static func flagFailure(key: String, _ failure: OFREPFailure, snapshot: OFREPSnapshot) -> HTTPResponse {
+        var writer = OFREPJSONWriter()
+        writeFailure(key: key, failure, snapshot: snapshot, into: &writer)
+        return .json(writer.bytes, status: HTTPStatus(code: failure.status))
+    }
+
+    /// A bulk request refused as a whole: `{"errorCode","errorDetails"}` (`bulkEvaluationFailure`).
+    static func bulkFailure(_ failure: OFREPFailure) -> HTTPResponse {
+        var writer = OFREPJSONWriter()
+        writeFailure(key: nil, failure, snapshot: nil, into: &writer)
+        return .json(writer.bytes, status: HTTPStatus(code: failure.status))
+    }
+}

@@ -1,0 +1,106 @@
+import FlagKit
+
+/// Writes OFREP response bodies straight into a byte buffer, members in a fixed order.
+///
+/// Responses are small and written for every evaluation, so they are not built as `JSONValue`
+/// objects (which would sort keys and allocate dictionaries); flag values themselves are written
+/// in FlagKit's canonical form, which keeps their JSON types exactly (`1` stays an integer,
+/// `1.5` a number, objects stay objects).
+struct OFREPJSONWriter {
+    private(set) var bytes: [UInt8] = []
+    private var needsComma = false
+
+    init(capacity: Int = 256) { bytes.reserveCapacity(capacity) }
+
+    mutating func beginObject() {
+        separate()
+        bytes.append(UInt8(ascii: "{"))
+        needsComma = false
+    }
+
+    mutating func endObject() {
+        bytes.append(UInt8(ascii: "}"))
+        needsComma = true
+    }
+
+    mutating func beginArray(_ name: String) {
+        key(name)
+        bytes.append(UInt8(ascii: "["))
+        needsComma = false
+    }
+
+    mutating func endArray() {
+        bytes.append(UInt8(ascii: "]"))
+        needsComma = true
+    }
+
+    mutating func beginObject(_ name: String) {
+        key(name)
+        bytes.append(UInt8(ascii: "{"))
+        needsComma = false
+    }
+
+    mutating func string(_ name: String, _ value: String) {
+        key(name)
+        Self.appendString(value, to: &bytes)
+        needsComma = true
+    }
+
+    mutating func integer(_ name: String, _ value: Int) {
+        key(name)
+        bytes.append(contentsOf: String(value).utf8)
+        needsComma = true
+    }
+
+    /// A flag value in canonical form. With `asFloat` (flags of type `number`) an integral value is
+    /// written with `.0`: FlagKit reads `2.0` as the integer 2, but a strict client (the Python
+    /// provider checks `isinstance(value, float)`) must see a float for a float flag, whatever its value.
+    mutating func value(_ name: String, _ value: JSONValue, asFloat: Bool = false) {
+        key(name)
+        if asFloat, case .integer(let integral) = value {
+            bytes.append(contentsOf: String(integral).utf8)
+            bytes.append(contentsOf: ".0".utf8)
+        } else {
+            bytes.append(contentsOf: value.canonicalBytes)
+        }
+        needsComma = true
+    }
+
+    /// The `metadata` object of every OFREP answer: `{"environment":"...","version":N}`.
+    mutating func metadata(_ snapshot: OFREPSnapshot) {
+        beginObject("metadata")
+        string("environment", snapshot.environment)
+        integer("version", snapshot.version)
+        endObject()
+    }
+
+    private mutating func key(_ name: String) {
+        separate()
+        Self.appendString(name, to: &bytes)
+        bytes.append(UInt8(ascii: ":"))
+    }
+
+    private mutating func separate() {
+        if needsComma { bytes.append(UInt8(ascii: ",")) }
+        needsComma = false
+    }
+
+    /// Appends `text` as a JSON string (RFC 8259 §7): escapes `"`, `\` and control characters only.
+    static func appendString(_ text: String, to out: inout [UInt8]) {
+        out.append(0x22)
+        for b in text.utf8 {
+            switch b {
+            case 0x22: out.append(contentsOf: [0x5C, 0x22])
+            case 0x5C: out.append(contentsOf: [0x5C, 0x5C])
+            case 0x0A: out.append(contentsOf: [0x5C, 0x6E])
+            case 0x0D: out.append(contentsOf: [0x5C, 0x72])
+            case 0x09: out.append(contentsOf: [0x5C, 0x74])
+            case 0..<0x20:
+                let hex = Array("0123456789abcdef".utf8)
+                out.append(contentsOf: [0x5C, 0x75, 0x30, 0x30, hex[Int(b >> 4)], hex[Int(b & 0xF)]])
+            default: out.append(b)
+            }
+        }
+        out.append(0x22)
+    }
+}

@@ -1,0 +1,129 @@
+import FlagKit
+import HTTPServer
+
+/// What an authorization check decides for an OFREP request.
+public enum OFREPAccess: Sendable, Equatable {
+    /// Serve it.
+    case allowed
+    /// 401: no credentials, or ones the server does not know (sent with `WWW-Authenticate: Bearer`).
+    case unauthorized(String)
+    /// 403: known credentials without permission for this environment.
+    case forbidden(String)
+}
+
+/// Everything the OFREP routes need from the service that mounts them.
+public struct OFREPRouteConfiguration: Sendable {
+    /// The environment served at `/ofrep/v1/...` (without an environment in the path).
+    public var defaultEnvironment: String
+    /// The current snapshot of an environment, nil when there is no such environment (404).
+    /// Called once per request on the loop thread: it must be a cheap, non-blocking read.
+    public var snapshot: @Sendable (_ environment: String) -> OFREPSnapshot?
+    /// Optional authorization, called before anything else with the request and the environment name;
+    /// nil serves everyone (the spec's security schemes are optional).
+    public var authorize: (@Sendable (_ request: HTTPRequest, _ environment: String) -> OFREPAccess)?
+    /// Optional per-client rate limit, applied after authorization (so failed attempts do not use up
+    /// a legitimate client's tokens); the client is its bearer token or API key, else its IP address.
+    public var rateLimiter: TokenBucketRateLimiter?
+
+    /// A configuration.
+    public init(
+        defaultEnvironment: String,
+        snapshot: @escaping @Sendable (_ environment: String) -> OFREPSnapshot?,
+        authorize: (@Sendable (_ request: HTTPRequest, _ environment: String) -> OFREPAccess)? = nil,
+        rateLimiter: TokenBucketRateLimiter? = nil
+    ) {
+        self.defaultEnvironment = defaultEnvironment
+        self.snapshot = snapshot
+        self.authorize = authorize
+        self.rateLimiter = rateLimiter
+    }
+}
+
+/// Mounts OFREP on a router. OFREP providers append `/ofrep/v1/evaluate/flags[/{key}]` to their base
+/// URL and keep its path, so a base URL of `https://flags.example/v1/environments/staging` selects
+/// the staging environment and `https://flags.example` the default one.
+public enum OFREPRoutes {
+    /// The patterns registered, all `POST` (other methods get the router's 405 with `Allow: POST`).
+    public static let patterns = [
+        "/ofrep/v1/evaluate/flags",
+        "/ofrep/v1/evaluate/flags/{key}",
+        "/v1/environments/{env}/ofrep/v1/evaluate/flags",
+        "/v1/environments/{env}/ofrep/v1/evaluate/flags/{key}",
+    ]
+
+    /// Adds the four OFREP routes to `builder`. Handlers are synchronous: parsing, evaluation and
+    /// encoding take microseconds and never block, so they run on the loop thread.
+    public static func register(in builder: inout HTTPRouter.Builder, configuration: OFREPRouteConfiguration) {
+        let bulk: HTTPSyncHandlerFunction = { request, context in
+            serve(request, context, configuration, key: nil)
+        }
+        let single: HTTPSyncHandlerFunction = { request, context in
+            serve(request, context, configuration, key: context.pathParameters["key"] ?? "")
+        }
+        builder.add(.POST, patterns[0], bulk)
+        builder.add(.POST, patterns[1], single)
+        builder.add(.POST, patterns[2], bulk)
+        builder.add(.POST, patterns[3], single)
+    }
+
+    /// Authorization, rate limit, environment lookup, then the evaluator.
+    static func serve(_ request: HTTPRequest, _ context: HTTPRequestContext, _ configuration: OFREPRouteConfiguration,
+                      key: String?) -> HTTPResponse {
+        let environment = context.pathParameters["env"] ?? configuration.defaultEnvironment
+        if let authorize = configuration.authorize {
+            switch authorize(request, environment) {
+            case .allowed: break
+            case .unauthorized(let message):
+                return HTTPError(.unauthorized, code: "unauthorized", message: message,
+                                 headers: ["WWW-Authenticate": #"Bearer realm="ofrep""#]).response
+            case .forbidden(let message):
+                return HTTPError(.forbidden, code: "forbidden", message: message).response
+            }
+        }
+        if let limiter = configuration.rateLimiter,
+           case .limited(let seconds) = limiter.acquire(clientKey(request, context)) {
+            return HTTPError(.tooManyRequests, code: "rate_limited",
+                             message: "too many OFREP requests; retry in \(seconds) s",
+                             headers: ["Retry-After": String(seconds)]).response
+        }
+        guard let snapshot = configuration.snapshot(environment) else {
+            return unknownEnvironment(environment, key: key)
+        }
+        if let key {
+            return OFREPEvaluator.evaluateFlag(key: key, body: request.body, snapshot: snapshot)
+        }
+        if request.query != nil, let problem = OFREPQuery.problem(in: request.queryItems) {
+            return OFREPEvaluator.bulkFailure(problem)
+        }
+        return OFREPEvaluator.evaluateAll(body: request.body, ifNoneMatch: request.headers["If-None-Match"], snapshot: snapshot)
+    }
+
+    /// The rate-limit identity of a request: its bearer token, else its API key, else the peer's IP
+    /// address (not the port: one client opens many connections).
+    public static func clientKey(_ request: HTTPRequest, _ context: HTTPRequestContext) -> String {
+        if let token = bearerToken(request) { return "bearer " + token }
+        if let apiKey = request.headers["X-API-Key"], !apiKey.isEmpty { return "api-key " + apiKey }
+        return "peer " + context.peer.host
+    }
+
+    /// The token of `Authorization: Bearer <token>` (RFC 6750 §2.1; the scheme is case-insensitive), or nil.
+    public static func bearerToken(_ request: HTTPRequest) -> String? {
+        guard let field = request.headers["Authorization"] else { return nil }
+        let parts = field.split(separator: " ", maxSplits: 1)
+        guard parts.count == 2, parts[0].lowercased() == "bearer" else { return nil }
+        let token = parts[1].trimmingWhitespace()
+        return token.isEmpty ? nil : String(token)
+    }
+
+    /// 404 for an environment that does not exist, in the OFREP error shape (a provider reading the
+    /// single-flag answer sees `FLAG_NOT_FOUND`, which is what it is: no such flag there).
+    static func unknownEnvironment(_ environment: String, key: String?) -> HTTPResponse {
+        var writer = OFREPJSONWriter()
+        writer.beginObject()
+        if let key { writer.string("key", key) }
+        writer.string("errorCode", EvaluationErrorCode.flagNotFound.rawValue)
+        writer.string("errorDetails", "environment '\(environment)' does not exist")
+        writer.endObject()
+        return .json(writer.bytes, status: .notFound)
+    }
+}

@@ -1,0 +1,165 @@
+import FlagKit
+import HTTPServer
+import Testing
+@testable import FlagOFREP
+
+/// Real HTTP: a server on 127.0.0.1 port 0 with only the OFREP routes, a raw socket client.
+@Suite struct OFREPRoutesTests {
+    static let english = #"{"context":{"targetingKey":"A1B2C3D4-0000-4000-8000-000000000042","locale":"en-US"}}"#
+
+    func configuration(authorize: (@Sendable (HTTPRequest, String) -> OFREPAccess)? = nil,
+                       limiter: TokenBucketRateLimiter? = nil) throws -> OFREPRouteConfiguration {
+        let snapshots = ["test": try Fixtures.allTypes(), "production": try Fixtures.production()]
+        return OFREPRouteConfiguration(defaultEnvironment: "test", snapshot: { snapshots[$0] }, authorize: authorize, rateLimiter: limiter)
+    }
+
+    func parse(_ response: RawClient.Response) throws -> [String: JSONValue] {
+        try #require(try JSONParser.parse(response.body).value.objectValue)
+    }
+
+    @Test func singleFlagOverHTTP() throws {
+        try withOFREPServer(try configuration()) { port in
+            let client = try RawClient(port: port)
+            let response = try client.request("POST", "/ofrep/v1/evaluate/flags/greeting", body: Self.english)
+            #expect(response.status == 200)
+            #expect(response.header("Content-Type") == "application/json")
+            #expect(try parse(response)["value"] == "Hello")
+            #expect(try parse(response)["metadata"] == ["environment": "test", "version": 12])
+            // Keep-alive: a second request on the same connection.
+            let missing = try client.request("POST", "/ofrep/v1/evaluate/flags/nope", body: Self.english)
+            #expect(missing.status == 404)
+            #expect(try parse(missing)["errorCode"] == "FLAG_NOT_FOUND")
+        }
+    }
+
+    @Test func environmentInThePathSelectsTheSnapshot() throws {
+        try withOFREPServer(try configuration()) { port in
+            let client = try RawClient(port: port)
+            let production = try client.request(
+                "POST", "/v1/environments/production/ofrep/v1/evaluate/flags/monetizationEnabled", body: #"{"context":{}}"#)
+            #expect(production.status == 200)
+            #expect(try parse(production)["metadata"] == ["environment": "production", "version": 3])
+            let unknown = try client.request("POST", "/v1/environments/nowhere/ofrep/v1/evaluate/flags/x", body: #"{"context":{}}"#)
+            #expect(unknown.status == 404)
+            #expect(try parse(unknown)["errorCode"] == "FLAG_NOT_FOUND")
+            #expect(try parse(unknown)["errorDetails"]?.stringValue?.contains("nowhere") == true)
+            let unknownBulk = try client.request("POST", "/v1/environments/nowhere/ofrep/v1/evaluate/flags", body: #"{"context":{}}"#)
+            #expect(unknownBulk.status == 404)
+        }
+    }
+
+    @Test func bulkWithETagAnd304() throws {
+        try withOFREPServer(try configuration()) { port in
+            let client = try RawClient(port: port)
+            let first = try client.request("POST", "/ofrep/v1/evaluate/flags", body: Self.english)
+            #expect(first.status == 200)
+            let etag = try #require(first.header("ETag"))
+            #expect(try parse(first)["flags"]?.arrayValue?.count == 11)
+            let second = try client.request("POST", "/ofrep/v1/evaluate/flags", body: Self.english, headers: [("If-None-Match", etag)])
+            #expect(second.status == 304)
+            #expect(second.body.isEmpty)
+            #expect(second.header("ETag") == etag)
+            let other = try client.request("POST", "/ofrep/v1/evaluate/flags", body: #"{"context":{"targetingKey":"x"}}"#,
+                                           headers: [("If-None-Match", etag)])
+            #expect(other.status == 200)
+        }
+    }
+
+    @Test func malformedBodiesAre400() throws {
+        try withOFREPServer(try configuration()) { port in
+            let client = try RawClient(port: port)
+            let parse400 = try client.request("POST", "/ofrep/v1/evaluate/flags/greeting", body: "{nope")
+            #expect(parse400.status == 400)
+            #expect(try parse(parse400)["errorCode"] == "PARSE_ERROR")
+            let bulk400 = try client.request("POST", "/ofrep/v1/evaluate/flags", body: #"{"context":[]}"#)
+            #expect(bulk400.status == 400)
+            #expect(try parse(bulk400)["errorCode"] == "INVALID_CONTEXT")
+            let key400 = try client.request("POST", "/ofrep/v1/evaluate/flags/rolloutBool", body: #"{"context":{"locale":"en"}}"#)
+            #expect(key400.status == 400)
+            #expect(try parse(key400)["errorCode"] == "TARGETING_KEY_MISSING")
+        }
+    }
+
+    @Test func bulkRefusesAMalformedLastModifiedQuery() throws {
+        try withOFREPServer(try configuration()) { port in
+            let client = try RawClient(port: port)
+            let bad = try client.request("POST", "/ofrep/v1/evaluate/flags?flagConfigLastModified=false", body: Self.english)
+            #expect(bad.status == 400)
+            #expect(try parse(bad)["errorCode"] == "PARSE_ERROR")
+            let good = try client.request("POST", "/ofrep/v1/evaluate/flags?flagConfigEtag=x&flagConfigLastModified=1771622898",
+                                          body: Self.english)
+            #expect(good.status == 200)
+        }
+    }
+
+    @Test func otherMethodsAre405WithAllow() throws {
+        try withOFREPServer(try configuration()) { port in
+            let response = try RawClient(port: port).request("GET", "/ofrep/v1/evaluate/flags/greeting")
+            #expect(response.status == 405)
+            #expect(response.header("Allow") == "POST")
+        }
+    }
+
+    @Test func percentEncodedKeysAreDecoded() throws {
+        try withOFREPServer(try configuration()) { port in
+            let response = try RawClient(port: port).request("POST", "/ofrep/v1/evaluate/flags/%67reeting", body: Self.english)
+            #expect(response.status == 200)
+            #expect(try parse(response)["key"] == "greeting")
+        }
+    }
+
+    @Test func authorizationGives401And403() throws {
+        let authorize: @Sendable (HTTPRequest, String) -> OFREPAccess = { request, environment in
+            switch OFREPRoutes.bearerToken(request) {
+            case nil: .unauthorized("token required")
+            case "reader-all": .allowed
+            case "reader-test": environment == "test" ? .allowed : .forbidden("test only")
+            default: .unauthorized("unknown token")
+            }
+        }
+        try withOFREPServer(try configuration(authorize: authorize)) { port in
+            let client = try RawClient(port: port)
+            let none = try client.request("POST", "/ofrep/v1/evaluate/flags/greeting", body: Self.english)
+            #expect(none.status == 401)
+            #expect(none.header("WWW-Authenticate")?.hasPrefix("Bearer") == true)
+            let wrong = try client.request("POST", "/ofrep/v1/evaluate/flags/greeting", body: Self.english,
+                                           headers: [("Authorization", "Bearer guess")])
+            #expect(wrong.status == 401)
+            let forbidden = try client.request("POST", "/v1/environments/production/ofrep/v1/evaluate/flags/monetizationEnabled",
+                                               body: Self.english, headers: [("Authorization", "Bearer reader-test")])
+            #expect(forbidden.status == 403)
+            let ok = try client.request("POST", "/ofrep/v1/evaluate/flags/greeting", body: Self.english,
+                                        headers: [("Authorization", "bearer reader-test")])
+            #expect(ok.status == 200)
+        }
+    }
+
+    @Test func rateLimitGives429WithRetryAfterPerClient() throws {
+        let clock = ManualClock()
+        let limiter = try #require(TokenBucketRateLimiter(rate: 1, burst: 2, now: clock.now))
+        try withOFREPServer(try configuration(limiter: limiter)) { port in
+            let client = try RawClient(port: port)
+            for _ in 0..<2 {
+                #expect(try client.request("POST", "/ofrep/v1/evaluate/flags/greeting", body: Self.english).status == 200)
+            }
+            let limited = try client.request("POST", "/ofrep/v1/evaluate/flags/greeting", body: Self.english)
+            #expect(limited.status == 429)
+            #expect(limited.header("Retry-After") == "1")
+            // Another client (a token) has its own bucket.
+            let other = try client.request("POST", "/ofrep/v1/evaluate/flags/greeting", body: Self.english,
+                                           headers: [("Authorization", "Bearer someone")])
+            #expect(other.status == 200)
+            clock.advance(seconds: 1)
+            #expect(try client.request("POST", "/ofrep/v1/evaluate/flags", body: Self.english).status == 200)
+        }
+    }
+
+    @Test func clientKeyPrefersTokenThenAPIKeyThenPeer() {
+        let context = HTTPRequestContext()
+        #expect(OFREPRoutes.clientKey(HTTPRequest(method: .POST, target: "/", headers: ["Authorization": "Bearer t"]), context) == "bearer t")
+        #expect(OFREPRoutes.clientKey(HTTPRequest(method: .POST, target: "/", headers: ["X-API-Key": "k"]), context) == "api-key k")
+        #expect(OFREPRoutes.clientKey(HTTPRequest(method: .POST, target: "/"), context).hasPrefix("peer "))
+        #expect(OFREPRoutes.bearerToken(HTTPRequest(method: .POST, target: "/", headers: ["Authorization": "Basic abc"])) == nil)
+        #expect(OFREPRoutes.bearerToken(HTTPRequest(method: .POST, target: "/", headers: ["Authorization": "Bearer "])) == nil)
+    }
+}
