@@ -7,7 +7,7 @@
 #     numeric USER, EXPOSE 8080, a volume holding FLAGSERVER_DATABASE, HEALTHCHECK on /healthz,
 #     `--host 0.0.0.0`, the ENTRYPOINT being the file the build stage copies, COPY sources that exist;
 #   - every apt package it installs exists in Debian 12 (this machine is Debian 12, the images' release);
-#   - with FLAGSERVER_BIN=path (a flagserver built with --static-swift-stdlib): every shared library it needs
+#   - with FLAGSERVER_STATIC_BIN=path (a flagserver built with --static-swift-stdlib): every shared library it needs
 #     comes from a package the runtime stage has, and its --help knows every FLAGSERVER_* variable set in ENV.
 #   - with a Docker engine (DOCKER_BUILD=1 and `docker info` working): builds it, runs it, waits for healthy.
 # Ends with "N passed, N failed, N skipped"; exits 1 when anything failed.
@@ -15,7 +15,7 @@ set -uo pipefail
 
 repo=$(cd "$(dirname "$0")/.." && pwd)
 dockerfile=$repo/deploy/Dockerfile
-FLAGSERVER_BIN=${FLAGSERVER_BIN:-}
+FLAGSERVER_STATIC_BIN=${FLAGSERVER_STATIC_BIN:-}
 
 passed=0 failed=0 skipped=0
 pass() { passed=$((passed + 1)); echo "PASS $*"; }
@@ -132,7 +132,7 @@ else
 fi
 
 # ---- a statically linked flagserver needs only libraries the runtime stage has ----
-if [[ -n $FLAGSERVER_BIN ]]; then
+if [[ -n $FLAGSERVER_STATIC_BIN ]]; then
     # debian:bookworm-slim's own packages that matter for linking, plus what the stage installs, with dependencies.
     allowed=$( (echo libc6 libgcc-s1 libstdc++6 zlib1g; for p in $runtime_packages; do
         echo "$p"; apt-cache depends --recurse --no-recommends --no-suggests --no-conflicts --no-breaks --no-replaces \
@@ -143,15 +143,15 @@ if [[ -n $FLAGSERVER_BIN ]]; then
         owner=$(dpkg -S "$resolved" 2>/dev/null | head -n1 | cut -d: -f1)
         [[ -z $owner ]] && owner=$(dpkg -S "$library" 2>/dev/null | head -n1 | cut -d: -f1)
         grep -qx "${owner:-none}" <<<"$allowed" || missing+=" $library(${owner:-not from a Debian package})"
-    done < <(ldd "$FLAGSERVER_BIN" | grep -o '/[^ ]*')
-    check "every shared library of $FLAGSERVER_BIN comes from the runtime stage's packages${missing:+; missing:$missing}" \
+    done < <(ldd "$FLAGSERVER_STATIC_BIN" | grep -o '/[^ ]*')
+    check "every shared library of $FLAGSERVER_STATIC_BIN comes from the runtime stage's packages${missing:+; missing:$missing}" \
         test -z "$missing"
-    help=$("$FLAGSERVER_BIN" --help 2>&1)
+    help=$("$FLAGSERVER_STATIC_BIN" --help 2>&1)
     for name in $env_names; do
         check "flagserver --help knows $name (set by ENV)" grep -q "$name" <<<"$help"
     done
 else
-    skip "FLAGSERVER_BIN not set: shared libraries and ENV names not checked against a real flagserver"
+    skip "FLAGSERVER_STATIC_BIN not set: shared libraries and ENV names not checked against a real flagserver"
 fi
 
 # ---- a real build, where an engine exists ----
