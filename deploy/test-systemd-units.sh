@@ -29,15 +29,22 @@ skip() { skipped=$((skipped + 1)); echo "SKIP $*"; }
 check() { local name=$1; shift; if "$@"; then pass "$name"; else fail "$name"; fi; }
 
 work=$(mktemp -d /tmp/systemd-units.XXXXXX)
-server_pid='' watchdog_pid=''
+server_pid='' watchdog_pid='' tracer=()
+stop_server() { # SIGTERM to flagserver (under strace: strace's child, the traced process), 15 s, then SIGKILL
+    local target i
+    target=$(pgrep -P "$server_pid" | head -n1)
+    [[ -n ${tracer[*]:-} && -n $target ]] || target=$server_pid
+    kill -TERM "$target" 2>/dev/null
+    for ((i = 0; i < 150; i++)); do kill -0 "$server_pid" 2>/dev/null || break; sleep 0.1; done
+    if kill -0 "$server_pid" 2>/dev/null; then
+        echo "  (flagserver did not stop in 15 s: SIGKILL)"
+        kill -KILL "$target" "$server_pid" 2>/dev/null
+    fi
+    wait "$server_pid" 2>/dev/null
+}
 cleanup() {
     trap - EXIT INT TERM
-    if [[ -n $server_pid ]]; then
-        kill -TERM "$server_pid" 2>/dev/null
-        for ((i = 0; i < 100; i++)); do kill -0 "$server_pid" 2>/dev/null || break; sleep 0.1; done
-        kill -KILL "$server_pid" 2>/dev/null
-        wait "$server_pid" 2>/dev/null
-    fi
+    [[ -n $server_pid ]] && stop_server
     [[ -n $watchdog_pid ]] && kill "$watchdog_pid" 2>/dev/null && wait "$watchdog_pid" 2>/dev/null
     if [[ ${KEEP_WORK:-} == 1 ]]; then echo "kept $work"; else rm -rf "$work"; fi
 }
@@ -110,6 +117,43 @@ calendar_ok() { systemd-analyze calendar "$calendar" > /dev/null; }
 check "the timer's OnCalendar=$calendar parses ($(systemd-analyze calendar "$calendar" 2>/dev/null | sed -n 's/^ *Next elapse: //p'))" \
     calendar_ok
 
+# ---- SystemCallFilter: the allow list a unit ends up with, and the system calls a traced run made ----
+allowed_syscalls() { # unit file -> one allowed system call per line (allow groups expanded, then ~ groups removed)
+    python3 - "$1" <<'EOF'
+import re, subprocess, sys
+listing = subprocess.run(["systemd-analyze", "syscall-filter"], capture_output=True, text=True).stdout
+groups, current = {}, None
+for line in listing.splitlines():
+    if line.startswith("@"):
+        current = line.strip()
+        groups[current] = []
+    elif line.startswith("    ") and current and not line.strip().startswith("#"):
+        groups[current].append(line.strip())
+    elif not line.strip() or line.startswith("#"):
+        current = None
+def expand(name, seen=()):
+    if not name.startswith("@"):
+        return {name}
+    return set().union(set(), *(expand(item, seen + (name,)) for item in groups.get(name, []) if item not in seen))
+allow, deny = set(), set()
+for line in open(sys.argv[1]):
+    match = re.match(r"SystemCallFilter=(~?)(.*)", line.strip())
+    if match:
+        names = set().union(*(expand(word) for word in match.group(2).split()))
+        (deny if match.group(1) else allow).update(names)
+print("\n".join(sorted(allow - deny)))
+EOF
+}
+traced_syscalls() { # strace -f output file -> one system call name per line
+    sed -E 's/^[0-9]+ +//' "$1" | grep -oE '^[a-z_0-9]+\(' | tr -d '(' | sort -u
+}
+filter_allows() { # unit strace-file: every traced call is in the unit's allow list (prints the others)
+    local outside
+    outside=$(comm -23 <(traced_syscalls "$2") <(allowed_syscalls "$units/$1" | sort -u) | tr '\n' ' ')
+    [[ -n $outside ]] && echo "    outside $1's SystemCallFilter: $outside"
+    [[ -z $outside ]]
+}
+
 # ---- the backup wrapper ----
 mkdir -p "$work/state/backups"
 export FLAGSERVER_DATABASE=$work/state/flags.sqlite FLAGSERVER_BACKUP_DIR=$work/state/backups
@@ -141,7 +185,16 @@ touch -d '2 days ago' "$backups/flags-20260101-000000.sqlite.partial"
 touch "$backups/flags-20260105-000000.sqlite.partial"
 count_backups() { find "$backups" -maxdepth 1 -name 'flags-*.sqlite' | wc -l; }
 
-FLAGSERVER_BIN=$backup_bin FLAGSERVER_BACKUP_KEEP=3 "$units/flagserver-backup" > "$work/backup.out" 2>&1
+# Run as the unit runs it: not root, and under strace when it is installed (its calls are compared with the
+# backup unit's SystemCallFilter below: bash, find, sort, date, stat, rm and the backup itself).
+backup_as=()
+if [[ $(id -u) == 0 ]]; then
+    chmod 755 "$work"
+    chown -R 65534:65534 "$work/state"
+    backup_as=(setpriv --reuid=65534 --regid=65534 --clear-groups)
+fi
+command -v strace > /dev/null && backup_as=(strace -f -qq -o "$work/wrapper.strace" "${backup_as[@]}")
+FLAGSERVER_BIN=$backup_bin FLAGSERVER_BACKUP_KEEP=3 "${backup_as[@]}" "$units/flagserver-backup" > "$work/backup.out" 2>&1
 code=$?
 sed 's/^/    /' "$work/backup.out"
 check "flagserver-backup ran with exit 0 (exit $code)" test "$code" = 0
@@ -155,6 +208,11 @@ check "pruned to FLAGSERVER_BACKUP_KEEP=3 newest ($(count_backups) left, the 3 o
 check "other files are left alone (notes.txt)" test -f "$backups/notes.txt"
 check "a crashed run's .partial older than a day is removed, a fresh one kept" \
     test ! -e "$backups/flags-20260101-000000.sqlite.partial" -a -e "$backups/flags-20260105-000000.sqlite.partial"
+if [[ -s $work/wrapper.strace ]]; then
+    sed -n '/execve(".*flagserver-backup"/,$p' "$work/wrapper.strace" > "$work/wrapper-only.strace"
+    check "every system call of the backup run (wrapper, its tools, $(basename "$backup_bin")) is allowed by flagserver-backup.service's SystemCallFilter" \
+        filter_allows flagserver-backup.service "$work/wrapper-only.strace"
+fi
 before=$(count_backups)
 FLAGSERVER_BIN=/bin/false FLAGSERVER_BACKUP_KEEP=1 "$units/flagserver-backup" > "$work/backup-fail.out" 2>&1
 code=$?
@@ -178,6 +236,13 @@ else
             probe=$("$work/bin/mdwe-exec" "$work/bin/mdwe-probe" 2>&1)
             check "a Swift program (generics, async/await, Dispatch, Mutex, Foundation JSON and files) runs under it: $probe" \
                 test "$probe" = "mdwe-probe ok"
+            if command -v strace > /dev/null; then
+                strace -f -qq -o "$work/probe.strace" "$work/bin/mdwe-probe" > /dev/null
+                check "every system call of the Swift probe ($(traced_syscalls "$work/probe.strace" | wc -l) distinct) is allowed by flagserver.service's SystemCallFilter" \
+                    filter_allows flagserver.service "$work/probe.strace"
+            else
+                skip "strace not installed: system calls not compared with SystemCallFilter"
+            fi
         else
             fail "swiftc could not build deploy/testing/mdwe-probe.swift: $(tail -n 3 "$work/swiftc.log")"
         fi
@@ -185,7 +250,21 @@ else
         skip "swiftc not found: the Swift probe under MemoryDenyWriteExecute"
     fi
     if [[ -n $FLAGSERVER_BIN ]]; then
-        "$work/bin/mdwe-exec" "$FLAGSERVER_BIN" --host 127.0.0.1 --port 0 --database "$work/mdwe.sqlite" \
+        # As the service runs it: not root (User=flagserver). Run as root, SQLite would also fchown(2) its
+        # -wal/-shm files to the database's owner, a call the unit's filter (~@privileged) refuses.
+        svc=$work/svc
+        mkdir -p "$svc"
+        runas=()
+        if [[ $(id -u) == 0 ]]; then
+            chmod 755 "$work"
+            chown 65534:65534 "$svc"
+            runas=(setpriv --reuid=65534 --regid=65534 --clear-groups)
+        fi
+        writer=$(FLAGSERVER_DATABASE=$svc/mdwe.sqlite "${runas[@]}" "$FLAGSERVER_BIN" token create --name units-test --role writer |
+            grep -m1 -o 'sfl_[A-Za-z0-9_-]*')
+        tracer=()
+        command -v strace > /dev/null && tracer=(strace -f -qq -o "$work/server.strace")
+        "${tracer[@]}" "${runas[@]}" "$work/bin/mdwe-exec" "$FLAGSERVER_BIN" --host 127.0.0.1 --port 0 --database "$svc/mdwe.sqlite" \
             --flags-dir "$repo/flags" > "$work/server.out" 2> "$work/server.err" &
         server_pid=$!
         port=''
@@ -196,11 +275,25 @@ else
         done
         status=$(curl -s --max-time 5 -o /dev/null -w '%{http_code}' "http://127.0.0.1:${port:-1}/v1/environments/production/document")
         check "the real flagserver under it serves the document ($status)" test "$status" = 200
-        kill -TERM "$server_pid"
-        wait "$server_pid"
+        status=$(curl -s --max-time 10 -o /dev/null -w '%{http_code}' -X PUT -H "Authorization: Bearer $writer" \
+            -H 'Content-Type: application/json' -H 'X-Change-Message: units test' --data false \
+            "http://127.0.0.1:${port:-1}/v1/environments/production/flags/showIntroFreeSubscriptionBanner")
+        check "  ... and publishes a flag change (SQLite commit with fsync) under it ($status)" test "$status" = 200
+        stop_server
         code=$?
         server_pid=''
         check "  ... and stops on SIGTERM with exit 0 (exit $code)" test "$code" = 0
+        if ((${#tracer[@]} > 0)); then
+            # The first lines are mdwe-exec's own, before its execve of flagserver: not flagserver's.
+            sed -n '/execve(".*flagserver"/,$p' "$work/server.strace" > "$work/server-only.strace"
+            check "every system call flagserver made (start, GET, PUT, SIGTERM; $(traced_syscalls "$work/server-only.strace" | wc -l) distinct) is allowed by flagserver.service's SystemCallFilter" \
+                filter_allows flagserver.service "$work/server-only.strace"
+            strace -f -qq -o "$work/backup.strace" env FLAGSERVER_DATABASE="$svc/mdwe.sqlite" \
+                "${runas[@]}" "$FLAGSERVER_BIN" backup --to "$svc/traced-backup.sqlite" > /dev/null
+            sed -n '/execve(".*flagserver"/,$p' "$work/backup.strace" > "$work/backup-only.strace"
+            check "every system call of flagserver backup is allowed by flagserver-backup.service's SystemCallFilter" \
+                filter_allows flagserver-backup.service "$work/backup-only.strace"
+        fi
     else
         skip "FLAGSERVER_BIN not set: the real flagserver under MemoryDenyWriteExecute"
     fi
