@@ -216,6 +216,9 @@ check "second GET: 200 from the cache (X-Cache-Status $(header second X-Cache-St
 check "the cached body is the body flagserver sent" same_body first second
 result=$(request conditional -H "If-None-Match: $etag" "$base$doc_path")
 check "If-None-Match with the current ETag: 304 ($result, $(header conditional X-Cache-Status))" test "${result% *}" = 304
+result=$(request query "$base$doc_path?nocache=$RANDOM")
+check "a query string does not walk past the cache (X-Cache-Status $(header query X-Cache-Status))" \
+    test "${result% *} $(header query X-Cache-Status)" = "200 HIT"
 result=$(request redirect --http1.1 "http://127.0.0.1:$http_port$doc_path")
 check "plain HTTP answers 308 to https ($result, $(header redirect Location))" \
     test "${result% *} $(header redirect Location)" = "308 $base$doc_path"
