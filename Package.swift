@@ -11,6 +11,8 @@ let package = Package(
         .library(name: "FlagKit", targets: ["FlagKit"]),
         .library(name: "HTTPServer", targets: ["HTTPServer"]),
         .library(name: "FlagStore", targets: ["FlagStore"]),
+        .library(name: "FlagService", targets: ["FlagService"]),
+        .executable(name: "flagserver", targets: ["flagserver"]),
     ],
     targets: [
         // The document model and evaluation: Foundation only.
@@ -30,6 +32,11 @@ let package = Package(
         .executableTarget(name: "flagstore-crash-helper", dependencies: ["FlagStore"]),
         .executableTarget(name: "flagstore-bench", dependencies: ["FlagStore"]),
         .testTarget(name: "FlagStoreTests", dependencies: ["FlagStore", "FlagKit", "CSQLite", "flagstore-crash-helper"]),
+
+        // The HTTP API over the store, served from in-memory snapshots, and its executable.
+        .target(name: "FlagService", dependencies: ["FlagKit", "FlagStore", "HTTPServer"]),
+        .executableTarget(name: "flagserver", dependencies: ["FlagService", "FlagStore", "HTTPServer"]),
+        .testTarget(name: "FlagServiceTests", dependencies: ["FlagService", "FlagStore", "FlagKit", "HTTPServer", "flagserver"]),
     ],
     swiftLanguageModes: [.v6]
 )
