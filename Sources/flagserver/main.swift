@@ -16,14 +16,8 @@ let arguments = Array(CommandLine.arguments.dropFirst())
 let environment = ProcessInfo.processInfo.environment
 
 // Admin subcommands: token create|list|revoke, backup, check, against the database file.
-if let first = arguments.first(where: { !$0.hasPrefix("--") }), AdminCommand.isAdminCommand([first]) {
-    let database: String
-    let words: [String]
-    do {
-        (database, words) = try ServerOptions.extractDatabase(arguments, environment: environment)
-    } catch {
-        fail(error.description, code: 2)
-    }
+if let (database, words) = try? ServerOptions.extractDatabase(arguments, environment: environment),
+   AdminCommand.isAdminCommand(words) {
     let command: AdminCommand
     do {
         command = try AdminCommand.parse(words)
