@@ -11,7 +11,9 @@ let package = Package(
         .library(name: "FlagKit", targets: ["FlagKit"]),
         .library(name: "HTTPServer", targets: ["HTTPServer"]),
         .library(name: "FlagStore", targets: ["FlagStore"]),
+        .library(name: "FlagService", targets: ["FlagService"]),
         .library(name: "FlagOFREP", targets: ["FlagOFREP"]),
+        .executable(name: "flagserver", targets: ["flagserver"]),
         .executable(name: "flagctl", targets: ["flagctl"]),
     ],
     targets: [
@@ -40,6 +42,9 @@ let package = Package(
         .executableTarget(name: "ofrep-expectations", dependencies: ["FlagKit", "FlagOFREP"]),
 
         // The HTTP API and the server executable.
+        .target(name: "FlagService", dependencies: ["FlagKit", "FlagStore", "HTTPServer"]),
+        .executableTarget(name: "flagserver", dependencies: ["FlagService", "FlagStore", "HTTPServer"]),
+        .testTarget(name: "FlagServiceTests", dependencies: ["FlagService", "FlagStore", "FlagKit", "HTTPServer", "flagserver"]),
 
         // What the app links: libcurl transport, disk cache, refresh policy, evaluation with FlagKit.
 
