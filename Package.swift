@@ -42,7 +42,7 @@ let package = Package(
         .executableTarget(name: "ofrep-expectations", dependencies: ["FlagKit", "FlagOFREP"]),
 
         // The HTTP API and the server executable.
-        .target(name: "FlagService", dependencies: ["FlagKit", "FlagStore", "HTTPServer"]),
+        .target(name: "FlagService", dependencies: ["FlagKit", "FlagStore", "HTTPServer", "FlagOFREP"]),
         .executableTarget(name: "flagserver", dependencies: ["FlagService", "FlagStore", "HTTPServer"]),
         .testTarget(name: "FlagServiceTests", dependencies: ["FlagService", "FlagStore", "FlagKit", "HTTPServer", "flagserver"]),
 

@@ -4,5 +4,7 @@
 /// To add OFREP: write `FlagService.registerOFREPRoutes(into:service:)` in `OFREP*.swift` and list it here.
 extension FlagService {
     /// Registration functions of extra route families, called in order.
-    static let routeExtensions: [@Sendable (inout ServiceRoutes, FlagService) -> Void] = []
+    static let routeExtensions: [@Sendable (inout ServiceRoutes, FlagService) -> Void] = [
+        { routes, service in mountOFREP(into: &routes, service: service) },
+    ]
 }

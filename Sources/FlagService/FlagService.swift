@@ -24,6 +24,8 @@ public final class FlagService: Sendable {
         public var tokenRefreshInterval: Duration = .seconds(2)
         /// Most writes in one group commit.
         public var maximumBatch: Int = 256
+        /// OFREP: default environment and rate limit.
+        public var ofrep = OFREPOptions()
 
         /// Defaults.
         public init(requireReadToken: Bool = false) { self.requireReadToken = requireReadToken }

@@ -24,6 +24,12 @@ public struct ServiceRoutes: Sendable {
         builder.add(method, pattern, handler: InstrumentedDeferredHandler(route: metrics.route(method.rawValue, pattern), body: body))
     }
 
+    /// Lets a module that registers on a plain builder (OFREP) add its routes. They are counted in
+    /// `/metrics` by the server's status counters, not per route.
+    public mutating func withBuilder(_ body: (inout HTTPRouter.Builder) -> Void) {
+        body(&builder)
+    }
+
     /// Freezes the table.
     public func build() throws(HTTPError) -> HTTPRouter { try builder.build() }
 

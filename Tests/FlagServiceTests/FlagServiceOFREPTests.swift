@@ -1,0 +1,83 @@
+import FlagKit
+import Foundation
+import Testing
+@testable import FlagService
+
+/// OFREP mounted on the real service: answers come from the live snapshots, a publish is visible to
+/// the next evaluation, every environment is reachable by base path, and the service's read tokens and
+/// rate limit apply.
+@Suite struct FlagServiceOFREPTests {
+    private func evaluate(_ server: TestServer, _ path: String, context: String, headers: [(String, String)] = []) throws -> ClientResponse {
+        try RawHTTP.request(port: server.port, method: "POST", path: path,
+                            headers: [("Content-Type", "application/json")] + headers, body: Array(#"{"context": \#(context)}"#.utf8))
+    }
+
+    @Test func evaluatesFromTheCurrentSnapshotAndSeesAFlip() throws {
+        let server = try TestServer()
+        defer { server.stop() }
+        let before = try evaluate(server, "/ofrep/v1/evaluate/flags/premiumFeaturesLocked", context: #"{"targetingKey": "install-1"}"#)
+        #expect(before.status == 200)
+        let json = try before.json().objectValue
+        #expect(json?["value"] == false)
+        #expect(json?["key"] == "premiumFeaturesLocked")
+        #expect(json?["metadata"]?.objectValue?["environment"] == "production")
+        let version = json?["metadata"]?.objectValue?["version"]
+
+        let flip = try server.write("PUT", "/v1/environments/production/flags/premiumFeaturesLocked", json: "true")
+        #expect(flip.status == 200)
+        let after = try evaluate(server, "/ofrep/v1/evaluate/flags/premiumFeaturesLocked", context: #"{"targetingKey": "install-1"}"#)
+        #expect(try after.json().objectValue?["value"] == true)
+        #expect(try after.json().objectValue?["metadata"]?.objectValue?["version"] != version)
+    }
+
+    @Test func everyEnvironmentByBasePathAndUnknownOnesAre404() throws {
+        let server = try TestServer()
+        defer { server.stop() }
+        let staging = try evaluate(server, "/v1/environments/staging/ofrep/v1/evaluate/flags", context: #"{"targetingKey": "a"}"#)
+        #expect(staging.status == 200)
+        let flags = try staging.json().objectValue?["flags"]?.arrayValue ?? []
+        let document = try FlagDocument.decode(Array(try TestServer.flagFile("staging").utf8))
+        #expect(flags.count == document.flags.count)
+        let unknown = try evaluate(server, "/v1/environments/nowhere/ofrep/v1/evaluate/flags", context: #"{"targetingKey": "a"}"#)
+        #expect(unknown.status == 404)
+        let missing = try evaluate(server, "/ofrep/v1/evaluate/flags/noSuchFlag", context: #"{"targetingKey": "a"}"#)
+        #expect(missing.status == 404)
+        #expect(try missing.json().objectValue?["errorCode"] == "FLAG_NOT_FOUND")
+    }
+
+    @Test func sameAnswersAsFlagKitForManyInstalls() throws {
+        let server = try TestServer()
+        defer { server.stop() }
+        let document = try FlagDocument.decode(Array(try TestServer.flagFile("production").utf8))
+        for index in 0..<200 {
+            let id = index == 0 ? "9F1C2D7E-0000-4000-8000-000000000001" : "install-\(index)"
+            let locale = index % 3 == 0 ? "en-US" : "de-DE"
+            let response = try evaluate(server, "/ofrep/v1/evaluate/flags",
+                                        context: #"{"targetingKey": "\#(id)", "locale": "\#(locale)"}"#)
+            let flags = try response.json().objectValue?["flags"]?.arrayValue ?? []
+            let context = EvaluationContext(installId: id, locale: locale)
+            for flag in flags {
+                let key = flag.objectValue?["key"]?.stringValue ?? ""
+                #expect(flag.objectValue?["value"] == document.evaluate(key, context: context).value, "\(key) for \(id)")
+            }
+        }
+    }
+
+    @Test func readTokensAndRateLimitApply() throws {
+        var options = FlagService.Options(requireReadToken: true)
+        options.ofrep = FlagService.OFREPOptions(rateLimit: 1, rateBurst: 3)
+        let server = try TestServer(options: options)
+        defer { server.stop() }
+        let path = "/ofrep/v1/evaluate/flags/monetizationEnabled"
+        #expect(try evaluate(server, path, context: #"{"targetingKey": "a"}"#).status == 401)
+        #expect(try evaluate(server, path, context: #"{"targetingKey": "a"}"#, headers: [("Authorization", "Bearer sfl_wrong")]).status == 401)
+        let bearer = [("Authorization", "Bearer \(server.readerToken)")]
+        var statuses: [Int] = []
+        for _ in 0..<6 { statuses.append(try evaluate(server, path, context: #"{"targetingKey": "a"}"#, headers: bearer).status) }
+        #expect(statuses.prefix(3).allSatisfy { $0 == 200 }, "\(statuses)")
+        #expect(statuses.contains(429), "\(statuses)")
+        let limited = try evaluate(server, path, context: #"{"targetingKey": "a"}"#, headers: bearer)
+        #expect(limited.status == 429)
+        #expect(limited.header("Retry-After") != nil)
+    }
+}
