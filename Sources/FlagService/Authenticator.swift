@@ -60,6 +60,11 @@ public final class Authenticator: Sendable {
         return try Self.check(table.withLock { $0?.authenticate(secret: secret) }, needed: needed)
     }
 
+    /// The token of a secret from the in-memory table (OFREP's reader check; never touches SQLite).
+    func cachedRecord(secret: String) -> TokenRecord? {
+        table.withLock { $0?.authenticate(secret: secret) }
+    }
+
     private static func check(_ record: TokenRecord?, needed: TokenRole) throws(ServiceError) -> TokenRecord {
         guard let record else { throw ServiceError.unauthorized("unknown or revoked token", invalidToken: true) }
         guard record.role.allows(needed) else { throw ServiceError.forbidden(role: record.role, needed: needed) }

@@ -27,19 +27,15 @@ extension FlagService {
     static func mountOFREP(into routes: inout ServiceRoutes, service: FlagService) {
         let cache = OFREPSnapshotCache()
         let snapshots = service.snapshots
-        let authorize: (@Sendable (HTTPRequest, String) -> OFREPAccess)?
+        var authorize: (@Sendable (HTTPRequest, String) -> OFREPAccess)?
         if service.options.requireReadToken {
+            // Both of the spec's schemes (Bearer and X-API-Key) are checked, and every credential
+            // presented must be a live reader token: none is silently ignored.
             let authenticator = service.authenticator
-            authorize = { request, _ in
-                do throws(ServiceError) {
-                    _ = try authenticator.requireCached(request, role: .reader)
-                    return .allowed
-                } catch {
-                    return error.status == .forbidden ? .forbidden(error.message) : .unauthorized(error.message)
-                }
-            }
-        } else {
-            authorize = nil
+            authorize = OFREPTokenAuthorizer { secret in
+                guard let record = authenticator.cachedRecord(secret: secret), record.role.allows(.reader) else { return .unknown }
+                return .allEnvironments
+            }.closure
         }
         let limiter = service.options.ofrep.rateLimit.flatMap { TokenBucketRateLimiter(rate: $0, burst: service.options.ofrep.rateBurst) }
         let configuration = OFREPRouteConfiguration(

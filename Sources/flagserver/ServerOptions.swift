@@ -14,6 +14,9 @@ struct ServerOptions: Sendable, Equatable {
     var maxHeaderBytes = 16 * 1024
     var logLevel = ServiceLogger.Level.info
     var requireReadToken = false
+    var ofrepEnvironment = "production"
+    var ofrepRateLimit: Double?
+    var ofrepBurst = 50.0
     var showHelp = false
 
     /// A refused option: which one and why.
@@ -42,6 +45,10 @@ struct ServerOptions: Sendable, Equatable {
           --log-level LEVEL       debug|info|warning|error|off, default info    [FLAGSERVER_LOG_LEVEL]
                                   (debug also logs every request)
           --require-read-token    GETs need a reader token too                 [FLAGSERVER_REQUIRE_READ_TOKEN=1]
+          --ofrep-environment ENV environment served at /ofrep/v1, default production [FLAGSERVER_OFREP_ENVIRONMENT]
+          --ofrep-rate-limit N    OFREP evaluations per second per client (429 beyond),
+                                  default: no limit                            [FLAGSERVER_OFREP_RATE_LIMIT]
+          --ofrep-burst N         OFREP requests a client may send at once, default 50 [FLAGSERVER_OFREP_BURST]
           --help                  this text
 
         Prints "listening on http://HOST:PORT" on standard output when ready. SIGTERM or SIGINT stop it gracefully.
@@ -57,6 +64,8 @@ struct ServerOptions: Sendable, Equatable {
             ("--flags-dir", "FLAGSERVER_FLAGS_DIR"), ("--loops", "FLAGSERVER_LOOPS"),
             ("--max-body-bytes", "FLAGSERVER_MAX_BODY_BYTES"), ("--max-header-bytes", "FLAGSERVER_MAX_HEADER_BYTES"),
             ("--max-connections", "FLAGSERVER_MAX_CONNECTIONS"), ("--log-level", "FLAGSERVER_LOG_LEVEL"),
+            ("--ofrep-environment", "FLAGSERVER_OFREP_ENVIRONMENT"), ("--ofrep-rate-limit", "FLAGSERVER_OFREP_RATE_LIMIT"),
+            ("--ofrep-burst", "FLAGSERVER_OFREP_BURST"),
         ]
         for (option, variable) in names {
             if let value = environment[variable] { values[option] = value }
@@ -104,6 +113,16 @@ struct ServerOptions: Sendable, Equatable {
         if let value = try integer("--max-body-bytes", 1...(1 << 30)) { options.maxBodyBytes = value }
         if let value = try integer("--max-header-bytes", 1024...(1 << 20)) { options.maxHeaderBytes = value }
         if let value = try integer("--max-connections", 1...1_000_000) { options.maxConnections = value }
+        func rate(_ option: String) throws(UsageError) -> Double? {
+            guard let text = values[option] else { return nil }
+            guard let value = Double(text), value.isFinite, value >= 1, value <= 1_000_000 else {
+                throw UsageError(description: "\(option) must be a number between 1 and 1000000, got '\(text)'")
+            }
+            return value
+        }
+        if let environment = values["--ofrep-environment"] { options.ofrepEnvironment = environment }
+        options.ofrepRateLimit = try rate("--ofrep-rate-limit")
+        if let burst = try rate("--ofrep-burst") { options.ofrepBurst = burst }
         if let text = values["--log-level"] {
             guard let level = ServiceLogger.Level(name: text) else {
                 throw UsageError(description: "--log-level must be debug, info, warning, error or off, got '\(text)'")

@@ -70,7 +70,10 @@ if FileManager.default.fileExists(atPath: options.flagsDirectory, isDirectory: &
 
 let service: FlagService
 do {
-    service = try FlagService(store: store, options: FlagService.Options(requireReadToken: options.requireReadToken), logger: logger)
+    var serviceOptions = FlagService.Options(requireReadToken: options.requireReadToken)
+    serviceOptions.ofrep = FlagService.OFREPOptions(defaultEnvironment: options.ofrepEnvironment, rateLimit: options.ofrepRateLimit,
+                                                    rateBurst: options.ofrepBurst)
+    service = try FlagService(store: store, options: serviceOptions, logger: logger)
 } catch {
     fail("\(error)")
 }
