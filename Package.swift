@@ -3,7 +3,7 @@ import PackageDescription
 
 /// Symi's remote-config and feature-flag service.
 ///
-/// Module layout and the rules for what may import what: `../shared/design.md` and `docs/architecture.md`.
+/// Module layout and the rules for what may import what: `docs/architecture.md`.
 let package = Package(
     name: "SymiFlags",
     platforms: [.macOS(.v13), .iOS(.v16)],
@@ -11,6 +11,9 @@ let package = Package(
         .library(name: "FlagKit", targets: ["FlagKit"]),
         .library(name: "HTTPServer", targets: ["HTTPServer"]),
         .library(name: "FlagStore", targets: ["FlagStore"]),
+        .library(name: "FlagService", targets: ["FlagService"]),
+        .library(name: "FlagClient", targets: ["FlagClient"]),
+        .executable(name: "flagserver", targets: ["flagserver"]),
         .executable(name: "flagctl", targets: ["flagctl"]),
     ],
     targets: [
@@ -31,6 +34,16 @@ let package = Package(
         .executableTarget(name: "flagstore-crash-helper", dependencies: ["FlagStore"]),
         .executableTarget(name: "flagstore-bench", dependencies: ["FlagStore"]),
         .testTarget(name: "FlagStoreTests", dependencies: ["FlagStore", "FlagKit", "CSQLite", "flagstore-crash-helper"]),
+
+        // The HTTP API and the server executable.
+        .target(name: "FlagService", dependencies: ["FlagKit", "FlagStore", "HTTPServer"]),
+        .executableTarget(name: "flagserver", dependencies: ["FlagService", "FlagStore", "HTTPServer"]),
+        .testTarget(name: "FlagServiceTests", dependencies: ["FlagService", "FlagStore", "FlagKit", "HTTPServer", "flagserver"]),
+
+        // What the app links: libcurl transport, disk cache, refresh policy, evaluation with FlagKit.
+        .systemLibrary(name: "CCurl", pkgConfig: "libcurl", providers: [.apt(["libcurl4-openssl-dev"])]),
+        .target(name: "FlagClient", dependencies: ["FlagKit", "CCurl"]),
+        .testTarget(name: "FlagClientTests", dependencies: ["FlagClient"], exclude: ["Fixtures"]),
 
         // The operators' CLI.
         .target(name: "FlagCtlKit", dependencies: ["FlagKit"]),
