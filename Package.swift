@@ -18,7 +18,7 @@ let package = Package(
         .systemLibrary(name: "CCurl", pkgConfig: "libcurl", providers: [.apt(["libcurl4-openssl-dev"])]),
         /// What the app links: HTTP transport on libcurl, disk cache, refresh policy.
         .target(name: "FlagClient", dependencies: ["CCurl"]),
-        .testTarget(name: "FlagClientTests", dependencies: ["FlagClient"]),
+        .testTarget(name: "FlagClientTests", dependencies: ["FlagClient"], exclude: ["Fixtures"]),
     ],
     swiftLanguageModes: [.v6]
 )

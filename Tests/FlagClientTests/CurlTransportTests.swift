@@ -225,3 +225,41 @@ import Testing
         #expect(statuses == Array(repeating: 200, count: 16))
     }
 }
+
+/// Real TLS (a Python `ssl` server with a fixture CA): certificate checks are on and `caFile` is what makes them pass.
+@Suite(.serialized) struct CurlTransportTLSTests {
+    @Test func trustedCertificateSucceeds() async throws {
+        let server = try TLSServer()
+        defer { server.stop() }
+        let transport = CurlTransport(options: TransportOptions(caFile: TLSServer.caFile))
+        let response = try await transport.send(HTTPRequest(url: server.url()))
+        #expect(response.status == 200)
+        #expect(String(decoding: response.body, as: UTF8.self) == "secure")
+    }
+
+    @Test func unknownCertificateAuthorityIsRefused() async throws {
+        let server = try TLSServer()
+        defer { server.stop() }
+        do {
+            _ = try await CurlTransport().send(HTTPRequest(url: server.url()))
+            Issue.record("a certificate from an unknown CA was accepted")
+        } catch {
+            #expect(error.kind == .tls)
+            #expect(error.curlCode == 60)
+        }
+    }
+
+    @Test func wrongHostNameIsRefused() async throws {
+        let server = try TLSServer()
+        defer { server.stop() }
+        let transport = CurlTransport(options: TransportOptions(caFile: TLSServer.caFile))
+        do {
+            // The certificate names IP 127.0.0.1 only; `localhost` reaches the same socket but must not match.
+            _ = try await transport.send(HTTPRequest(url: server.url(host: "localhost")))
+            Issue.record("a certificate for another host name was accepted")
+        } catch {
+            #expect(error.kind == .tls, "\(error)")
+            #expect(error.curlCode == 60 || error.curlCode == 51)
+        }
+    }
+}
