@@ -11,7 +11,7 @@ public struct FlagCacheEntry: Sendable, Equatable {
     public var etag: String?
     /// The document's version number on the server, when known.
     public var version: Int?
-    /// When the document was fetched (or last confirmed by a `304`).
+    /// When the document was fetched (or last confirmed by a `304`). Stored with millisecond precision.
     public var fetchedAt: Date
     /// The document bytes exactly as received.
     public var document: Data
