@@ -33,7 +33,7 @@ enum FlagCacheFormat {
         // Encoding strings and integers cannot fail; an empty object would still be caught on load.
         let metadataBytes = Array((try? encoder.encode(metadata)) ?? Data("{}".utf8))
         let document = Array(entry.document)
-        let checksum = fnv1a64(lengthsText(metadataBytes.count, document.count), metadataBytes, document)
+        let checksum = fnv1a64(lengthsText(metadataBytes.count, document.count)[...], metadataBytes[...], document[...])
         let hex = String(checksum, radix: 16)
         let header = "\(magic) \(version) \(String(repeating: "0", count: 16 - hex.count) + hex) "
             + "\(metadataBytes.count) \(document.count)\n"
@@ -64,7 +64,7 @@ enum FlagCacheFormat {
         guard bytes.count == total else { return .failure(.trailingBytes(expected: total, actual: bytes.count)) }
         let metadataBytes = bytes[start..<(start + metadataLength)]
         let document = bytes[(start + metadataLength)...]
-        let actual = fnv1a64(lengthsText(metadataLength, documentLength), metadataBytes, document)
+        let actual = fnv1a64(lengthsText(metadataLength, documentLength)[...], metadataBytes, document)
         guard actual == expected else { return .failure(.checksumMismatch(expected: expected, actual: actual)) }
         let metadata: Metadata
         do {
@@ -85,13 +85,16 @@ enum FlagCacheFormat {
         Array("\(metadata) \(document)\n".utf8)
     }
 
-    /// 64-bit FNV-1a over the concatenation of `parts`.
-    static func fnv1a64(_ parts: any Sequence<UInt8>...) -> UInt64 {
+    /// 64-bit FNV-1a over the concatenation of `parts`. A plain loop over contiguous bytes: this runs on
+    /// the app's launch path, over the whole document.
+    static func fnv1a64(_ parts: ArraySlice<UInt8>...) -> UInt64 {
         var hash: UInt64 = 0xcbf2_9ce4_8422_2325
         for part in parts {
-            for byte in part {
-                hash ^= UInt64(byte)
-                hash &*= 0x0000_0100_0000_01b3
+            part.withUnsafeBufferPointer { buffer in
+                for byte in buffer {
+                    hash ^= UInt64(byte)
+                    hash &*= 0x0000_0100_0000_01b3
+                }
             }
         }
         return hash

@@ -47,7 +47,8 @@ enum POSIXFile {
             filled += count
         }
         guard filled <= limit else { return .failure(.tooLarge(size: filled)) }
-        return .success(Array(bytes[0..<filled]))
+        bytes.removeSubrange(filled...)
+        return .success(bytes)
     }
 
     /// Replaces `directory/name` with `bytes` so that a crash at any moment leaves either the old or the new file:

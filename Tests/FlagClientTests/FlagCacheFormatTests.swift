@@ -5,10 +5,10 @@ import Testing
 @Suite struct FlagCacheFormatTests {
     @Test func fnv1a64ReferenceValues() {
         // Published FNV-1a 64 test vectors.
-        #expect(FlagCacheFormat.fnv1a64(Array("".utf8)) == 0xcbf2_9ce4_8422_2325)
-        #expect(FlagCacheFormat.fnv1a64(Array("a".utf8)) == 0xaf63_dc4c_8601_ec8c)
-        #expect(FlagCacheFormat.fnv1a64(Array("foobar".utf8)) == 0x8594_4171_f739_67e8)
-        #expect(FlagCacheFormat.fnv1a64(Array("foo".utf8), Array("bar".utf8)) == FlagCacheFormat.fnv1a64(Array("foobar".utf8)))
+        #expect(FlagCacheFormat.fnv1a64(Array("".utf8)[...]) == 0xcbf2_9ce4_8422_2325)
+        #expect(FlagCacheFormat.fnv1a64(Array("a".utf8)[...]) == 0xaf63_dc4c_8601_ec8c)
+        #expect(FlagCacheFormat.fnv1a64(Array("foobar".utf8)[...]) == 0x8594_4171_f739_67e8)
+        #expect(FlagCacheFormat.fnv1a64(Array("foo".utf8)[...], Array("bar".utf8)[...]) == FlagCacheFormat.fnv1a64(Array("foobar".utf8)[...]))
     }
 
     @Test func headerIsOneReadableLine() throws {
