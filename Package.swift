@@ -9,15 +9,32 @@ let package = Package(
     platforms: [.macOS(.v13), .iOS(.v16)],
     products: [
         .library(name: "FlagKit", targets: ["FlagKit"]),
+        .library(name: "HTTPServer", targets: ["HTTPServer"]),
+        .library(name: "FlagStore", targets: ["FlagStore"]),
         .library(name: "FlagClient", targets: ["FlagClient"]),
     ],
     targets: [
+        // The document model and evaluation: Foundation only.
         .target(name: "FlagKit"),
-        .testTarget(name: "FlagKitTests", dependencies: ["FlagKit"]),
-        /// libcurl through typed `static inline` wrappers (Swift cannot call the variadic `curl_easy_setopt`).
+        .testTarget(name: "FlagKitTests", dependencies: ["FlagKit"], exclude: ["Fixtures"]),
+        .executableTarget(name: "flagkit-bench", dependencies: ["FlagKit"], path: "Benchmarks/flagkit-bench"),
+
+        // A general HTTP/1.1 server on POSIX sockets and epoll; knows nothing about flags.
+        .systemLibrary(name: "CEpoll", path: "Sources/CEpoll"),
+        .target(name: "HTTPServer", dependencies: ["CEpoll"]),
+        .testTarget(name: "HTTPServerTests", dependencies: ["HTTPServer"]),
+        .executableTarget(name: "http-bench-server", dependencies: ["HTTPServer"]),
+
+        // Versioned documents, tokens and audit in SQLite.
+        .systemLibrary(name: "CSQLite", path: "Sources/CSQLite", providers: [.apt(["libsqlite3-dev"])]),
+        .target(name: "FlagStore", dependencies: ["FlagKit", "CSQLite"]),
+        .executableTarget(name: "flagstore-crash-helper", dependencies: ["FlagStore"]),
+        .executableTarget(name: "flagstore-bench", dependencies: ["FlagStore"]),
+        .testTarget(name: "FlagStoreTests", dependencies: ["FlagStore", "FlagKit", "CSQLite", "flagstore-crash-helper"]),
+
+        // What the app links: libcurl transport, disk cache, refresh policy, evaluation with FlagKit.
         .systemLibrary(name: "CCurl", pkgConfig: "libcurl", providers: [.apt(["libcurl4-openssl-dev"])]),
-        /// What the app links: HTTP transport on libcurl, disk cache, refresh policy.
-        .target(name: "FlagClient", dependencies: ["CCurl"]),
+        .target(name: "FlagClient", dependencies: ["FlagKit", "CCurl"]),
         .testTarget(name: "FlagClientTests", dependencies: ["FlagClient"], exclude: ["Fixtures"]),
     ],
     swiftLanguageModes: [.v6]

@@ -1,0 +1,92 @@
+/// What is known about the install a flag is evaluated for.
+public struct EvaluationContext: Sendable, Equatable {
+    /// The stable random id of the install: the targeting key, the unit of rollouts.
+    public var installId: String?
+    /// The app's version (`2.4.1`), compared as a semantic version.
+    public var appVersion: String? { didSet { parsedAppVersion = appVersion.flatMap(SemanticVersion.init) } }
+    /// The OS version (`17.4`), compared as a semantic version.
+    public var osVersion: String? { didSet { parsedOSVersion = osVersion.flatMap(SemanticVersion.init) } }
+    /// `appVersion` parsed once, not at every comparison of every evaluation.
+    private(set) var parsedAppVersion: SemanticVersion?
+    /// `osVersion` parsed once.
+    private(set) var parsedOSVersion: SemanticVersion?
+    /// `ios`, `ipados`, `macos`, ...
+    public var platform: String?
+    /// A BCP 47 locale (`de-DE`, `en_US`).
+    public var locale: String?
+    /// ISO 3166 country code.
+    public var country: String?
+    /// `appstore`, `testflight` or `debug`.
+    public var channel: String?
+    /// Any further attributes by name.
+    public var custom: [String: JSONValue]
+
+    /// The names of the built-in attributes.
+    public static let builtInAttributes: [String] = ["installId", "appVersion", "osVersion", "platform", "locale", "country", "channel"]
+
+    /// A context with the given attributes.
+    public init(installId: String? = nil, appVersion: String? = nil, osVersion: String? = nil, platform: String? = nil,
+                locale: String? = nil, country: String? = nil, channel: String? = nil, custom: [String: JSONValue] = [:]) {
+        self.installId = installId
+        self.appVersion = appVersion
+        self.osVersion = osVersion
+        self.parsedAppVersion = appVersion.flatMap(SemanticVersion.init)
+        self.parsedOSVersion = osVersion.flatMap(SemanticVersion.init)
+        self.platform = platform
+        self.locale = locale
+        self.country = country
+        self.channel = channel
+        self.custom = custom
+    }
+
+    /// A context from flat attributes (OFREP contexts, `flagctl eval --context k=v`):
+    /// built-in names fill their fields when they are strings, everything else is custom.
+    /// `targetingKey` (OpenFeature's name) is accepted for `installId`.
+    public init(attributes: [String: JSONValue]) {
+        self.init()
+        for (name, value) in attributes {
+            let key = name == "targetingKey" ? "installId" : name
+            if case .string(let text) = value, set(builtIn: key, to: text) { continue }
+            custom[name] = value
+        }
+    }
+
+    private mutating func set(builtIn name: String, to value: String) -> Bool {
+        switch name {
+        case "installId": installId = value
+        case "appVersion": appVersion = value
+        case "osVersion": osVersion = value
+        case "platform": platform = value
+        case "locale": locale = value
+        case "country": country = value
+        case "channel": channel = value
+        default: return false
+        }
+        return true
+    }
+
+    /// A version attribute parsed as a semantic version (nil when absent or unparsable).
+    func version(of name: String) -> SemanticVersion? {
+        switch name {
+        case "appVersion": parsedAppVersion
+        case "osVersion": parsedOSVersion
+        default: nil
+        }
+    }
+
+    /// The value of an attribute by name: built-in ones first, then custom ones.
+    public func attribute(_ name: String) -> JSONValue? {
+        let builtIn: String?
+        switch name {
+        case "installId": builtIn = installId
+        case "appVersion": builtIn = appVersion
+        case "osVersion": builtIn = osVersion
+        case "platform": builtIn = platform
+        case "locale": builtIn = locale
+        case "country": builtIn = country
+        case "channel": builtIn = channel
+        default: return custom[name]
+        }
+        return builtIn.map(JSONValue.string)
+    }
+}

@@ -1,0 +1,88 @@
+/// Evaluation: the same code on the server, in the app and in `flagctl`.
+extension FlagDocument {
+    /// Evaluates one flag for a context.
+    ///
+    /// Prerequisites first (any unmet: the default, reason `DISABLED`); then rules in order, the
+    /// first whose cohort matches and whose rollout includes the install giving the value (an install
+    /// outside a rollout, or without an `installId`, falls through); then the default.
+    public func evaluate(_ key: String, context: EvaluationContext, version: Int? = nil) -> EvaluationResult {
+        guard let flag = flags[key] else {
+            return .failure(key: key, code: .flagNotFound, message: "flag \"\(key)\" is not in the document", version: version)
+        }
+        let resolution = resolve(key: key, flag: flag, context: context, depth: 0)
+        return EvaluationResult(key: key, value: resolution.value, variant: resolution.variant, reason: resolution.reason,
+                                version: version)
+    }
+
+    /// Evaluates every flag, keyed by flag key.
+    public func evaluateAll(context: EvaluationContext, version: Int? = nil) -> [String: EvaluationResult] {
+        var results: [String: EvaluationResult] = [:]
+        results.reserveCapacity(flags.count)
+        for key in flags.keys { results[key] = evaluate(key, context: context, version: version) }
+        return results
+    }
+
+    private struct Resolution {
+        let value: JSONValue
+        let variant: String
+        let reason: EvaluationReason
+    }
+
+    /// Prerequisite chains are acyclic in a validated document; the depth bound is a second guard
+    /// so that no input can recurse without end.
+    private static let maximumPrerequisiteDepth = 64
+
+    private func resolve(key: String, flag: Flag, context: EvaluationContext, depth: Int) -> Resolution {
+        for (requiredKey, requiredValue) in flag.requires {
+            guard depth < Self.maximumPrerequisiteDepth, let prerequisite = flags[requiredKey],
+                  resolve(key: requiredKey, flag: prerequisite, context: context, depth: depth + 1).value == requiredValue
+            else {
+                return Resolution(value: flag.defaultValue, variant: "default", reason: .disabled)
+            }
+        }
+        if flag.rules.isEmpty { return Resolution(value: flag.defaultValue, variant: "default", reason: .staticValue) }
+        for (index, rule) in flag.rules.enumerated() {
+            if let cohort = rule.cohort, !isMember(context, of: cohort, depth: 0) { continue }
+            guard let rollout = rule.rollout else {
+                return Resolution(value: rule.value, variant: Self.variantName(index), reason: .targetingMatch)
+            }
+            guard let installId = context.installId,
+                  rollout.includes(bucket: Bucketing.bucket(salt: flag.salt ?? key, unit: installId)) else { continue }
+            return Resolution(value: rule.value, variant: Self.variantName(index), reason: .split)
+        }
+        return Resolution(value: flag.defaultValue, variant: "default", reason: .defaultValue)
+    }
+
+    private static let commonVariantNames = (0..<32).map { "rule-\($0)" }
+
+    /// `rule-N`, without building a string per evaluation for the usual rule counts.
+    static func variantName(_ index: Int) -> String {
+        index < commonVariantNames.count ? commonVariantNames[index] : "rule-\(index)"
+    }
+
+    /// Whether a context belongs to a named cohort (false for an unknown name).
+    public func isMember(_ context: EvaluationContext, of cohort: String) -> Bool {
+        isMember(context, of: cohort, depth: 0)
+    }
+
+    private func isMember(_ context: EvaluationContext, of cohort: String, depth: Int) -> Bool {
+        guard depth < Self.maximumPrerequisiteDepth, let condition = cohorts[cohort] else { return false }
+        return matches(condition, context, depth: depth)
+    }
+
+    private func matches(_ condition: Condition, _ context: EvaluationContext, depth: Int) -> Bool {
+        condition.members.allSatisfy { member in
+            switch member {
+            case .attribute(let name, let predicates):
+                let value = context.attribute(name)
+                // Only predicates on version attributes carry parsed versions (see `Predicate.versions`).
+                let version = predicates.contains { !$0.versions.isEmpty } ? context.version(of: name) : nil
+                return predicates.allSatisfy { $0.matches(value, version: version) }
+            case .all(let conditions): return conditions.allSatisfy { matches($0, context, depth: depth) }
+            case .any(let conditions): return conditions.contains { matches($0, context, depth: depth) }
+            case .not(let inner): return !matches(inner, context, depth: depth)
+            case .cohort(let name): return isMember(context, of: name, depth: depth + 1)
+            }
+        }
+    }
+}

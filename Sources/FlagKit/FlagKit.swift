@@ -1,2 +1,0 @@
-/// FlagKit: the flag document model, decoding, validation, evaluation, diff and canonical JSON.
-public enum FlagKit {}

@@ -1,0 +1,68 @@
+import CSQLite
+
+/// A failure reported by SQLite, with everything needed to tell what went wrong and where.
+///
+/// The wrapper (`Database`, `Statement`) throws only this type. `extendedResultCode` keeps the detail that
+/// the primary code loses (`SQLITE_BUSY_SNAPSHOT` vs `SQLITE_BUSY`, `SQLITE_CONSTRAINT_UNIQUE` vs
+/// `SQLITE_CONSTRAINT_CHECK`, `SQLITE_IOERR_FSYNC`, ...): see https://sqlite.org/rescode.html.
+public struct DatabaseError: Error, Sendable, Equatable, CustomStringConvertible {
+    /// The primary result code (`SQLITE_BUSY`, `SQLITE_CONSTRAINT`, `SQLITE_NOTADB`, ...).
+    public let resultCode: Int32
+    /// The extended result code; its low 8 bits are `resultCode`.
+    public let extendedResultCode: Int32
+    /// SQLite's message (`sqlite3_errmsg`), or our own when the failure is ours.
+    public let message: String
+    /// The SQL that failed, when a statement was involved.
+    public let sql: String?
+
+    /// An error with explicit codes; the primary code is derived from the extended one.
+    package init(extendedResultCode: Int32, message: String, sql: String?) {
+        self.resultCode = extendedResultCode & 0xff
+        self.extendedResultCode = extendedResultCode
+        self.message = message
+        self.sql = sql
+    }
+
+    /// The error SQLite currently records for `connection`, after a call returned `code`.
+    ///
+    /// `code` is used when the connection is gone (a failed open may leave a handle whose
+    /// `sqlite3_extended_errcode` is still right, but a nil handle has none).
+    init(code: Int32, connection: OpaquePointer?, sql: String?) {
+        if let connection {
+            let extended = sqlite3_extended_errcode(connection)
+            // The connection's last error can be older than `code` when the failing call does not
+            // set it (sqlite3_backup_step reports on the destination, for example): prefer `code`.
+            let useConnection = (extended & 0xff) == (code & 0xff)
+            self.init(
+                extendedResultCode: useConnection ? extended : code,
+                message: useConnection ? String(cString: sqlite3_errmsg(connection)) : DatabaseError.describe(code),
+                sql: sql)
+        } else {
+            self.init(extendedResultCode: code, message: DatabaseError.describe(code), sql: sql)
+        }
+    }
+
+    /// SQLite's English text for a result code (`sqlite3_errstr`).
+    static func describe(_ code: Int32) -> String {
+        String(cString: sqlite3_errstr(code))
+    }
+
+    /// True for `SQLITE_BUSY` and `SQLITE_LOCKED` (any extended variant): another connection holds a lock
+    /// past the busy timeout.
+    public var isBusy: Bool { resultCode == SQLITE_BUSY || resultCode == SQLITE_LOCKED }
+
+    /// True for `SQLITE_NOTADB` and `SQLITE_CORRUPT`: the file is not a usable SQLite database.
+    public var isCorruption: Bool { resultCode == SQLITE_NOTADB || resultCode == SQLITE_CORRUPT }
+
+    /// True for `SQLITE_CONSTRAINT_UNIQUE` and `SQLITE_CONSTRAINT_PRIMARYKEY`.
+    public var isUniqueViolation: Bool {
+        extendedResultCode == CSQLITE_CONSTRAINT_UNIQUE || extendedResultCode == CSQLITE_CONSTRAINT_PRIMARYKEY
+    }
+
+    /// One line: codes, message and SQL.
+    public var description: String {
+        var text = "SQLite error \(resultCode) (extended \(extendedResultCode)): \(message)"
+        if let sql { text += " [SQL: \(sql)]" }
+        return text
+    }
+}

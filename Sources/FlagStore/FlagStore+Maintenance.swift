@@ -1,0 +1,43 @@
+import Foundation
+
+/// Backup and health checks.
+extension FlagStore {
+    /// Writes a consistent copy of the whole database to `destinationPath` with SQLite's online backup API,
+    /// while this and other connections keep writing. Refuses to overwrite an existing file.
+    ///
+    /// The copy is built in `<destination>.partial` from a connection of its own (so publishes are not held
+    /// up), checked with `integrity_check`, then renamed into place: a crash never leaves a half copy under
+    /// the final name.
+    public func backup(to destinationPath: String) throws {
+        let manager = FileManager.default
+        if manager.fileExists(atPath: destinationPath) {
+            throw FlagStoreError.backupDestinationExists(path: destinationPath)
+        }
+        let partial = destinationPath + ".partial"
+        try? manager.removeItem(atPath: partial)
+        do {
+            let source = try Database(path: path, mode: .readOnly)
+            let destination = try Database(path: partial, mode: .readWriteCreate)
+            try destination.execute("PRAGMA synchronous=FULL")
+            try source.backup(into: destination)
+            let check = try destination.integrityCheck()
+            guard check == ["ok"] else {
+                throw DatabaseError(extendedResultCode: 11, message: "backup copy failed integrity_check: \(check)", sql: nil)
+            }
+            destination.close()
+            source.close()
+            if rename(partial, destinationPath) != 0 {
+                let reason = String(cString: strerror(errno))
+                throw DatabaseError(extendedResultCode: 10, message: "rename \(partial) -> \(destinationPath): \(reason)", sql: nil)
+            }
+        } catch {
+            try? manager.removeItem(atPath: partial)
+            throw FlagStoreError.wrap(error)
+        }
+    }
+
+    /// `PRAGMA integrity_check` of the whole file: `["ok"]` when healthy, otherwise one line per problem.
+    public func integrityCheck() throws -> [String] {
+        try read { try $0.integrityCheck() }
+    }
+}

@@ -1,0 +1,130 @@
+import FlagKit
+
+/// API tokens: random secrets shown once, stored only as SHA-256 hex, with a name and a role.
+extension FlagStore {
+    /// Every secret starts with this, so a leaked one is recognizable (secret scanners, logs).
+    public static let tokenPrefix = "sfl_"
+
+    /// Creates an active token and returns its secret (shown once: only its hash is kept) and its record.
+    ///
+    /// The secret is `sfl_` followed by 32 random bytes from the OS (`SystemRandomNumberGenerator`:
+    /// getrandom(2) on Linux) in base64url without padding. `tokenNameTaken` when an active token has `name`.
+    public func createToken(name: String, role: TokenRole, actor: String = "admin") throws -> (secret: String, record: TokenRecord) {
+        guard Self.isValidTokenName(name) else { throw FlagStoreError.invalidTokenName(name) }
+        try Self.requireNonEmpty(actor, name: "actor")
+        var generator = SystemRandomNumberGenerator()
+        let random = (0..<32).map { _ in UInt8.random(in: .min ... .max, using: &generator) }
+        let secret = Self.tokenPrefix + Self.base64URL(random)
+        let hash = SHA256.hexDigest(Array(secret.utf8))
+        let now = currentMilliseconds()
+        return try write { database in
+            try database.transaction {
+                do {
+                    try database.run("INSERT INTO tokens (name, role, secret_hash, created_at) VALUES (?, ?, ?, ?)",
+                                     [.text(name), .text(role.rawValue), .text(hash), .integer(now)])
+                } catch let error as DatabaseError where error.isUniqueViolation {
+                    throw FlagStoreError.tokenNameTaken(name)
+                }
+                let record = TokenRecord(id: database.lastInsertRowID, name: name, role: role,
+                                         createdAtMilliseconds: now, revokedAtMilliseconds: nil)
+                try Self.audit(database, actor: actor, action: "token.create", environment: nil,
+                               detail: "name \(name) role \(role.rawValue)")
+                return (secret, record)
+            }
+        }
+    }
+
+    /// Tokens by name, active ones only unless `includeRevoked`.
+    public func listTokens(includeRevoked: Bool = false) throws -> [TokenRecord] {
+        try read { database in
+            try database.query("""
+                SELECT id, name, role, created_at, revoked_at, secret_hash FROM tokens
+                WHERE ? OR revoked_at IS NULL ORDER BY name, id
+                """, [.integer(includeRevoked ? 1 : 0)]) { try Self.tokenRecord(from: $0) }
+        }
+    }
+
+    /// Revokes the active token `name` (it stops authenticating at once) and returns its final record;
+    /// `tokenNotFound` when no active token has that name.
+    @discardableResult
+    public func revokeToken(name: String, actor: String = "admin") throws -> TokenRecord {
+        try Self.requireNonEmpty(actor, name: "actor")
+        let now = currentMilliseconds()
+        return try write { database in
+            try database.transaction {
+                let found = try database.queryFirst("""
+                    SELECT id, name, role, created_at, revoked_at, secret_hash FROM tokens
+                    WHERE name = ? AND revoked_at IS NULL
+                    """, [.text(name)]) { try Self.tokenRecord(from: $0) }
+                guard let found else { throw FlagStoreError.tokenNotFound(name) }
+                try database.run("UPDATE tokens SET revoked_at = ? WHERE id = ?", [.integer(now), .integer(found.id)])
+                try Self.audit(database, actor: actor, action: "token.revoke", environment: nil, detail: "name \(name)")
+                return TokenRecord(id: found.id, name: found.name, role: found.role,
+                                   createdAtMilliseconds: found.createdAtMilliseconds, revokedAtMilliseconds: now)
+            }
+        }
+    }
+
+    /// The active token whose secret this is, or nil (unknown, malformed or revoked).
+    ///
+    /// Timing: the secret is hashed first and the database is searched by that hash. Comparisons inside the
+    /// index see only SHA-256 outputs, and an attacker cannot steer a hash's prefix towards a stored one
+    /// without a preimage, so how long the search takes tells nothing about stored hashes. The hash that
+    /// was found is then compared again with `constantTimeEquals`, so the decision itself never depends on
+    /// where two byte strings first differ. For a lookup that never touches SQLite, use `tokenTable()`.
+    public func authenticate(secret: String) throws -> TokenRecord? {
+        guard secret.hasPrefix(Self.tokenPrefix), secret.utf8.count <= 200 else { return nil }
+        let hash = SHA256.hexDigest(Array(secret.utf8))
+        return try read { database in
+            let row = try database.queryFirst("""
+                SELECT id, name, role, created_at, revoked_at, secret_hash FROM tokens
+                WHERE secret_hash = ? AND revoked_at IS NULL
+                """, [.text(hash)]) { (record: try Self.tokenRecord(from: $0), hash: $0.text(5)) }
+            guard let row, TokenTable.constantTimeEquals(Array(row.hash.utf8), Array(hash.utf8)) else { return nil }
+            return row.record
+        }
+    }
+
+    /// Every active token's hash and record, loaded once, for in-memory authentication.
+    public func tokenTable() throws -> TokenTable {
+        let entries = try read { database in
+            try database.query("""
+                SELECT id, name, role, created_at, revoked_at, secret_hash FROM tokens WHERE revoked_at IS NULL
+                """) { (hash: $0.text(5), record: try Self.tokenRecord(from: $0)) }
+        }
+        return TokenTable(entries: entries)
+    }
+
+    private static func tokenRecord(from row: Statement) throws -> TokenRecord {
+        guard let role = TokenRole(rawValue: row.text(2)) else {
+            // The CHECK constraint makes this unreachable unless the file was edited by hand.
+            throw DatabaseError(extendedResultCode: 11, message: "token \(row.text(1)) has unknown role \(row.text(2))", sql: nil)
+        }
+        return TokenRecord(id: row.int64(0), name: row.text(1), role: role, createdAtMilliseconds: row.int64(3),
+                           revokedAtMilliseconds: row.isNull(4) ? nil : row.int64(4))
+    }
+
+    static func isValidTokenName(_ name: String) -> Bool {
+        let bytes = Array(name.utf8)
+        guard !bytes.isEmpty, bytes.count <= 64 else { return false }
+        return bytes.allSatisfy { byte in
+            (0x61...0x7a).contains(byte) || (0x41...0x5a).contains(byte) || (0x30...0x39).contains(byte)
+                || byte == UInt8(ascii: ".") || byte == UInt8(ascii: "_") || byte == UInt8(ascii: "-")
+        }
+    }
+
+    /// RFC 4648 §5 base64url without padding.
+    static func base64URL(_ bytes: [UInt8]) -> String {
+        let alphabet = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_".utf8)
+        var out: [UInt8] = []
+        var index = 0
+        while index < bytes.count {
+            let chunk = bytes[index..<min(index + 3, bytes.count)]
+            var value: UInt32 = 0
+            for (offset, byte) in chunk.enumerated() { value |= UInt32(byte) << (16 - 8 * offset) }
+            for position in 0..<(chunk.count + 1) { out.append(alphabet[Int((value >> (18 - 6 * position)) & 0x3f)]) }
+            index += 3
+        }
+        return String(decoding: out, as: UTF8.self)
+    }
+}

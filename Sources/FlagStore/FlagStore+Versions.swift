@@ -1,0 +1,206 @@
+import FlagKit
+
+/// Publishing and reading versions.
+extension FlagStore {
+    /// The columns `record(from:)` reads, in order.
+    private static let versionColumns = """
+        v.number, v.document, v.content_hash, v.author, v.created_at, v.message, v.rolled_back_from
+        """
+
+    /// Publishes `document` (canonical bytes) as the next version of `environment`, in one immediate transaction.
+    ///
+    /// - `expectedCurrentVersion`: when given, the current version number must equal it (0: no version yet),
+    ///   otherwise nothing is written and `versionConflict` is thrown (the service answers 412). The check and
+    ///   the insert share the write lock, so of two racing publishers expecting the same version exactly one wins.
+    /// - When `document` hashes to the current version's content hash, nothing is written and
+    ///   `.unchanged(current)` is returned.
+    /// - Returns only after the commit is durable (WAL fsynced).
+    public func publish(environment: String, document: [UInt8], author: String, message: String = "",
+                        expectedCurrentVersion: Int? = nil) throws -> PublishOutcome {
+        try Self.validatePublish(document: document, author: author, message: message)
+        let hash = SHA256.hexDigest(document)
+        return try write { database in
+            try database.transaction(.immediate) {
+                try Self.publishInTransaction(database, environment: environment, document: document, hash: hash,
+                                              author: author, message: message,
+                                              expectedCurrentVersion: expectedCurrentVersion, rolledBackFrom: nil)
+            }
+        }
+    }
+
+    /// Publishes several documents in ONE durable commit (group commit), for a service that queues
+    /// concurrent writes: one fsync then acknowledges them all.
+    ///
+    /// Requests apply in order, each in its own savepoint, with exactly `publish`'s rules: a later request
+    /// sees the versions earlier ones created (two requests expecting the same version: the second gets
+    /// `versionConflict`). A refused request (conflict, unknown environment, invalid input) is a `.failure`
+    /// and does not affect the others. When the transaction itself fails (busy, I/O), this throws and
+    /// nothing of the batch was published.
+    public func publish(batch requests: [PublishRequest]) throws -> [Result<PublishOutcome, FlagStoreError>] {
+        let hashes: [Result<String, FlagStoreError>] = requests.map { request in
+            do {
+                try Self.validatePublish(document: request.document, author: request.author, message: request.message)
+                return .success(SHA256.hexDigest(request.document))
+            } catch {
+                return .failure(FlagStoreError.wrap(error))
+            }
+        }
+        return try write { database in
+            try database.transaction(.immediate) {
+                try zip(requests, hashes).map { request, hash -> Result<PublishOutcome, FlagStoreError> in
+                    switch hash {
+                    case .failure(let error):
+                        return .failure(error)
+                    case .success(let hash):
+                        do {
+                            // A nested transaction is a savepoint: a refused request leaves nothing behind.
+                            return .success(try database.transaction {
+                                try Self.publishInTransaction(
+                                    database, environment: request.environment, document: request.document, hash: hash,
+                                    author: request.author, message: request.message,
+                                    expectedCurrentVersion: request.expectedCurrentVersion, rolledBackFrom: nil)
+                            })
+                        } catch let error as FlagStoreError {
+                            return .failure(error)
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    /// Publishes the content of version `number` again as a new version, recording `rolledBackFrom = number`.
+    ///
+    /// Same rules as `publish`: `versionConflict` on a stale expectation, `.unchanged` when the current
+    /// content is already that version's; `versionNotFound` when `number` does not exist.
+    public func rollback(environment: String, to number: Int, author: String, message: String = "",
+                         expectedCurrentVersion: Int? = nil) throws -> PublishOutcome {
+        try Self.validateAuthorAndMessage(author: author, message: message)
+        return try write { database in
+            try database.transaction(.immediate) {
+                let environmentID = try Self.environmentID(database, environment)
+                guard let old = try Self.fetchVersion(database, environmentID: environmentID, name: environment,
+                                                      number: number) else {
+                    throw FlagStoreError.versionNotFound(environment: environment, number: number)
+                }
+                return try Self.publishInTransaction(database, environment: environment, document: old.document,
+                                                     hash: old.contentHash, author: author, message: message,
+                                                     expectedCurrentVersion: expectedCurrentVersion,
+                                                     rolledBackFrom: number)
+            }
+        }
+    }
+
+    private static func validatePublish(document: [UInt8], author: String, message: String) throws {
+        if document.isEmpty { throw FlagStoreError.invalidArgument(name: "document", reason: "must not be empty") }
+        try validateAuthorAndMessage(author: author, message: message)
+    }
+
+    private static func validateAuthorAndMessage(author: String, message: String) throws {
+        try requireNonEmpty(author, name: "author")
+        if message.utf8.count > 10_000 {
+            throw FlagStoreError.invalidArgument(name: "message", reason: "longer than 10000 bytes")
+        }
+    }
+
+    private static func publishInTransaction(
+        _ database: Database, environment: String, document: [UInt8], hash: String, author: String,
+        message: String, expectedCurrentVersion: Int?, rolledBackFrom: Int?
+    ) throws -> PublishOutcome {
+        let environmentID = try environmentID(database, environment)
+        let head = try database.queryFirst(
+            "SELECT number, content_hash FROM versions WHERE environment_id = ? ORDER BY number DESC LIMIT 1",
+            [.integer(environmentID)]) { (number: $0.int(0), hash: $0.text(1)) }
+        let currentNumber = head?.number ?? 0
+        if let expected = expectedCurrentVersion, expected != currentNumber {
+            throw FlagStoreError.versionConflict(environment: environment, expected: expected, current: currentNumber)
+        }
+        if let head, head.hash == hash,
+           let current = try fetchVersion(database, environmentID: environmentID, name: environment, number: head.number),
+           current.document == document {
+            return .unchanged(current)
+        }
+        let record = VersionRecord(environment: environment, number: currentNumber + 1, document: document,
+                                   contentHash: hash, author: author, createdAtMilliseconds: currentMilliseconds(),
+                                   message: message, rolledBackFrom: rolledBackFrom)
+        try database.run("""
+            INSERT INTO versions (environment_id, number, document, content_hash, author, created_at, message, rolled_back_from)
+            VALUES (?, ?, ?, ?, ?, ?, ?, ?)
+            """, [.integer(environmentID), .integer(Int64(record.number)), .blob(document), .text(hash), .text(author),
+                  .integer(record.createdAtMilliseconds), .text(message), .optionalInteger(rolledBackFrom)])
+        var detail = "version \(record.number) sha256 \(hash)"
+        if let rolledBackFrom { detail += " rollback of \(rolledBackFrom)" }
+        try audit(database, actor: author, action: "publish", environment: environment, detail: detail)
+        return .published(record)
+    }
+
+    /// The current (newest) version of `environment`, or nil when nothing was published yet.
+    public func currentVersion(environment: String) throws -> VersionRecord? {
+        try read { database in
+            let environmentID = try Self.environmentID(database, environment)
+            return try database.queryFirst(
+                "SELECT \(Self.versionColumns) FROM versions v WHERE v.environment_id = ? ORDER BY v.number DESC LIMIT 1",
+                [.integer(environmentID)]) { Self.record(from: $0, environment: environment) }
+        }
+    }
+
+    /// Version `number` of `environment`; `versionNotFound` when there is none.
+    public func version(environment: String, number: Int) throws -> VersionRecord {
+        try read { database in
+            let environmentID = try Self.environmentID(database, environment)
+            guard let record = try Self.fetchVersion(database, environmentID: environmentID, name: environment,
+                                                     number: number) else {
+                throw FlagStoreError.versionNotFound(environment: environment, number: number)
+            }
+            return record
+        }
+    }
+
+    /// A page of history, newest first: at most `limit` (1...1000) versions numbered below `before`
+    /// (all when nil). The next page is `before: page.last.number`; an empty page means the end.
+    public func versions(environment: String, limit: Int = 50, before: Int? = nil) throws -> [VersionRecord] {
+        guard (1...1000).contains(limit) else {
+            throw FlagStoreError.invalidArgument(name: "limit", reason: "must be between 1 and 1000, got \(limit)")
+        }
+        return try read { database in
+            let environmentID = try Self.environmentID(database, environment)
+            return try database.query("""
+                SELECT \(Self.versionColumns) FROM versions v
+                WHERE v.environment_id = ? AND v.number < ? ORDER BY v.number DESC LIMIT ?
+                """, [.integer(environmentID), .integer(Int64(before ?? Int.max)), .integer(Int64(limit))]) {
+                Self.record(from: $0, environment: environment)
+            }
+        }
+    }
+
+    /// The current version of every environment that has one, by environment name (for startup).
+    ///
+    /// One indexed lookup per environment on `UNIQUE(environment_id, number)`: independent of history length.
+    public func latestVersions() throws -> [String: VersionRecord] {
+        try read { database in
+            // The subquery walks the (environment_id, number) index backwards and stops at the first row;
+            // a max(number) correlated to a join on versions would scan every version instead.
+            let rows = try database.query("""
+                SELECT e.name, \(Self.versionColumns) FROM environments e
+                JOIN versions v ON v.id = (SELECT id FROM versions WHERE environment_id = e.id ORDER BY number DESC LIMIT 1)
+                """) { row in
+                (row.text(0), Self.record(from: row, environment: row.text(0), offset: 1))
+            }
+            return Dictionary(rows, uniquingKeysWith: { first, _ in first })
+        }
+    }
+
+    private static func fetchVersion(_ database: Database, environmentID: Int64, name: String,
+                                     number: Int) throws -> VersionRecord? {
+        try database.queryFirst(
+            "SELECT \(versionColumns) FROM versions v WHERE v.environment_id = ? AND v.number = ?",
+            [.integer(environmentID), .integer(Int64(number))]) { record(from: $0, environment: name) }
+    }
+
+    private static func record(from row: Statement, environment: String, offset: Int32 = 0) -> VersionRecord {
+        VersionRecord(environment: environment, number: row.int(offset), document: row.blob(offset + 1),
+                      contentHash: row.text(offset + 2), author: row.text(offset + 3),
+                      createdAtMilliseconds: row.int64(offset + 4), message: row.text(offset + 5),
+                      rolledBackFrom: row.optionalInt(offset + 6))
+    }
+}

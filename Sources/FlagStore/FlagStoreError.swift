@@ -1,0 +1,87 @@
+/// Every failure of the versioned store, keeping its cause.
+///
+/// The HTTP service maps these to statuses: `unknownEnvironment`/`versionNotFound` 404, `versionConflict` 412,
+/// `busy` 503, input refusals 400/422, the rest 500.
+public enum FlagStoreError: Error, Sendable, Equatable, CustomStringConvertible {
+    /// The database's directory could not be created (a path component is a file, no permission, ...).
+    case cannotCreateDirectory(path: String, reason: String)
+    /// SQLite could not open or prepare the file (a directory, no permission, a read-only location).
+    case cannotOpen(path: String, cause: DatabaseError)
+    /// The file exists but is not a SQLite database, or is corrupted (`SQLITE_NOTADB`, `SQLITE_CORRUPT`).
+    case notADatabase(path: String, cause: DatabaseError)
+    /// `PRAGMA journal_mode=WAL` answered another mode; durability and concurrent reads depend on WAL.
+    case walUnavailable(path: String, journalMode: String)
+    /// The file was migrated by a newer build than this one understands.
+    case schemaTooNew(path: String, found: Int, supported: Int)
+    /// No environment of this name; `known` lists the ones that exist.
+    case unknownEnvironment(String, known: [String])
+    /// An environment name outside `[a-z0-9][a-z0-9-]{0,62}`.
+    case invalidEnvironmentName(String)
+    /// An environment of this name exists already.
+    case environmentExists(String)
+    /// `publish` was told to expect `expected` as the current version but found `current` (0: none yet).
+    case versionConflict(environment: String, expected: Int, current: Int)
+    /// No version `number` in `environment`.
+    case versionNotFound(environment: String, number: Int)
+    /// Refused input to a store call: which argument, and why.
+    case invalidArgument(name: String, reason: String)
+    /// A token name outside `[A-Za-z0-9._-]{1,64}`.
+    case invalidTokenName(String)
+    /// An active token already has this name.
+    case tokenNameTaken(String)
+    /// No active token has this name.
+    case tokenNotFound(String)
+    /// `backup(to:)` refuses to overwrite an existing file.
+    case backupDestinationExists(path: String)
+    /// Another connection held the write lock for longer than the busy timeout.
+    case busy(cause: DatabaseError)
+    /// Any other SQLite failure.
+    case database(DatabaseError)
+
+    /// A sentence for logs and CLI output.
+    public var description: String {
+        switch self {
+        case .cannotCreateDirectory(let path, let reason):
+            return "cannot create the directory for database \(path): \(reason)"
+        case .cannotOpen(let path, let cause):
+            return "cannot open database \(path): \(cause)"
+        case .notADatabase(let path, let cause):
+            return "\(path) is not a usable SQLite database (corrupted or another kind of file): \(cause)"
+        case .walUnavailable(let path, let mode):
+            return "database \(path) cannot use WAL journaling (SQLite kept journal_mode=\(mode))"
+        case .schemaTooNew(let path, let found, let supported):
+            return "database \(path) has schema version \(found); this build supports up to \(supported)"
+        case .unknownEnvironment(let name, let known):
+            return "unknown environment '\(name)'; known: \(known.joined(separator: ", "))"
+        case .invalidEnvironmentName(let name):
+            return "invalid environment name '\(name)': use lowercase letters, digits and '-', at most 63"
+        case .environmentExists(let name):
+            return "environment '\(name)' exists already"
+        case .versionConflict(let environment, let expected, let current):
+            return "\(environment): expected current version \(expected), but it is \(current)"
+        case .versionNotFound(let environment, let number):
+            return "\(environment) has no version \(number)"
+        case .invalidArgument(let name, let reason):
+            return "invalid \(name): \(reason)"
+        case .invalidTokenName(let name):
+            return "invalid token name '\(name)': use letters, digits, '.', '_' and '-', at most 64"
+        case .tokenNameTaken(let name):
+            return "an active token named '\(name)' exists already"
+        case .tokenNotFound(let name):
+            return "no active token named '\(name)'"
+        case .backupDestinationExists(let path):
+            return "backup destination \(path) exists already; choose a new file"
+        case .busy(let cause):
+            return "database is busy (another writer held the lock past the timeout): \(cause)"
+        case .database(let cause):
+            return cause.description
+        }
+    }
+
+    /// Wraps a wrapper-level error, keeping busy apart so the service can answer 503.
+    static func wrap(_ error: any Error) -> FlagStoreError {
+        if let error = error as? FlagStoreError { return error }
+        if let error = error as? DatabaseError { return error.isBusy ? .busy(cause: error) : .database(error) }
+        return .database(DatabaseError(extendedResultCode: 1, message: "\(error)", sql: nil))
+    }
+}

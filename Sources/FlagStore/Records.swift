@@ -1,0 +1,138 @@
+import Foundation
+
+/// One published version of one environment's document. Immutable once written.
+public struct VersionRecord: Sendable, Equatable {
+    /// The environment's name (`production`, `staging`, ...).
+    public let environment: String
+    /// 1, 2, 3, ... per environment, without gaps.
+    public let number: Int
+    /// The canonical document bytes exactly as published.
+    public let document: [UInt8]
+    /// SHA-256 of `document`, 64 lowercase hex digits; the basis for ETags.
+    public let contentHash: String
+    /// Who published (the token's name, or an admin command's actor).
+    public let author: String
+    /// When the commit happened, milliseconds since 1970-01-01T00:00:00Z.
+    public let createdAtMilliseconds: Int64
+    /// The publisher's message; may be empty.
+    public let message: String
+    /// For a rollback: the version whose content this one republished.
+    public let rolledBackFrom: Int?
+
+    /// `createdAtMilliseconds` as a `Date`.
+    public var createdAt: Date { Date(timeIntervalSince1970: Double(createdAtMilliseconds) / 1000) }
+
+    /// A record as read from the store.
+    public init(environment: String, number: Int, document: [UInt8], contentHash: String, author: String,
+                createdAtMilliseconds: Int64, message: String, rolledBackFrom: Int?) {
+        self.environment = environment
+        self.number = number
+        self.document = document
+        self.contentHash = contentHash
+        self.author = author
+        self.createdAtMilliseconds = createdAtMilliseconds
+        self.message = message
+        self.rolledBackFrom = rolledBackFrom
+    }
+}
+
+/// One publish in a `publish(batch:)` call; the fields mean what `publish`'s parameters mean.
+public struct PublishRequest: Sendable, Equatable {
+    /// The environment's name.
+    public var environment: String
+    /// Canonical document bytes.
+    public var document: [UInt8]
+    /// Who publishes (the token's name).
+    public var author: String
+    /// Why; may be empty.
+    public var message: String
+    /// The version the publisher saw (0: none yet), or nil to skip the check.
+    public var expectedCurrentVersion: Int?
+
+    /// A request; see `FlagStore.publish(environment:document:author:message:expectedCurrentVersion:)`.
+    public init(environment: String, document: [UInt8], author: String, message: String = "",
+                expectedCurrentVersion: Int? = nil) {
+        self.environment = environment
+        self.document = document
+        self.author = author
+        self.message = message
+        self.expectedCurrentVersion = expectedCurrentVersion
+    }
+}
+
+/// What `publish` did.
+public enum PublishOutcome: Sendable, Equatable {
+    /// A new version was committed durably.
+    case published(VersionRecord)
+    /// The content equals the current version's, so nothing was written; carries the current version.
+    case unchanged(VersionRecord)
+
+    /// The new version, or the unchanged current one.
+    public var record: VersionRecord {
+        switch self {
+        case .published(let record), .unchanged(let record): return record
+        }
+    }
+}
+
+/// What a token may do. Each role includes the ones below it: admin ⊃ writer ⊃ reader.
+public enum TokenRole: String, Sendable, CaseIterable, Comparable {
+    /// Read documents and history.
+    case reader
+    /// Also publish, flip flags and roll back.
+    case writer
+    /// Also administer (tokens, backups).
+    case admin
+
+    private var rank: Int {
+        switch self {
+        case .reader: return 0
+        case .writer: return 1
+        case .admin: return 2
+        }
+    }
+
+    /// Whether a token of this role may do what needs `required`.
+    public func allows(_ required: TokenRole) -> Bool { self >= required }
+
+    /// Orders by privilege.
+    public static func < (lhs: TokenRole, rhs: TokenRole) -> Bool { lhs.rank < rhs.rank }
+}
+
+/// A token's metadata. The secret itself is never stored, only its SHA-256.
+public struct TokenRecord: Sendable, Equatable {
+    /// Row id.
+    public let id: Int64
+    /// Unique among active tokens; recorded as the author of what the token publishes.
+    public let name: String
+    /// What the token may do.
+    public let role: TokenRole
+    /// Creation time, milliseconds since the epoch (UTC).
+    public let createdAtMilliseconds: Int64
+    /// Revocation time, or nil while active.
+    public let revokedAtMilliseconds: Int64?
+
+    /// Whether the token still authenticates.
+    public var isActive: Bool { revokedAtMilliseconds == nil }
+}
+
+/// One audit line: who did what, when.
+public struct AuditEntry: Sendable, Equatable {
+    /// Row id, increasing.
+    public let id: Int64
+    /// Milliseconds since the epoch (UTC).
+    public let atMilliseconds: Int64
+    /// Who: a token name or an admin command's actor.
+    public let actor: String
+    /// What: `publish`, `token.create`, `token.revoke`, `environment.create`.
+    public let action: String
+    /// The environment concerned, when there is one.
+    public let environment: String?
+    /// Details, e.g. `version 7 sha256 ab12...` or `role writer`.
+    public let detail: String
+}
+
+/// Milliseconds since the epoch, UTC, now.
+func currentMilliseconds() -> Int64 {
+    Int64((Date().timeIntervalSince1970 * 1000).rounded(.down))
+}

@@ -1,0 +1,306 @@
+import CEpoll
+
+/// One client connection. Confined to its event loop's thread: every property is read and written only
+/// there. It is `@unchecked Sendable` solely so an `HTTPResponder` can carry a reference to another
+/// thread and back; off the loop the only thing done with it is handing it to `EventLoop.deliver`.
+final class Connection: @unchecked Sendable {
+    /// Lifecycle (RFC 9112 §9.6 for the closing steps).
+    enum Phase: Equatable {
+        /// Reading and parsing requests.
+        case open
+        /// A request said `Connection: close` (or the server is stopping, or a refusal is queued):
+        /// parse nothing more, close once the queued responses are written.
+        case noMoreRequests
+        /// The final response is queued; close (or linger) when it is written.
+        case closeAfterFlush
+        /// Write side shut down after a refusal; unread input is drained until EOF or the linger timeout,
+        /// so the kernel does not answer it with a reset that would destroy the error response.
+        case lingering
+        case closed
+    }
+
+    /// A request handed to the handler whose response has not been written yet, in arrival order.
+    struct InFlight {
+        let sequence: UInt64
+        let method: HTTPMethod
+        let target: String
+        let keepAlive: Bool
+        let http10: Bool
+        let startedAt: UInt64
+        var response: HTTPResponse?
+    }
+
+    let fd: Int32
+    let token: UInt64
+    let id: UInt64
+    let peer: HTTPPeerAddress
+    let loop: EventLoop
+    var parser: HTTPRequestParser
+    /// Bytes received but not consumed by the parser (a partial request, or pipelined ones while paused).
+    var inbound: [UInt8] = []
+    var outbound: [UInt8] = []
+    var outboundOffset = 0
+    var inFlight: [InFlight] = []
+    var nextSequence: UInt64 = 0
+    var requestIndex = 0
+    var phase = Phase.open
+    var lingerOnClose = false
+    var sawEndOfStream = false
+    var readPaused = false
+    var processing = false
+    var interest: UInt32
+    var deadline: UInt64 = .max
+    var headStartedAt: UInt64 = 0
+
+    init(fd: Int32, token: UInt64, id: UInt64, peer: HTTPPeerAddress, loop: EventLoop, limits: HTTPRequestParser.Limits) {
+        self.fd = fd
+        self.token = token
+        self.id = id
+        self.peer = peer
+        self.loop = loop
+        self.parser = HTTPRequestParser(limits: limits)
+        self.interest = CEPOLL_IN
+    }
+
+    var hasPendingOutput: Bool { outboundOffset < outbound.count }
+
+    // MARK: reading
+
+    func onReadable() {
+        switch phase {
+        case .closed: return
+        case .lingering:
+            switch Socket.read(fd, into: loop.readBuffer) {
+            case .bytes, .wouldBlock: return
+            case .endOfStream, .failed: close()
+            }
+            return
+        default: break
+        }
+        switch Socket.read(fd, into: loop.readBuffer) {
+        case .bytes(let n):
+            if phase == .open {
+                processing = true
+                feed(UnsafeRawBufferPointer(rebasing: loop.readBuffer[0..<n]))
+                processing = false
+            }
+            afterProcessing()
+        case .wouldBlock:
+            return
+        case .endOfStream:
+            sawEndOfStream = true
+            if inFlight.isEmpty && !hasPendingOutput {
+                close()
+            } else {
+                afterProcessing()
+            }
+        case .failed:
+            close()
+        }
+    }
+
+    func feed(_ bytes: UnsafeRawBufferPointer) {
+        if inbound.isEmpty {
+            let used = process(bytes)
+            if used < bytes.count && (phase == .open || phase == .noMoreRequests) {
+                inbound.append(contentsOf: UnsafeRawBufferPointer(rebasing: bytes[used...]))
+            }
+        } else {
+            inbound.append(contentsOf: bytes)
+            processInbound()
+        }
+    }
+
+    func processInbound() {
+        var buffer: [UInt8] = []
+        swap(&buffer, &inbound)
+        let used = buffer.withUnsafeBytes { process($0) }
+        if used == buffer.count {
+            buffer.removeAll(keepingCapacity: buffer.capacity <= 16 * 1024)
+        } else {
+            buffer.removeFirst(used)
+        }
+        swap(&buffer, &inbound)
+    }
+
+    /// Parses and dispatches as many requests as `buffer` holds; returns the bytes consumed.
+    func process(_ buffer: UnsafeRawBufferPointer) -> Int {
+        var offset = 0
+        let limits = loop.core.configuration.limits
+        parsing: while phase == .open {
+            if inFlight.count >= limits.maxPipelinedRequests || outbound.count - outboundOffset > EventLoop.outputHighWater {
+                readPaused = true
+                break
+            }
+            do {
+                let (used, event) = try parser.parse(UnsafeRawBufferPointer(rebasing: buffer[offset...]))
+                offset += used
+                switch event {
+                case .needMore:
+                    if used == 0 || offset == buffer.count { break parsing }
+                case .continueNeeded:
+                    // RFC 9110 §10.1.1: the interim response tells the client to send the body. It may only
+                    // go out when no earlier response is still owed, or it would come before that one.
+                    if inFlight.isEmpty { outbound.append(contentsOf: EventLoop.continueResponse) }
+                case .request(let request):
+                    headStartedAt = 0
+                    dispatch(request)
+                }
+            } catch {
+                refuse(error)
+                break parsing
+            }
+        }
+        if phase == .open && headStartedAt == 0 && offset < buffer.count { headStartedAt = loop.now }
+        return offset
+    }
+
+    func dispatch(_ request: HTTPRequest) {
+        let sequence = nextSequence
+        nextSequence += 1
+        let keepAlive = request.wantsKeepAlive && !loop.stopping
+        inFlight.append(
+            InFlight(
+                sequence: sequence, method: request.method, target: request.target, keepAlive: keepAlive,
+                http10: request.version.minor == 0, startedAt: loop.now, response: nil))
+        if !keepAlive { phase = .noMoreRequests }
+        let context = HTTPRequestContext(peer: peer, connectionID: id, requestIndex: requestIndex, receivedAtNanoseconds: loop.now)
+        requestIndex += 1
+        loop.core.handler.handle(request, context: context, responder: HTTPResponder(connection: self, sequence: sequence))
+    }
+
+    /// Queues the refusal after the responses already owed, and stops reading requests.
+    func refuse(_ error: HTTPError) {
+        let sequence = nextSequence
+        nextSequence += 1
+        var response = error.response
+        response.closeConnection = true
+        lingerOnClose = true
+        inFlight.append(
+            InFlight(
+                sequence: sequence, method: HTTPMethod("-"), target: "-", keepAlive: false, http10: false,
+                startedAt: loop.now, response: response))
+        phase = .noMoreRequests
+        if inFlight.count == 1 { writeReady() }
+    }
+
+    // MARK: responding
+
+    /// A handler's response arrives (on the loop thread).
+    func complete(sequence: UInt64, response: HTTPResponse) {
+        guard phase != .closed && phase != .lingering else { return }
+        guard let index = inFlight.firstIndex(where: { $0.sequence == sequence }), inFlight[index].response == nil else { return }
+        inFlight[index].response = response
+        if index == 0 { writeReady() }
+        if !processing { afterProcessing() }
+    }
+
+    /// Serializes every leading response that is ready, keeping pipeline order (RFC 9112 §9.3.2).
+    func writeReady() {
+        while let first = inFlight.first, let response = first.response {
+            inFlight.removeFirst()
+            let close = !first.keepAlive || response.closeConnection || loop.stopping
+            serialize(response, for: first, close: close)
+            if close {
+                phase = .closeAfterFlush
+                inFlight.removeAll()
+                return
+            }
+        }
+        if phase == .noMoreRequests && inFlight.isEmpty { phase = .closeAfterFlush }
+    }
+
+    /// Resumes paused parsing, writes what is queued, and updates epoll interest and the deadline.
+    func afterProcessing() {
+        if readPaused && phase == .open && inFlight.count < loop.core.configuration.limits.maxPipelinedRequests
+            && outbound.count - outboundOffset <= EventLoop.outputHighWater
+        {
+            readPaused = false
+            if !inbound.isEmpty {
+                processing = true
+                processInbound()
+                processing = false
+            }
+        }
+        if phase == .closed { return }
+        if hasPendingOutput { flush() }
+        if phase == .closeAfterFlush && !hasPendingOutput { finishClosing() }
+        if sawEndOfStream && inFlight.isEmpty && !hasPendingOutput && phase != .lingering { close() }
+        if phase == .closed { return }
+        updateInterest()
+        refreshDeadline()
+    }
+
+    func flush() {
+        while outboundOffset < outbound.count {
+            let result = outbound.withUnsafeBytes { Socket.send(fd, UnsafeRawBufferPointer(rebasing: $0[outboundOffset...])) }
+            switch result {
+            case .wrote(let n): outboundOffset += n
+            case .wouldBlock: return
+            case .failed:
+                // The client went away mid-response (EPIPE, ECONNRESET): nothing left to do for it.
+                close()
+                return
+            }
+        }
+        outbound.removeAll(keepingCapacity: outbound.capacity <= 64 * 1024)
+        outboundOffset = 0
+    }
+
+    func onWritable() {
+        guard phase != .closed else { return }
+        afterProcessing()
+    }
+
+    func finishClosing() {
+        if lingerOnClose || !inbound.isEmpty || !parser.isBetweenRequests {
+            Socket.shutdownWrite(fd)
+            phase = .lingering
+            inbound = []
+            deadline = loop.now &+ loop.core.configuration.timeouts.linger.nanoseconds
+        } else {
+            close()
+        }
+    }
+
+    func updateInterest() {
+        var want: UInt32 = 0
+        if (phase == .open && !readPaused && !sawEndOfStream) || phase == .lingering { want |= CEPOLL_IN }
+        if hasPendingOutput { want |= CEPOLL_OUT }
+        if want != interest {
+            interest = want
+            _ = cepoll_mod(loop.epfd, fd, want, token)
+        }
+    }
+
+    func refreshDeadline() {
+        let t = loop.core.configuration.timeouts
+        let now = loop.now
+        switch phase {
+        case .lingering, .closed: return
+        default: break
+        }
+        if hasPendingOutput {
+            deadline = now &+ t.write.nanoseconds
+        } else if !inFlight.isEmpty {
+            deadline = .max
+        } else if !parser.isBetweenRequests {
+            deadline = now &+ t.body.nanoseconds
+        } else if headStartedAt != 0 {
+            deadline = headStartedAt &+ t.header.nanoseconds
+        } else {
+            deadline = now &+ t.idle.nanoseconds
+        }
+    }
+
+    /// Closes the socket and forgets the connection; later responses for it are dropped.
+    func close() {
+        guard phase != .closed else { return }
+        phase = .closed
+        Socket.close(fd)
+        inFlight.removeAll()
+        outbound = []
+        outboundOffset = 0
+        loop.forget(self)
+    }
+}

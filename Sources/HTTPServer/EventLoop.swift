@@ -1,0 +1,295 @@
+import CEpoll
+import Glibc
+import Synchronization
+
+/// State shared by all loops of one server; immutable except for the atomics.
+final class ServerCore: Sendable {
+    let configuration: HTTPServerConfiguration
+    let handler: any HTTPHandler
+    let openConnections = Atomic<Int>(0)
+    let nextConnectionID = Atomic<UInt64>(1)
+
+    init(configuration: HTTPServerConfiguration, handler: any HTTPHandler) {
+        self.configuration = configuration
+        self.handler = handler
+    }
+}
+
+/// One epoll loop on its own thread, with its own `SO_REUSEPORT` listener.
+/// The loop's mutable state (`connections`, buffers, `now`, `date`, `stopping`) is touched only by the
+/// loop's thread; that is why the class is `@unchecked Sendable`. Other threads use only `deliver`,
+/// `requestStop` and the `Mutex`/`Atomic` members.
+final class EventLoop: @unchecked Sendable {
+    static let listenerToken = UInt64.max
+    static let wakeToken = UInt64.max - 1
+    static let outputHighWater = 1 << 20
+    static let maxEvents: Int32 = 512
+    static let continueResponse: [UInt8] = Array("HTTP/1.1 100 Continue\r\n\r\n".utf8)
+    static let statusLinePrefix: [UInt8] = Array("HTTP/1.1 ".utf8)
+    static let crlf: [UInt8] = [0x0D, 0x0A]
+    static let colonSpace: [UInt8] = [0x3A, 0x20]
+    static let contentLengthPrefix: [UInt8] = Array("Content-Length: ".utf8)
+    static let connectionClose: [UInt8] = Array("Connection: close\r\n".utf8)
+    static let connectionKeepAlive: [UInt8] = Array("Connection: keep-alive\r\n".utf8)
+
+    struct Mailbox {
+        var deliveries: [(Connection, UInt64, HTTPResponse)] = []
+        var stopGrace: Duration?
+    }
+
+    let index: Int
+    let core: ServerCore
+    let epfd: Int32
+    let wakeFD: Int32
+    var listenFD: Int32
+    let threadID = Atomic<UInt64>(0)
+    let mailbox = Mutex(Mailbox())
+    let wakePending = Atomic<Bool>(false)
+    let finished = Atomic<Bool>(false)
+    let counters = LoopCounters()
+
+    var connections: [Connection?] = []
+    var connectionCount = 0
+    var generation: UInt32 = 0
+    let readBuffer: UnsafeMutableRawBufferPointer
+    let events: UnsafeMutableRawPointer
+    var date = HTTPDate()
+    var now: UInt64 = 0
+    var stopping = false
+    var forceCloseAt: UInt64 = .max
+    var nextSweep: UInt64 = 0
+    var listenerPausedUntil: UInt64 = 0
+    let sweepInterval: UInt64
+
+    init(index: Int, core: ServerCore, listenFD: Int32) throws(HTTPError) {
+        let ep = cepoll_create()
+        guard ep >= 0 else { throw HTTPError.system("epoll_create1", errno: errno) }
+        let wake = cepoll_eventfd()
+        guard wake >= 0 else {
+            let e = errno
+            Socket.close(ep)
+            throw HTTPError.system("eventfd", errno: e)
+        }
+        guard cepoll_add(ep, listenFD, CEPOLL_IN, EventLoop.listenerToken) == 0, cepoll_add(ep, wake, CEPOLL_IN, EventLoop.wakeToken) == 0
+        else {
+            let e = errno
+            Socket.close(ep)
+            Socket.close(wake)
+            throw HTTPError.system("epoll_ctl", errno: e)
+        }
+        self.index = index
+        self.core = core
+        self.epfd = ep
+        self.wakeFD = wake
+        self.listenFD = listenFD
+        readBuffer = .allocate(byteCount: 64 * 1024, alignment: 16)
+        events = .allocate(byteCount: Int(EventLoop.maxEvents) * cepoll_event_size(), alignment: 16)
+        let t = core.configuration.timeouts
+        let shortest = [t.header, t.body, t.idle, t.write, t.linger].map(\.nanoseconds).min() ?? 1_000_000_000
+        sweepInterval = min(max(shortest / 4, 5_000_000), 500_000_000)
+    }
+
+    deinit {
+        // Closed here rather than when the loop exits: a late responder may still signal the eventfd.
+        Socket.close(epfd)
+        Socket.close(wakeFD)
+        if listenFD >= 0 { Socket.close(listenFD) }
+        readBuffer.deallocate()
+        events.deallocate()
+    }
+
+    /// Runs until stopped and every connection is closed (or the grace period ends).
+    func run() {
+        threadID.store(Socket.currentThread(), ordering: .releasing)
+        now = Socket.monotonicNanoseconds()
+        date.update(now: cepoll_wall_seconds())
+        nextSweep = now &+ sweepInterval
+        while true {
+            let timeoutMs = Int32(clamping: (sweepInterval + 999_999) / 1_000_000)
+            let n = cepoll_wait(epfd, events, EventLoop.maxEvents, timeoutMs)
+            now = Socket.monotonicNanoseconds()
+            date.update(now: cepoll_wall_seconds())
+            if n < 0 && errno != EINTR { break }
+            for i in 0..<max(0, Int(n)) {
+                let token = cepoll_event_data(events, Int32(i))
+                let flags = cepoll_event_flags(events, Int32(i))
+                switch token {
+                case EventLoop.listenerToken: acceptAll()
+                case EventLoop.wakeToken: drainMailbox()
+                default:
+                    let fd = Int(token & 0xFFFF_FFFF)
+                    guard fd < connections.count, let connection = connections[fd], connection.token == token else { continue }
+                    if flags & (CEPOLL_ERR | CEPOLL_HUP) != 0 && flags & CEPOLL_IN == 0 {
+                        connection.close()
+                        continue
+                    }
+                    if flags & CEPOLL_OUT != 0 { connection.onWritable() }
+                    if flags & CEPOLL_IN != 0 { connection.onReadable() }
+                }
+            }
+            if now >= nextSweep {
+                nextSweep = now &+ sweepInterval
+                sweep()
+            }
+            if stopping && (connectionCount == 0 || now >= forceCloseAt) { break }
+        }
+        for case let connection? in connections { connection.close() }
+        if listenFD >= 0 {
+            Socket.close(listenFD)
+            listenFD = -1
+        }
+        finished.store(true, ordering: .releasing)
+    }
+
+    // MARK: cross-thread entry points
+
+    /// Hands a response to its connection: directly on the loop thread, through the mailbox otherwise.
+    func deliver(_ connection: Connection, sequence: UInt64, response: HTTPResponse) {
+        if Socket.currentThread() == threadID.load(ordering: .acquiring) {
+            connection.complete(sequence: sequence, response: response)
+        } else {
+            mailbox.withLock { $0.deliveries.append((connection, sequence, response)) }
+            wake()
+        }
+    }
+
+    /// Asks the loop to stop accepting and close connections once their work is done.
+    func requestStop(grace: Duration) {
+        mailbox.withLock { $0.stopGrace = grace }
+        wake()
+    }
+
+    func wake() {
+        // Coalesces wake-ups: one eventfd write per batch of deliveries.
+        if !wakePending.exchange(true, ordering: .acquiringAndReleasing) { Socket.signal(eventFD: wakeFD) }
+    }
+
+    func drainMailbox() {
+        Socket.drain(eventFD: wakeFD)
+        // Cleared before taking the deliveries, so a delivery posted after the swap signals again.
+        wakePending.store(false, ordering: .releasing)
+        let (deliveries, grace) = mailbox.withLock { box in
+            let taken = (box.deliveries, box.stopGrace)
+            box.deliveries = []
+            box.stopGrace = nil
+            return taken
+        }
+        for (connection, sequence, response) in deliveries {
+            connection.complete(sequence: sequence, response: response)
+        }
+        if let grace, !stopping { beginStop(grace: grace) }
+    }
+
+    // MARK: loop-thread work
+
+    func beginStop(grace: Duration) {
+        stopping = true
+        forceCloseAt = now &+ grace.nanoseconds
+        if listenFD >= 0 {
+            _ = cepoll_del(epfd, listenFD)
+            Socket.close(listenFD)
+            listenFD = -1
+        }
+        for case let connection? in connections {
+            if connection.phase == .open && connection.inFlight.isEmpty && !connection.hasPendingOutput
+                && connection.inbound.isEmpty && connection.parser.isBetweenRequests
+            {
+                connection.close()
+            } else if connection.phase == .open && connection.parser.isBetweenRequests {
+                // Finish what was asked, then close: responses now carry `Connection: close`.
+                connection.phase = .noMoreRequests
+                connection.afterProcessing()
+            }
+        }
+    }
+
+    func acceptAll() {
+        guard listenFD >= 0, now >= listenerPausedUntil else { return }
+        let limit = core.configuration.limits.maxConnections
+        while let accepted = Socket.accept(listenFD) {
+            guard let (fd, peer) = accepted else {
+                // Out of descriptors or a similar error: stop accepting briefly instead of spinning.
+                listenerPausedUntil = now &+ 100_000_000
+                _ = cepoll_mod(epfd, listenFD, 0, EventLoop.listenerToken)
+                return
+            }
+            let open = core.openConnections.wrappingAdd(1, ordering: .relaxed).newValue
+            if open > limit || stopping {
+                rejectOverLimit(fd)
+                core.openConnections.wrappingSubtract(1, ordering: .relaxed)
+                counters.values.withLock { $0.rejected += 1 }
+                continue
+            }
+            generation &+= 1
+            let token = UInt64(generation) << 32 | UInt64(UInt32(bitPattern: fd))
+            let id = core.nextConnectionID.wrappingAdd(1, ordering: .relaxed).oldValue
+            let limits = core.configuration.limits
+            let connection = Connection(
+                fd: fd, token: token, id: id, peer: peer, loop: self,
+                limits: HTTPRequestParser.Limits(
+                    maxRequestLineBytes: limits.maxRequestLineBytes, maxHeaderBytes: limits.maxHeaderBytes,
+                    maxHeaderCount: limits.maxHeaderCount, maxBodyBytes: limits.maxBodyBytes))
+            guard cepoll_add(epfd, fd, CEPOLL_IN, token) == 0 else {
+                Socket.close(fd)
+                core.openConnections.wrappingSubtract(1, ordering: .relaxed)
+                continue
+            }
+            let slot = Int(fd)
+            if slot >= connections.count { connections.append(contentsOf: repeatElement(nil, count: slot + 1 - connections.count + 64)) }
+            connections[slot] = connection
+            connectionCount += 1
+            connection.deadline = now &+ core.configuration.timeouts.idle.nanoseconds
+            counters.values.withLock { $0.accepted += 1 }
+        }
+    }
+
+    /// Best-effort 503 to a connection over the limit; the socket is new, so one send normally takes it all.
+    func rejectOverLimit(_ fd: Int32) {
+        var error = HTTPError(.serviceUnavailable, code: "too_many_connections", message: "server is at its connection limit")
+        error.headers.add(name: "Retry-After", value: "1")
+        let response = error.response
+        var bytes: [UInt8] = []
+        bytes.append(contentsOf: "HTTP/1.1 503 Service Unavailable\r\n".utf8)
+        for field in response.headers {
+            bytes.append(contentsOf: "\(field.name): \(field.value)\r\n".utf8)
+        }
+        bytes.append(contentsOf: date.line)
+        bytes.append(contentsOf: "Content-Length: \(response.body.count)\r\nConnection: close\r\n\r\n".utf8)
+        bytes.append(contentsOf: response.body)
+        _ = bytes.withUnsafeBytes { Socket.send(fd, $0) }
+        Socket.close(fd)
+        counters.recordResponse(status: 503, bodyBytes: response.body.count)
+    }
+
+    /// Closes connections past their deadline (header, body, idle, write or linger timeout).
+    func sweep() {
+        if listenFD >= 0 && listenerPausedUntil != 0 && now >= listenerPausedUntil {
+            listenerPausedUntil = 0
+            _ = cepoll_mod(epfd, listenFD, CEPOLL_IN, EventLoop.listenerToken)
+        }
+        for case let connection? in connections where connection.deadline <= now {
+            if connection.phase == .lingering {
+                connection.close()
+                continue
+            }
+            counters.values.withLock { $0.timedOut += 1 }
+            if connection.phase == .open && connection.inFlight.isEmpty && !connection.hasPendingOutput && connection.headStartedAt != 0 {
+                // Slowloris: the header section did not arrive in time (RFC 9110 §15.5.9).
+                connection.refuse(HTTPError(.requestTimeout, code: "header_timeout", message: "request header not received in time", closesConnection: true))
+                connection.flush()
+            }
+            connection.close()
+        }
+        if stopping && now >= forceCloseAt {
+            for case let connection? in connections { connection.close() }
+        }
+    }
+
+    func forget(_ connection: Connection) {
+        let slot = Int(connection.fd)
+        guard slot < connections.count, connections[slot] === connection else { return }
+        connections[slot] = nil
+        connectionCount -= 1
+        core.openConnections.wrappingSubtract(1, ordering: .relaxed)
+    }
+}

@@ -1,0 +1,107 @@
+/// Header fields in the order they were sent or added; duplicates are kept, lookup ignores ASCII case (RFC 9110 §5.1).
+public struct HTTPHeaders: Sendable, Equatable, RandomAccessCollection, ExpressibleByDictionaryLiteral {
+    /// One field line.
+    public struct Field: Sendable, Equatable {
+        /// The name as sent (case preserved).
+        public var name: String
+        /// The value with surrounding whitespace removed (RFC 9112 §5).
+        public var value: String
+
+        /// A field line.
+        public init(name: String, value: String) {
+            self.name = name
+            self.value = value
+        }
+    }
+
+    /// The fields in order.
+    public private(set) var fields: [Field]
+
+    /// No fields.
+    public init() { fields = [] }
+
+    /// Fields in the given order.
+    public init(_ pairs: [(String, String)]) {
+        fields = pairs.map { Field(name: $0.0, value: $0.1) }
+    }
+
+    /// Fields in literal order: `["Content-Type": "application/json"]`.
+    public init(dictionaryLiteral elements: (String, String)...) {
+        fields = elements.map { Field(name: $0.0, value: $0.1) }
+    }
+
+    init(reservingCapacity capacity: Int) {
+        fields = []
+        fields.reserveCapacity(capacity)
+    }
+
+    /// The first index.
+    public var startIndex: Int { fields.startIndex }
+    /// One past the last index.
+    public var endIndex: Int { fields.endIndex }
+    /// The field at `position`.
+    public subscript(position: Int) -> Field { fields[position] }
+
+    /// The first value for `name` (case-insensitive), or nil.
+    public subscript(name: String) -> String? {
+        for field in fields where HTTPHeaders.equalsIgnoringCase(field.name, name) { return field.value }
+        return nil
+    }
+
+    /// Every value for `name` (case-insensitive), in order.
+    public func values(for name: String) -> [String] {
+        fields.lazy.filter { HTTPHeaders.equalsIgnoringCase($0.name, name) }.map(\.value)
+    }
+
+    /// Whether a field called `name` is present.
+    public func contains(_ name: String) -> Bool {
+        fields.contains { HTTPHeaders.equalsIgnoringCase($0.name, name) }
+    }
+
+    /// Appends a field, keeping any existing ones with the same name.
+    public mutating func add(name: String, value: String) {
+        fields.append(Field(name: name, value: value))
+    }
+
+    /// Replaces every field called `name` by one with `value`.
+    public mutating func replaceOrAdd(name: String, value: String) {
+        remove(name)
+        fields.append(Field(name: name, value: value))
+    }
+
+    /// Removes every field called `name`.
+    public mutating func remove(_ name: String) {
+        fields.removeAll { HTTPHeaders.equalsIgnoringCase($0.name, name) }
+    }
+
+    /// Whether a comma-separated field (`Connection`, `Transfer-Encoding`) lists `token`, ignoring case (RFC 9110 §5.6.1).
+    public func hasToken(_ token: String, in name: String) -> Bool {
+        for field in fields where HTTPHeaders.equalsIgnoringCase(field.name, name) {
+            for element in field.value.split(separator: ",") {
+                if HTTPHeaders.equalsIgnoringCase(HTTPHeaders.trimmed(element), token) { return true }
+            }
+        }
+        return false
+    }
+
+    /// ASCII case-insensitive comparison without allocating.
+    static func equalsIgnoringCase<A: StringProtocol, B: StringProtocol>(_ a: A, _ b: B) -> Bool {
+        let x = a.utf8, y = b.utf8
+        guard x.count == y.count else { return false }
+        for (p, q) in zip(x, y) where p != q {
+            guard (p | 0x20) == (q | 0x20), (p | 0x20) >= 0x61, (p | 0x20) <= 0x7A else { return false }
+        }
+        return true
+    }
+
+    /// `element` without leading and trailing spaces and tabs.
+    static func trimmed(_ element: Substring) -> Substring {
+        var s = element
+        while let f = s.first, f == " " || f == "\t" { s = s.dropFirst() }
+        while let l = s.last, l == " " || l == "\t" { s = s.dropLast() }
+        return s
+    }
+
+    /// Appends a field without validation, for the parser.
+    mutating func appendParsed(_ field: Field) { fields.append(field) }
+}

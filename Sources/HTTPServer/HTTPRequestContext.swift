@@ -1,0 +1,97 @@
+import CEpoll
+import Glibc
+
+/// Per-request facts the server and the router know: path parameters, the peer, the connection.
+public struct HTTPRequestContext: Sendable {
+    /// Values of the `{name}` segments of the matched route pattern, percent-decoded.
+    public var pathParameters: HTTPPathParameters
+    /// The client's address.
+    public let peer: HTTPPeerAddress
+    /// A number unique to the connection within this server (for logs and correlation).
+    public let connectionID: UInt64
+    /// 0 for the first request on the connection, then 1, 2, …
+    public let requestIndex: Int
+    /// Monotonic clock reading (nanoseconds) when the request was complete.
+    public let receivedAtNanoseconds: UInt64
+
+    /// A context, for testing handlers without a server.
+    public init(
+        pathParameters: HTTPPathParameters = HTTPPathParameters(), peer: HTTPPeerAddress = .unspecified,
+        connectionID: UInt64 = 0, requestIndex: Int = 0, receivedAtNanoseconds: UInt64 = 0
+    ) {
+        self.pathParameters = pathParameters
+        self.peer = peer
+        self.connectionID = connectionID
+        self.requestIndex = requestIndex
+        self.receivedAtNanoseconds = receivedAtNanoseconds
+    }
+}
+
+/// The `{name}` → value pairs of a matched route, in pattern order.
+public struct HTTPPathParameters: Sendable, Equatable {
+    /// The pairs in order.
+    public private(set) var pairs: [(name: String, value: String)]
+
+    /// No parameters.
+    public init() { pairs = [] }
+
+    /// Given pairs.
+    public init(_ pairs: [(name: String, value: String)]) { self.pairs = pairs }
+
+    /// The value of parameter `name`, or nil.
+    public subscript(name: String) -> String? {
+        for pair in pairs where pair.name == name { return pair.value }
+        return nil
+    }
+
+    /// Compares names and values in order.
+    public static func == (lhs: HTTPPathParameters, rhs: HTTPPathParameters) -> Bool {
+        lhs.pairs.count == rhs.pairs.count && zip(lhs.pairs, rhs.pairs).allSatisfy { $0.name == $1.name && $0.value == $1.value }
+    }
+}
+
+/// A peer's IP address and port, kept as raw bytes; formatting happens only when asked.
+public struct HTTPPeerAddress: Sendable, Hashable, CustomStringConvertible {
+    /// IPv4 (`4`), IPv6 (`6`) or unknown (`0`).
+    public let family: Int
+    /// The TCP port.
+    public let port: Int
+    let high: UInt64
+    let low: UInt64
+
+    /// An unknown address (for tests).
+    public static let unspecified = HTTPPeerAddress(family: 0, port: 0, high: 0, low: 0)
+
+    init(family: Int, port: Int, high: UInt64, low: UInt64) {
+        self.family = family
+        self.port = port
+        self.high = high
+        self.low = low
+    }
+
+    /// The numeric host (`127.0.0.1`, `::1`).
+    public var host: String {
+        switch family {
+        case 4:
+            // `low` holds s_addr as stored in memory (network order).
+            return withUnsafeBytes(of: UInt32(truncatingIfNeeded: low)) { HTTPPeerAddress.format(AF_INET, Array($0), Int(INET_ADDRSTRLEN)) }
+        case 6:
+            return withUnsafeBytes(of: (high.bigEndian, low.bigEndian)) { HTTPPeerAddress.format(AF_INET6, Array($0), Int(INET6_ADDRSTRLEN)) }
+        default: return "unknown"
+        }
+    }
+
+    /// `127.0.0.1:52314` or `[::1]:52314`.
+    public var description: String { family == 6 ? "[\(host)]:\(port)" : "\(host):\(port)" }
+
+    private static func format(_ af: Int32, _ addr: [UInt8], _ size: Int) -> String {
+        var buffer = [CChar](repeating: 0, count: size + 1)
+        let ok = addr.withUnsafeBytes { raw in
+            buffer.withUnsafeMutableBufferPointer { out in
+                inet_ntop(af, raw.baseAddress, out.baseAddress, socklen_t(size)) != nil
+            }
+        }
+        guard ok else { return "unknown" }
+        return String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+    }
+}

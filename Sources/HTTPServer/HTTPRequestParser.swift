@@ -1,0 +1,137 @@
+/// An incremental HTTP/1.1 request parser (RFC 9112). Feed it whatever bytes have arrived; it consumes
+/// what it can and says how many bytes it took. Unconsumed bytes must be passed again, followed by new
+/// ones. A thrown `HTTPError` is the refusal to send; the stream is not trusted afterwards.
+struct HTTPRequestParser {
+    /// Size limits (from the configuration).
+    struct Limits {
+        var maxRequestLineBytes = 8 * 1024
+        var maxHeaderBytes = 16 * 1024
+        var maxHeaderCount = 100
+        var maxBodyBytes = 1024 * 1024
+    }
+
+    /// What one call produced.
+    enum Event {
+        /// Nothing complete yet.
+        case needMore
+        /// The head of a request with `Expect: 100-continue` is complete and its body has not arrived yet.
+        case continueNeeded
+        /// A complete request.
+        case request(HTTPRequest)
+    }
+
+    enum State {
+        case head
+        case body(remaining: Int)
+        case chunkSize
+        case chunkData(remaining: Int)
+        case chunkDataEnd
+        case trailers
+    }
+
+    let limits: Limits
+    var state: State = .head
+    /// Bytes of the current head already scanned for its end, so byte-by-byte arrival stays linear.
+    var scanned = 0
+    /// The request whose head is parsed, while its body arrives.
+    var pending: HTTPRequest?
+    var expectsContinue = false
+    var trailerBytes = 0
+
+    init(limits: Limits) { self.limits = limits }
+
+    /// Whether nothing of a request has been consumed (bytes of a partial head may still be waiting in the caller's buffer).
+    var isBetweenRequests: Bool {
+        if case .head = state { return true }
+        return false
+    }
+
+    /// Consumes from `buffer`; returns how many bytes were used and what was completed.
+    mutating func parse(_ buffer: UnsafeRawBufferPointer) throws(HTTPError) -> (consumed: Int, event: Event) {
+        switch state {
+        case .head:
+            return try parseHead(buffer)
+        case .body(let remaining):
+            let n = min(remaining, buffer.count)
+            pending?.body.append(contentsOf: UnsafeRawBufferPointer(rebasing: buffer[0..<n]))
+            if n == remaining { return (n, finish()) }
+            state = .body(remaining: remaining - n)
+            return (n, .needMore)
+        default:
+            return try parseChunked(buffer)
+        }
+    }
+
+    /// Hands out the finished request and resets for the next one.
+    mutating func finish() -> Event {
+        state = .head
+        scanned = 0
+        expectsContinue = false
+        trailerBytes = 0
+        guard let request = pending else { return .needMore }
+        pending = nil
+        return .request(request)
+    }
+
+    mutating func parseHead(_ buffer: UnsafeRawBufferPointer) throws(HTTPError) -> (consumed: Int, event: Event) {
+        // RFC 9112 §2.2: ignore empty lines before the request line.
+        var start = 0
+        while start + 1 < buffer.count, buffer[start] == 0x0D, buffer[start + 1] == 0x0A { start += 2 }
+        if start > 0 {
+            scanned = 0
+            let rest = UnsafeRawBufferPointer(rebasing: buffer[start...])
+            let (used, event) = try parseHead(rest)
+            return (start + used, event)
+        }
+        if buffer.count == 1 && buffer[0] == 0x0D { return (0, .needMore) }
+        guard let end = try findHeadEnd(buffer) else {
+            let maxHead = limits.maxRequestLineBytes + limits.maxHeaderBytes
+            if buffer.count > maxHead { throw HTTPRequestParser.tooLarge(buffer, limits) }
+            if buffer.firstIndex(of: 0x0A) == nil && buffer.count > limits.maxRequestLineBytes {
+                throw HTTPError(.uriTooLong, code: "request_line_too_long", message: "request line too long", closesConnection: true)
+            }
+            return (0, .needMore)
+        }
+        var request = try HTTPRequestParser.parseHeadBlock(UnsafeRawBufferPointer(rebasing: buffer[0..<end]), limits)
+        scanned = 0
+        let framing = try HTTPRequestParser.framing(of: &request, limits)
+        pending = request
+        expectsContinue = framing.expectsContinue
+        switch framing.body {
+        case .none:
+            return (end + 4, finish())
+        case .length(let n):
+            pending?.body.reserveCapacity(n)
+            state = .body(remaining: n)
+        case .chunked:
+            state = .chunkSize
+        }
+        return (end + 4, expectsContinue && end + 4 == buffer.count ? .continueNeeded : .needMore)
+    }
+
+    /// Index of the CR of the blank line ending the head, or nil. Bare CR or LF is refused (RFC 9112 §2.2).
+    mutating func findHeadEnd(_ buffer: UnsafeRawBufferPointer) throws(HTTPError) -> Int? {
+        var i = scanned
+        let count = buffer.count
+        while i < count {
+            let b = buffer[i]
+            if b == 0x0A {
+                guard i > 0, buffer[i - 1] == 0x0D else { throw HTTPError.malformed("bare_lf", "line ends with LF without CR") }
+                if i >= 3, buffer[i - 2] == 0x0A, buffer[i - 3] == 0x0D { return i - 3 }
+            } else if i > 0, buffer[i - 1] == 0x0D, b != 0x0A {
+                throw HTTPError.malformed("bare_cr", "CR not followed by LF")
+            }
+            i += 1
+        }
+        // Re-check the last byte next time: it may be a CR whose LF has not arrived.
+        scanned = max(0, count - 1)
+        return nil
+    }
+
+    static func tooLarge(_ buffer: UnsafeRawBufferPointer, _ limits: Limits) -> HTTPError {
+        if let lf = buffer.firstIndex(of: 0x0A), lf <= limits.maxRequestLineBytes {
+            return HTTPError(.requestHeaderFieldsTooLarge, code: "headers_too_large", message: "header section too large", closesConnection: true)
+        }
+        return HTTPError(.uriTooLong, code: "request_line_too_long", message: "request line too long", closesConnection: true)
+    }
+}

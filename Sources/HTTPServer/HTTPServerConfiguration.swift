@@ -1,0 +1,98 @@
+import Glibc
+
+/// Everything the server needs to know before it starts. The defaults suit a small API server.
+public struct HTTPServerConfiguration: Sendable {
+    /// Numeric address or name to listen on (`127.0.0.1`, `::1`, `0.0.0.0`, `localhost`).
+    public var host: String
+    /// TCP port; 0 picks a free one (read it from `start()`).
+    public var port: Int
+    /// Event-loop threads; each has its own `SO_REUSEPORT` listener. Defaults to the number of online cores.
+    public var eventLoops: Int
+    /// `listen(2)` backlog.
+    public var backlog: Int
+    /// Size limits; past them requests are refused with 413/414/431.
+    public var limits: Limits
+    /// Timeouts; past them connections are closed.
+    public var timeouts: Timeouts
+    /// Where access log lines go.
+    public var accessLog: HTTPAccessLog
+
+    /// Limits on what clients may send and hold.
+    public struct Limits: Sendable {
+        /// Longest request line (method, target, version) before 414.
+        public var maxRequestLineBytes: Int = 8 * 1024
+        /// Most bytes of header fields (and trailer fields) before 431.
+        public var maxHeaderBytes: Int = 16 * 1024
+        /// Most header fields before 431.
+        public var maxHeaderCount: Int = 100
+        /// Largest body before 413.
+        public var maxBodyBytes: Int = 1024 * 1024
+        /// Open connections across all loops; a connection past this gets 503 and is closed.
+        public var maxConnections: Int = 16 * 1024
+        /// Pipelined requests accepted ahead of their responses before the server stops reading.
+        public var maxPipelinedRequests: Int = 32
+
+        /// Default limits.
+        public init() {}
+    }
+
+    /// Timeouts, as `Duration`s.
+    public struct Timeouts: Sendable {
+        /// From the first byte of a request to the end of its header section (slowloris defence).
+        public var header: Duration = .seconds(10)
+        /// Longest pause between two reads of a body.
+        public var body: Duration = .seconds(30)
+        /// An open connection with no request in progress is closed after this.
+        public var idle: Duration = .seconds(60)
+        /// Longest time a blocked write may make no progress.
+        public var write: Duration = .seconds(30)
+        /// How long a refused connection is drained after the error response before it is closed (RFC 9112 §9.6).
+        public var linger: Duration = .seconds(2)
+
+        /// Default timeouts.
+        public init() {}
+    }
+
+    /// A configuration; every parameter has a default.
+    public init(
+        host: String = "127.0.0.1", port: Int = 8080, eventLoops: Int? = nil, backlog: Int = 1024,
+        limits: Limits = Limits(), timeouts: Timeouts = Timeouts(), accessLog: HTTPAccessLog = .off
+    ) {
+        self.host = host
+        self.port = port
+        self.eventLoops = eventLoops ?? max(1, Int(sysconf(Int32(_SC_NPROCESSORS_ONLN))))
+        self.backlog = backlog
+        self.limits = limits
+        self.timeouts = timeouts
+        self.accessLog = accessLog
+    }
+}
+
+/// One access-log record: what was asked, what was answered, how long it took.
+public struct HTTPAccessLogEntry: Sendable {
+    /// The method.
+    public var method: HTTPMethod
+    /// The request-target as sent.
+    public var target: String
+    /// The status code sent.
+    public var status: Int
+    /// Body bytes sent (0 for HEAD).
+    public var bodyBytes: Int
+    /// From the complete request to the response being queued for writing, in microseconds.
+    public var microseconds: Int
+    /// The client.
+    public var peer: HTTPPeerAddress
+
+    /// `GET /healthz 200 2 17µs` style line: `method target status bytes microseconds peer`.
+    public var line: String { "\(method) \(target) \(status) \(bodyBytes) \(microseconds) \(peer)" }
+}
+
+/// Access logging: off (the default), one line per response on standard error, or a closure.
+public enum HTTPAccessLog: Sendable {
+    /// No logging.
+    case off
+    /// `HTTPAccessLogEntry.line` on standard error.
+    case standardError
+    /// Calls the closure on the loop thread for every response; it must not block.
+    case custom(@Sendable (HTTPAccessLogEntry) -> Void)
+}

@@ -1,3 +1,0 @@
-import Testing
-@testable import FlagKit
-@Test func placeholder() { #expect(Bool(true)) }

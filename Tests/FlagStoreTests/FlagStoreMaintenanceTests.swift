@@ -1,0 +1,80 @@
+import FlagKit
+import Foundation
+import Synchronization
+import Testing
+@testable import FlagStore
+
+/// Online backup while writing, and integrity checks.
+@Suite struct FlagStoreMaintenanceTests {
+    @Test func backupWhileAnotherConnectionWritesIsConsistent() throws {
+        let directory = try TemporaryDirectory()
+        let path = directory.file("flags.sqlite")
+        let store = try FlagStore.open(path: path)
+        let writerStore = try FlagStore.open(path: path)
+        let published = Atomic<Int>(0)
+        let stop = Atomic<Bool>(false)
+        let failure = Mutex<String?>(nil)
+        let writer = Thread {
+            var index = 0
+            while !stop.load(ordering: .sequentiallyConsistent) && index < 1_800 {
+                index += 1
+                do {
+                    _ = try writerStore.publish(environment: index.isMultiple(of: 2) ? "staging" : "production",
+                                                         document: Array(repeating: UInt8(index % 251), count: 2000) + document("\(index)"),
+                                                         author: "writer")
+                    published.store(index, ordering: .sequentiallyConsistent)
+                } catch {
+                    failure.withLock { $0 = "\(error)" }
+                    return
+                }
+            }
+        }
+        writer.start()
+        #expect(poll { published.load(ordering: .sequentiallyConsistent) >= 50 })
+        var copies: [String] = []
+        for index in 0..<3 {
+            let copy = directory.file("backup-\(index).sqlite")
+            try store.backup(to: copy)
+            copies.append(copy)
+        }
+        let finishedDuringBackups = published.load(ordering: .sequentiallyConsistent)
+        stop.store(true, ordering: .sequentiallyConsistent)
+        #expect(poll { writer.isFinished })
+        #expect(failure.withLock { $0 } == nil)
+        for copy in copies {
+            let backup = try FlagStore.open(path: copy)
+            #expect(try backup.integrityCheck() == ["ok"])
+            for environment in ["production", "staging"] {
+                let versions = try backup.versions(environment: environment, limit: 1000)
+                // A consistent snapshot: numbers without gaps, every document matching its hash.
+                #expect(versions.map(\.number) == (0..<versions.count).map { versions.count - $0 })
+                #expect(versions.allSatisfy { SHA256.hexDigest($0.document) == $0.contentHash })
+            }
+            #expect(try backup.versions(environment: "production", limit: 1000).count >= 25)
+        }
+        #expect(finishedDuringBackups >= 50)
+        #expect(!FileManager.default.fileExists(atPath: copies[0] + ".partial"))
+    }
+
+    @Test func backupRefusesToOverwrite() throws {
+        let directory = try TemporaryDirectory()
+        let store = try FlagStore.open(path: directory.file("flags.sqlite"))
+        let copy = directory.file("existing")
+        #expect(FileManager.default.createFile(atPath: copy, contents: Data("keep me".utf8)))
+        #expect(throws: FlagStoreError.backupDestinationExists(path: copy)) { try store.backup(to: copy) }
+        #expect(try Data(contentsOf: URL(fileURLWithPath: copy)) == Data("keep me".utf8))
+    }
+
+    @Test func backupIntoAnImpossiblePathFailsClearly() throws {
+        let directory = try TemporaryDirectory()
+        let store = try FlagStore.open(path: directory.file("flags.sqlite"))
+        #expect(throws: FlagStoreError.self) { try store.backup(to: directory.file("no/such/dir/copy.sqlite")) }
+    }
+
+    @Test func integrityCheckOfAHealthyStoreIsOK() throws {
+        let directory = try TemporaryDirectory()
+        let store = try FlagStore.open(path: directory.file("flags.sqlite"))
+        _ = try store.publish(environment: "production", document: document("a"), author: "a")
+        #expect(try store.integrityCheck() == ["ok"])
+    }
+}

@@ -1,0 +1,112 @@
+import FlagKit
+import Foundation
+import Testing
+@testable import FlagStore
+
+/// Tokens: creation, authentication, revocation, roles, storage as hashes only.
+@Suite struct FlagStoreTokensTests {
+    @Test func createdTokenAuthenticatesWithItsRole() throws {
+        let directory = try TemporaryDirectory()
+        let store = try FlagStore.open(path: directory.file("flags.sqlite"))
+        let (secret, record) = try store.createToken(name: "ci-deploy", role: .writer, actor: "ops")
+        #expect(secret.hasPrefix("sfl_"))
+        #expect(secret.utf8.count == 4 + 43)
+        #expect(record.name == "ci-deploy" && record.role == .writer && record.isActive)
+        #expect(try store.authenticate(secret: secret) == record)
+        #expect(try store.listTokens() == [record])
+        let audit = try #require(try store.auditEntries().first)
+        #expect(audit.action == "token.create" && audit.actor == "ops" && audit.detail == "name ci-deploy role writer")
+    }
+
+    @Test func wrongOrMalformedSecretsDoNotAuthenticate() throws {
+        let directory = try TemporaryDirectory()
+        let store = try FlagStore.open(path: directory.file("flags.sqlite"))
+        let (secret, _) = try store.createToken(name: "app", role: .reader)
+        var altered = Array(secret.utf8)
+        altered[altered.count - 1] = altered[altered.count - 1] == UInt8(ascii: "A") ? UInt8(ascii: "B") : UInt8(ascii: "A")
+        for wrong in [String(decoding: altered, as: UTF8.self), "", "sfl_", String(secret.dropFirst(4)),
+                      secret + "x", secret.uppercased(), SHA256.hexDigest(Array(secret.utf8))] {
+            #expect(try store.authenticate(secret: wrong) == nil, "\(wrong)")
+        }
+    }
+
+    @Test func secretsAreRandomAndStoredOnlyAsHashes() throws {
+        let directory = try TemporaryDirectory()
+        let path = directory.file("flags.sqlite")
+        let store = try FlagStore.open(path: path)
+        let secrets = try (0..<5).map { try store.createToken(name: "t\($0)", role: .reader).secret }
+        #expect(Set(secrets).count == 5)
+        store.close()
+        var stored = try Data(contentsOf: URL(fileURLWithPath: path))
+        if let wal = try? Data(contentsOf: URL(fileURLWithPath: path + "-wal")) { stored.append(wal) }
+        for secret in secrets {
+            let randomPart = Data(secret.dropFirst(4).utf8)
+            #expect(stored.range(of: randomPart) == nil, "secret found in the database file")
+            #expect(stored.range(of: Data(SHA256.hexDigest(Array(secret.utf8)).utf8)) != nil, "hash not found")
+        }
+    }
+
+    @Test func revokedTokenStopsAuthenticatingAndItsNameCanBeReused() throws {
+        let directory = try TemporaryDirectory()
+        let store = try FlagStore.open(path: directory.file("flags.sqlite"))
+        let (old, _) = try store.createToken(name: "ops", role: .admin)
+        let table = try store.tokenTable()
+        let revoked = try store.revokeToken(name: "ops", actor: "security")
+        #expect(!revoked.isActive)
+        #expect(try store.authenticate(secret: old) == nil)
+        #expect(try store.tokenTable().authenticate(secret: old) == nil)
+        #expect(table.authenticate(secret: old) != nil, "a table loaded before revocation must be reloaded")
+        #expect(throws: FlagStoreError.tokenNotFound("ops")) { try store.revokeToken(name: "ops") }
+        let (new, record) = try store.createToken(name: "ops", role: .reader)
+        #expect(try store.authenticate(secret: new) == record)
+        #expect(try store.listTokens().map(\.name) == ["ops"])
+        #expect(try store.listTokens(includeRevoked: true).map(\.isActive) == [false, true])
+        #expect(try store.auditEntries().map(\.action) == ["token.create", "token.revoke", "token.create"])
+    }
+
+    @Test func activeNamesAreUniqueAndValidated() throws {
+        let directory = try TemporaryDirectory()
+        let store = try FlagStore.open(path: directory.file("flags.sqlite"))
+        _ = try store.createToken(name: "ci", role: .writer)
+        #expect(throws: FlagStoreError.tokenNameTaken("ci")) { try store.createToken(name: "ci", role: .reader) }
+        for bad in ["", "has space", "ä", "a/b", String(repeating: "x", count: 65)] {
+            #expect(throws: FlagStoreError.invalidTokenName(bad)) { try store.createToken(name: bad, role: .reader) }
+        }
+        #expect(try store.listTokens().count == 1)
+    }
+
+    @Test func rolesIncludeTheOnesBelow() {
+        #expect(TokenRole.admin.allows(.writer) && TokenRole.admin.allows(.reader) && TokenRole.admin.allows(.admin))
+        #expect(TokenRole.writer.allows(.reader) && TokenRole.writer.allows(.writer) && !TokenRole.writer.allows(.admin))
+        #expect(TokenRole.reader.allows(.reader) && !TokenRole.reader.allows(.writer))
+        #expect(TokenRole(rawValue: "owner") == nil)
+    }
+
+    @Test func tokenTableAuthenticatesInMemory() throws {
+        let directory = try TemporaryDirectory()
+        let store = try FlagStore.open(path: directory.file("flags.sqlite"))
+        let reader = try store.createToken(name: "r", role: .reader)
+        let writer = try store.createToken(name: "w", role: .writer)
+        let table = try store.tokenTable()
+        store.close()
+        #expect(table.count == 2)
+        #expect(table.authenticate(secret: reader.secret) == reader.record)
+        #expect(table.authenticate(secret: writer.secret)?.role == .writer)
+        #expect(table.authenticate(secret: "sfl_nope") == nil)
+    }
+
+    @Test func constantTimeEqualsComparesWholeStrings() {
+        #expect(TokenTable.constantTimeEquals([1, 2, 3], [1, 2, 3]))
+        #expect(!TokenTable.constantTimeEquals([1, 2, 3], [1, 2, 4]))
+        #expect(!TokenTable.constantTimeEquals([9, 2, 3], [1, 2, 3]))
+        #expect(!TokenTable.constantTimeEquals([1, 2], [1, 2, 3]))
+        #expect(TokenTable.constantTimeEquals([], []))
+    }
+
+    @Test func base64URLMatchesRFC4648Vectors() {
+        // RFC 4648 §10 vectors, without padding, in the URL-safe alphabet.
+        let vectors = ["": "", "f": "Zg", "fo": "Zm8", "foo": "Zm9v", "foob": "Zm9vYg", "fooba": "Zm9vYmE", "foobar": "Zm9vYmFy"]
+        for (input, output) in vectors { #expect(FlagStore.base64URL(Array(input.utf8)) == output) }
+        #expect(FlagStore.base64URL([0xfb, 0xff]) == "-_8")
+    }
+}

@@ -1,0 +1,256 @@
+import FlagKit
+import Foundation
+import Synchronization
+import Testing
+@testable import FlagStore
+
+/// Publishing, numbering, conflicts, history, restart.
+@Suite struct FlagStoreVersionsTests {
+    @Test func versionsAreNumberedFromOnePerEnvironment() throws {
+        let directory = try TemporaryDirectory()
+        let store = try FlagStore.open(path: directory.file("flags.sqlite"))
+        let before = Date()
+        let first = try store.publish(environment: "production", document: document("a"), author: "alice", message: "first")
+        let second = try store.publish(environment: "production", document: document("b"), author: "bob", message: "second")
+        let staging = try store.publish(environment: "staging", document: document("a"), author: "carol")
+        guard case .published(let one) = first, case .published(let two) = second, case .published(let s1) = staging else {
+            Issue.record("expected three publishes")
+            return
+        }
+        #expect(one.number == 1 && two.number == 2 && s1.number == 1)
+        #expect(one.contentHash == SHA256.hexDigest(document("a")))
+        #expect(one.author == "alice" && one.message == "first" && one.rolledBackFrom == nil)
+        #expect(one.createdAt.timeIntervalSince(before) > -1 && one.createdAt.timeIntervalSinceNow < 1)
+        #expect(try store.version(environment: "production", number: 1) == one)
+        #expect(try store.currentVersion(environment: "production") == two)
+        #expect(try store.latestVersions() == ["production": two, "staging": s1])
+        let audit = try store.auditEntries()
+        #expect(audit.map(\.action) == ["publish", "publish", "publish"])
+        #expect(audit.first?.actor == "carol" && audit.first?.environment == "staging")
+    }
+
+    @Test func identicalContentPublishesNothing() throws {
+        let directory = try TemporaryDirectory()
+        let store = try FlagStore.open(path: directory.file("flags.sqlite"))
+        let first = try store.publish(environment: "production", document: document("a"), author: "alice")
+        let again = try store.publish(environment: "production", document: document("a"), author: "bob",
+                                      expectedCurrentVersion: 1)
+        #expect(again == .unchanged(first.record))
+        #expect(try store.versions(environment: "production").count == 1)
+        #expect(try store.auditEntries().count == 1)
+    }
+
+    @Test func staleExpectationIsAConflictAndWritesNothing() throws {
+        let directory = try TemporaryDirectory()
+        let store = try FlagStore.open(path: directory.file("flags.sqlite"))
+        #expect(throws: FlagStoreError.versionConflict(environment: "production", expected: 3, current: 0)) {
+            try store.publish(environment: "production", document: document("a"), author: "a", expectedCurrentVersion: 3)
+        }
+        _ = try store.publish(environment: "production", document: document("a"), author: "a", expectedCurrentVersion: 0)
+        #expect(throws: FlagStoreError.versionConflict(environment: "production", expected: 0, current: 1)) {
+            try store.publish(environment: "production", document: document("b"), author: "a", expectedCurrentVersion: 0)
+        }
+        // A conflict wins over "unchanged": the caller's view is stale either way.
+        #expect(throws: FlagStoreError.versionConflict(environment: "production", expected: 0, current: 1)) {
+            try store.publish(environment: "production", document: document("a"), author: "a", expectedCurrentVersion: 0)
+        }
+        #expect(try store.versions(environment: "production").map(\.number) == [1])
+    }
+
+    @Test func racingWritersOnTwoConnectionsExactlyOneWins() throws {
+        let directory = try TemporaryDirectory()
+        let path = directory.file("flags.sqlite")
+        let stores = [try FlagStore.open(path: path), try FlagStore.open(path: path)]
+        for round in 0..<20 {
+            let results = concurrently(2) { index in
+                attempt {
+                    try stores[index].publish(environment: "production", document: document("\(round)-\(index)"),
+                                              author: "writer\(index)", expectedCurrentVersion: round)
+                }
+            }
+            let winners = results.compactMap { try? $0.get() }
+            let conflict = Result<PublishOutcome, FlagStoreError>.failure(
+                .versionConflict(environment: "production", expected: round, current: round + 1))
+            let conflicts = results.filter { $0 == conflict }
+            #expect(winners.count == 1 && conflicts.count == 1, "round \(round): \(results)")
+        }
+        #expect(try stores[0].versions(environment: "production", limit: 100).map(\.number) == Array((1...20).reversed()))
+    }
+
+    @Test func busyWriterFailsAfterTimeoutWithBusy() throws {
+        let directory = try TemporaryDirectory()
+        let path = directory.file("flags.sqlite")
+        let store = try FlagStore.open(path: path, busyTimeout: .milliseconds(100))
+        let holder = try Database(path: path)
+        try holder.execute("BEGIN IMMEDIATE")
+        let error = try #require(throws: FlagStoreError.self) {
+            try store.publish(environment: "production", document: document("a"), author: "a")
+        }
+        guard case .busy(let cause) = error else {
+            Issue.record("expected busy, got \(error)")
+            return
+        }
+        #expect(cause.isBusy)
+        try holder.execute("ROLLBACK")
+        #expect(try store.publish(environment: "production", document: document("a"), author: "a").record.number == 1)
+    }
+
+    @Test func busyWriterWaitsForTheLockWithinTheTimeout() throws {
+        let directory = try TemporaryDirectory()
+        let path = directory.file("flags.sqlite")
+        let store = try FlagStore.open(path: path, busyTimeout: .seconds(30))
+        let holder = try Database(path: path)
+        try holder.execute("BEGIN IMMEDIATE")
+        let done = Atomic<Bool>(false)
+        let result = Mutex<Result<PublishOutcome, any Error>?>(nil)
+        let thread = Thread {
+            let outcome = Result { try store.publish(environment: "production", document: document("a"), author: "a") }
+            result.withLock { $0 = outcome }
+            done.store(true, ordering: .sequentiallyConsistent)
+        }
+        thread.start()
+        Thread.sleep(forTimeInterval: 0.2)
+        // While the lock is held the publish cannot have finished: it is waiting, not failing.
+        let finishedWhileLocked = done.load(ordering: .sequentiallyConsistent)
+        #expect(!finishedWhileLocked)
+        try holder.execute("COMMIT")
+        #expect(poll { done.load(ordering: .sequentiallyConsistent) })
+        #expect(try result.withLock { try $0?.get() }?.record.number == 1)
+    }
+
+    @Test func historyPagesNewestFirst() throws {
+        let directory = try TemporaryDirectory()
+        let store = try FlagStore.open(path: directory.file("flags.sqlite"))
+        for index in 1...25 { _ = try store.publish(environment: "production", document: document("\(index)"), author: "a") }
+        let page1 = try store.versions(environment: "production", limit: 10)
+        #expect(page1.map(\.number) == Array((16...25).reversed()))
+        let page2 = try store.versions(environment: "production", limit: 10, before: page1.last?.number)
+        #expect(page2.map(\.number) == Array((6...15).reversed()))
+        let page3 = try store.versions(environment: "production", limit: 10, before: page2.last?.number)
+        #expect(page3.map(\.number) == Array((1...5).reversed()))
+        #expect(try store.versions(environment: "production", limit: 10, before: 1).isEmpty)
+        #expect(try store.versions(environment: "staging").isEmpty)
+        for bad in [0, -1, 1001] {
+            #expect(throws: FlagStoreError.self) { try store.versions(environment: "production", limit: bad) }
+        }
+    }
+
+    @Test func missingVersionIsNotFound() throws {
+        let directory = try TemporaryDirectory()
+        let store = try FlagStore.open(path: directory.file("flags.sqlite"))
+        #expect(throws: FlagStoreError.versionNotFound(environment: "production", number: 1)) {
+            try store.version(environment: "production", number: 1)
+        }
+    }
+
+    @Test func badPublishInputIsRefusedAndWritesNothing() throws {
+        let directory = try TemporaryDirectory()
+        let store = try FlagStore.open(path: directory.file("flags.sqlite"))
+        #expect(throws: FlagStoreError.invalidArgument(name: "document", reason: "must not be empty")) {
+            try store.publish(environment: "production", document: [], author: "a")
+        }
+        #expect(throws: FlagStoreError.invalidArgument(name: "author", reason: "must not be empty")) {
+            try store.publish(environment: "production", document: document("a"), author: " ")
+        }
+        #expect(throws: FlagStoreError.self) {
+            try store.publish(environment: "production", document: document("a"), author: "a",
+                              message: String(repeating: "m", count: 10_001))
+        }
+        #expect(try store.currentVersion(environment: "production") == nil)
+        #expect(try store.auditEntries().isEmpty)
+    }
+
+    @Test func rollbackRepublishesOldContentAsANewVersion() throws {
+        let directory = try TemporaryDirectory()
+        let store = try FlagStore.open(path: directory.file("flags.sqlite"))
+        _ = try store.publish(environment: "production", document: document("a"), author: "a")
+        _ = try store.publish(environment: "production", document: document("b"), author: "a")
+        let outcome = try store.rollback(environment: "production", to: 1, author: "ops", message: "undo",
+                                         expectedCurrentVersion: 2)
+        guard case .published(let record) = outcome else {
+            Issue.record("expected a publish, got \(outcome)")
+            return
+        }
+        #expect(record.number == 3 && record.rolledBackFrom == 1 && record.document == document("a"))
+        #expect(try store.rollback(environment: "production", to: 1, author: "ops") == .unchanged(record))
+        #expect(throws: FlagStoreError.versionNotFound(environment: "production", number: 9)) {
+            try store.rollback(environment: "production", to: 9, author: "ops")
+        }
+        #expect(throws: FlagStoreError.versionConflict(environment: "production", expected: 2, current: 3)) {
+            try store.rollback(environment: "production", to: 2, author: "ops", expectedCurrentVersion: 2)
+        }
+        #expect(try store.version(environment: "production", number: 3).rolledBackFrom == 1)
+    }
+
+    @Test func restartKeepsEveryVersion() throws {
+        let directory = try TemporaryDirectory()
+        let path = directory.file("flags.sqlite")
+        var expected: [VersionRecord] = []
+        do {
+            let store = try FlagStore.open(path: path)
+            for index in 1...30 {
+                let environment = index.isMultiple(of: 3) ? "staging" : "production"
+                expected.append(try store.publish(environment: environment, document: document("\(index)"),
+                                                  author: "a", message: "m\(index)").record)
+            }
+            store.close()
+        }
+        let reopened = try FlagStore.open(path: path)
+        let stored = try reopened.versions(environment: "production", limit: 1000)
+            + reopened.versions(environment: "staging", limit: 1000)
+        #expect(Set(stored.map { "\($0.environment)/\($0.number)/\($0.contentHash)/\($0.message)" })
+            == Set(expected.map { "\($0.environment)/\($0.number)/\($0.contentHash)/\($0.message)" }))
+        #expect(try reopened.latestVersions()["production"]?.number == 20)
+        #expect(try reopened.latestVersions()["staging"]?.number == 10)
+        #expect(try reopened.integrityCheck() == ["ok"])
+    }
+
+    @Test func batchPublishesInOrderInOneCommitAndRefusesPerRequest() throws {
+        let directory = try TemporaryDirectory()
+        let store = try FlagStore.open(path: directory.file("flags.sqlite"))
+        _ = try store.publish(environment: "production", document: document("a"), author: "a")
+        let results = try store.publish(batch: [
+            PublishRequest(environment: "production", document: document("b"), author: "w1", expectedCurrentVersion: 1),
+            PublishRequest(environment: "production", document: document("c"), author: "w2", expectedCurrentVersion: 1),
+            PublishRequest(environment: "nowhere", document: document("d"), author: "w3"),
+            PublishRequest(environment: "staging", document: [], author: "w4"),
+            PublishRequest(environment: "production", document: document("b"), author: "w5"),
+            PublishRequest(environment: "staging", document: document("e"), author: "w6", expectedCurrentVersion: 0),
+        ])
+        #expect(results.count == 6)
+        #expect((try? results[0].get())?.record.number == 2)
+        #expect(results[1] == .failure(.versionConflict(environment: "production", expected: 1, current: 2)))
+        #expect(results[2] == .failure(.unknownEnvironment("nowhere", known: ["production", "staging"])))
+        #expect(results[3] == .failure(.invalidArgument(name: "document", reason: "must not be empty")))
+        #expect(results[4] == .success(.unchanged(try store.version(environment: "production", number: 2))))
+        #expect((try? results[5].get())?.record.number == 1)
+        #expect(try store.versions(environment: "production").map(\.author) == ["w1", "a"])
+        #expect(try store.auditEntries().map(\.actor) == ["w6", "w1", "a"])
+        #expect(try store.publish(batch: []).isEmpty)
+    }
+
+    @Test func busyBatchPublishesNothing() throws {
+        let directory = try TemporaryDirectory()
+        let path = directory.file("flags.sqlite")
+        let store = try FlagStore.open(path: path, busyTimeout: .milliseconds(50))
+        let holder = try Database(path: path)
+        try holder.execute("BEGIN IMMEDIATE")
+        #expect(throws: FlagStoreError.self) {
+            try store.publish(batch: [PublishRequest(environment: "production", document: document("a"), author: "a")])
+        }
+        try holder.execute("ROLLBACK")
+        #expect(try store.currentVersion(environment: "production") == nil)
+    }
+
+    @Test func latestVersionsDoesNotScanHistory() throws {
+        let directory = try TemporaryDirectory()
+        let path = directory.file("flags.sqlite")
+        try FlagStore.open(path: path).close()
+        let database = try Database(path: path, mode: .readOnly)
+        let plan = try database.query("""
+            EXPLAIN QUERY PLAN SELECT e.name, v.number FROM environments e
+            JOIN versions v ON v.id = (SELECT id FROM versions WHERE environment_id = e.id ORDER BY number DESC LIMIT 1)
+            """) { $0.text(3) }
+        #expect(!plan.contains { $0.hasPrefix("SCAN v") || $0.hasPrefix("SCAN versions") }, "\(plan)")
+    }
+}
