@@ -46,9 +46,10 @@ let package = Package(
         .testTarget(name: "FlagClientTests", dependencies: ["FlagClient"], exclude: ["Fixtures"]),
 
         // The operators' CLI.
-        .target(name: "FlagCtlKit", dependencies: ["FlagKit"]),
+        .target(name: "FlagCtlKit", dependencies: ["FlagKit", "FlagClient"]),
         .executableTarget(name: "flagctl", dependencies: ["FlagCtlKit"]),
-        .testTarget(name: "FlagCtlKitTests", dependencies: ["FlagCtlKit", "FlagKit", "flagctl"]),
+        // flagserver: the server-command tests run the real server binary next to the real flagctl.
+        .testTarget(name: "FlagCtlKitTests", dependencies: ["FlagCtlKit", "FlagKit", "flagctl", "flagserver"]),
     ],
     swiftLanguageModes: [.v6]
 )
