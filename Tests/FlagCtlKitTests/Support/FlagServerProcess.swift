@@ -155,6 +155,14 @@ final class InteractiveRun {
 
     /// Waits for the exit; returns the status and the terminal's text.
     func finish() throws -> (status: Int32, output: String) {
+        // Polled with a deadline rather than a bare wait: a binary stuck at its prompt fails the test, not the run.
+        let deadline = Date().addingTimeInterval(60)
+        while process.isRunning, Date() < deadline { usleep(20_000) }
+        if process.isRunning {
+            process.terminate()
+            process.waitUntilExit()
+            throw FlagServerProcess.Failure(description: "flagctl did not finish; the terminal showed:\n\(output)")
+        }
         process.waitUntilExit()
         try? keyboard.fileHandleForWriting.close()
         defer { try? FileManager.default.removeItem(at: scratch) }
