@@ -3,7 +3,7 @@ import Testing
 
 /// A real `flagserver` process on 127.0.0.1 port 0 with a temp database and a temp flags directory,
 /// seeded from the package's `flags/*.json` (production, staging), with a writer token made by its own
-/// admin subcommand. `stop()` (or deinit) sends SIGTERM and waits.
+/// admin subcommand. `stop()` (or deinit, or the test process's death) sends it SIGTERM.
 final class FlagServerProcess {
     /// `http://127.0.0.1:PORT`.
     let url: String
@@ -14,6 +14,7 @@ final class FlagServerProcess {
     /// A token with role writer, named `ci`.
     private(set) var writerToken = ""
     private let process: Process
+    private let lifeline = Pipe()
 
     struct Failure: Error, CustomStringConvertible {
         let description: String
@@ -39,13 +40,18 @@ final class FlagServerProcess {
         let stderrURL = directory.appendingPathComponent("server.err")
         _ = FileManager.default.createFile(atPath: stdoutURL.path, contents: nil)
         _ = FileManager.default.createFile(atPath: stderrURL.path, contents: nil)
+        // Through a small shell that holds the server's lifetime to a pipe from this process: `stop()` closes
+        // the pipe, and so does the kernel if the test process crashes, so no server outlives its test.
+        // No `wait` in the shell: it inherits a signal mask from the test process in which its wait for
+        // SIGCHLD never returns; the stopped server is reaped by init instead.
         process = Process()
-        process.executableURL = try Self.binary()
-        process.arguments = ["--port", "0", "--database", database, "--flags-dir", flagsDirectory.path]
+        process.executableURL = URL(fileURLWithPath: "/bin/sh")
+        process.arguments = ["-c", #""$0" "$@" & server=$!; read -r _ignored; kill -TERM "$server""#,
+                             try Self.binary().path, "--port", "0", "--database", database, "--flags-dir", flagsDirectory.path]
         process.environment = ["PATH": "/usr/bin:/bin"]
         process.standardOutput = try FileHandle(forWritingTo: stdoutURL)
         process.standardError = try FileHandle(forWritingTo: stderrURL)
-        process.standardInput = FileHandle(forReadingAtPath: "/dev/null")
+        process.standardInput = lifeline
         try process.run()
         var found: String?
         let deadline = Date().addingTimeInterval(30)
@@ -59,7 +65,8 @@ final class FlagServerProcess {
         }
         guard let found else {
             let log = String(decoding: (try? Data(contentsOf: stderrURL)) ?? Data(), as: UTF8.self)
-            if process.isRunning { process.terminate() }
+            try? lifeline.fileHandleForWriting.close()
+            process.waitUntilExit()
             throw Failure(description: "flagserver did not print its listening line; log:\n\(log)")
         }
         url = found
@@ -98,10 +105,8 @@ final class FlagServerProcess {
 
     /// Stops the server (SIGTERM) and waits for it.
     func stop() {
-        if process.isRunning {
-            process.terminate()
-            process.waitUntilExit()
-        }
+        try? lifeline.fileHandleForWriting.close()
+        if process.isRunning { process.waitUntilExit() }
         try? FileManager.default.removeItem(at: directory)
     }
 
