@@ -12,6 +12,7 @@ let package = Package(
         .library(name: "HTTPServer", targets: ["HTTPServer"]),
         .library(name: "FlagStore", targets: ["FlagStore"]),
         .library(name: "FlagService", targets: ["FlagService"]),
+        .library(name: "FlagClient", targets: ["FlagClient"]),
         .library(name: "FlagOFREP", targets: ["FlagOFREP"]),
         .executable(name: "flagserver", targets: ["flagserver"]),
         .executable(name: "flagctl", targets: ["flagctl"]),
@@ -47,11 +48,15 @@ let package = Package(
         .testTarget(name: "FlagServiceTests", dependencies: ["FlagService", "FlagStore", "FlagKit", "HTTPServer", "flagserver"]),
 
         // What the app links: libcurl transport, disk cache, refresh policy, evaluation with FlagKit.
+        .systemLibrary(name: "CCurl", pkgConfig: "libcurl", providers: [.apt(["libcurl4-openssl-dev"])]),
+        .target(name: "FlagClient", dependencies: ["FlagKit", "CCurl"]),
+        .testTarget(name: "FlagClientTests", dependencies: ["FlagClient"], exclude: ["Fixtures"]),
 
         // The operators' CLI.
-        .target(name: "FlagCtlKit", dependencies: ["FlagKit"]),
+        .target(name: "FlagCtlKit", dependencies: ["FlagKit", "FlagClient"]),
         .executableTarget(name: "flagctl", dependencies: ["FlagCtlKit"]),
-        .testTarget(name: "FlagCtlKitTests", dependencies: ["FlagCtlKit", "FlagKit", "flagctl"]),
+        // flagserver: the server-command tests run the real server binary next to the real flagctl.
+        .testTarget(name: "FlagCtlKitTests", dependencies: ["FlagCtlKit", "FlagKit", "flagctl", "flagserver"]),
     ],
     swiftLanguageModes: [.v6]
 )

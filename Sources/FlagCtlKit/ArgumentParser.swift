@@ -21,8 +21,14 @@ public enum ArgumentParser {
                 optionsEnded = true
                 continue
             }
-            guard token.hasPrefix("--") else { throw UsageError("unknown option '\(token)'") }
-            let body = token.dropFirst(2)
+            var body = token.dropFirst(2)
+            if !token.hasPrefix("--") {
+                // `-m MESSAGE`: a declared one-letter alias stands for its long option.
+                guard token.count == 2, let letter = token.last, let spec = options.first(where: { $0.short == letter }) else {
+                    throw UsageError("unknown option '\(token)'")
+                }
+                body = Substring(spec.name)
+            }
             let name: String
             var inlineValue: String?
             if let equals = body.firstIndex(of: "=") {

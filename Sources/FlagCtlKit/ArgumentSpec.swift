@@ -8,20 +8,23 @@ public struct OptionSpec: Sendable, Equatable {
     public let help: String
     /// Whether the option may be given more than once (`--context a=1 --context b=2`).
     public let repeatable: Bool
+    /// A one-letter alias (`m` for `-m`), for the options everybody types (`-m MESSAGE`, as in git).
+    public var short: Character?
 
     /// An option that takes a value.
-    public static func value(_ name: String, _ valueName: String, help: String, repeatable: Bool = false) -> OptionSpec {
-        OptionSpec(name: name, valueName: valueName, help: help, repeatable: repeatable)
+    public static func value(_ name: String, _ valueName: String, help: String, repeatable: Bool = false,
+                             short: Character? = nil) -> OptionSpec {
+        OptionSpec(name: name, valueName: valueName, help: help, repeatable: repeatable, short: short)
     }
 
     /// An option without a value.
-    public static func flag(_ name: String, help: String) -> OptionSpec {
-        OptionSpec(name: name, valueName: nil, help: help, repeatable: false)
+    public static func flag(_ name: String, help: String, short: Character? = nil) -> OptionSpec {
+        OptionSpec(name: name, valueName: nil, help: help, repeatable: false, short: short)
     }
 
-    /// `--sample <n>`, `--context <key=value> ...`, `--json`.
+    /// `--sample <n>`, `--context <key=value> ...`, `--json`, `-m, --message <text>`.
     var synopsis: String {
-        var text = "--\(name)"
+        var text = (short.map { "-\($0), " } ?? "") + "--\(name)"
         if let valueName { text += " <\(valueName)>" }
         if repeatable { text += " ..." }
         return text

@@ -72,14 +72,18 @@ public final class RunContext {
     public let stdoutIsTerminal: Bool
     /// The process environment (`NO_COLOR`, ...).
     public let environment: [String: String]
+    /// Where confirmations are read from (standard input in the tool; nothing in in-process tests).
+    public let input: LineInput
 
     /// A context.
-    public init(globals: GlobalOptions, stdout: TextOutput, stderr: TextOutput, stdoutIsTerminal: Bool, environment: [String: String]) {
+    public init(globals: GlobalOptions, stdout: TextOutput, stderr: TextOutput, stdoutIsTerminal: Bool, environment: [String: String],
+                input: LineInput = NoInput()) {
         self.globals = globals
         self.stdout = stdout
         self.stderr = stderr
         self.stdoutIsTerminal = stdoutIsTerminal
         self.environment = environment
+        self.input = input
     }
 
     /// Colors on a terminal unless `NO_COLOR` is set (https://no-color.org).
@@ -90,6 +94,24 @@ public final class RunContext {
 
     /// Writes `flagctl: message` to standard error.
     public func error(_ message: String) { stderr.write("flagctl: \(message)\n") }
+}
+
+/// Where a command reads a confirmation from.
+public protocol LineInput: AnyObject {
+    /// Whether a person can answer (a terminal), so asking makes sense.
+    var isTerminal: Bool { get }
+    /// One line without its newline; nil at end of input.
+    func readLine() -> String?
+}
+
+/// No input at all: not a terminal, and at end.
+public final class NoInput: LineInput {
+    /// Nothing to read.
+    public init() {}
+    /// Never a terminal.
+    public var isTerminal: Bool { false }
+    /// Always at end.
+    public func readLine() -> String? { nil }
 }
 
 /// Somewhere text goes.

@@ -7,7 +7,10 @@ public struct DiffCommand: Command {
         name: "diff",
         abstract: "Show what changes from one flag document to another, and for how many installs.",
         discussion: """
-        A and B are flag document files. The diff lists flags and cohorts added (+), removed (-) and
+        A and B are each a flag document file, an environment on the server (production: what it serves
+        now) or a published version (production@41). With one argument, a file, the diff is from what the
+        server serves now for the environment named by the file (flags/production.json: production, or
+        --env) to the file: what publishing the file would change. The diff lists flags and cohorts added (+), removed (-) and
         changed (~), and for a changed flag which type, default, salt, prerequisite or rule changed from
         what to what. It is colored when standard output is a terminal (unless NO_COLOR is set).
         --impact evaluates both sides for a deterministic sample of installs and prints, per flag, the
@@ -22,10 +25,11 @@ public struct DiffCommand: Command {
             .value("sample", "n", help: "Installs in the impact sample (default: 100000)."),
             .value("contexts", "file", help: "JSON lines of context objects; installs cycle through them, repeats get fresh install ids."),
             .value("seed", "n", help: "Seed of the generated install ids and attributes (default: \(ImpactSample.defaultSeed))."),
+            .value("env", "name", help: "With one file argument: the environment to compare it with (default: the file's name)."),
         ],
         arguments: [
-            ArgumentSpec("a", help: "The old side: a flag document file."),
-            ArgumentSpec("b", help: "The new side: a flag document file."),
+            ArgumentSpec("a", help: "The old side: a file, ENV or ENV@N (alone: the file to compare with the server)."),
+            ArgumentSpec("b", .optional, help: "The new side: a file, ENV or ENV@N."),
         ]
     )
 
@@ -46,8 +50,22 @@ public struct DiffCommand: Command {
 
     /// From the parsed command line; `--sample`, `--contexts` and `--seed` need `--impact`.
     public init(parsed: ParsedArguments) throws(UsageError) {
-        old = DocumentOperand(parsed.argument("a") ?? "")
-        new = DocumentOperand(parsed.argument("b") ?? "")
+        let first = try DocumentOperand(parsed.argument("a") ?? "")
+        if let second = parsed.argument("b") {
+            if parsed.value("env") != nil { throw UsageError("option '--env' is only for the one-argument form (a file against the server)") }
+            old = first
+            new = try DocumentOperand(second)
+        } else {
+            guard case .file(let path) = first else {
+                throw UsageError("one argument must be a file (compared with what the server serves now); '\(first)' names the server")
+            }
+            let environment = parsed.value("env") ?? Self.environment(ofFile: path)
+            guard DocumentOperand.isEnvironmentName(environment[...]) else {
+                throw UsageError("cannot tell the environment from '\(path)': pass --env NAME")
+            }
+            old = .environment(environment)
+            new = first
+        }
         json = parsed.flag("json")
         impact = parsed.flag("impact")
         contextsFile = parsed.value("contexts")
@@ -71,14 +89,23 @@ public struct DiffCommand: Command {
         }
     }
 
+    /// `flags/production.json` names `production`.
+    static func environment(ofFile path: String) -> String {
+        let name = path.split(separator: "/").last.map(String.init) ?? path
+        return name.hasSuffix(".json") ? String(name.dropLast(5)) : name
+    }
+
     /// Loads both sides, prints the diff (and the impact), returns 0, 1 or 2.
     public func run(_ context: RunContext) -> Int32 {
         let before: FlagDocument
         let after: FlagDocument
+        let labels: (old: String, new: String)
         let report: ImpactReport?
         do {
-            before = try old.load()
-            after = try new.load()
+            let loadedOld = try old.load(context.globals)
+            let loadedNew = try new.load(context.globals)
+            (before, after) = (loadedOld.document, loadedNew.document)
+            labels = (loadedOld.label, loadedNew.label)
             report = impact ? try measure(from: before, to: after) : nil
         } catch {
             context.error(error.description)
@@ -97,7 +124,7 @@ public struct DiffCommand: Command {
             }
             context.stdout.write(JSONValue.object(object).prettyString)
         } else {
-            printText(diff, report, context)
+            printText(diff, report, labels, context)
         }
         return diff.isEmpty ? ExitStatus.success : ExitStatus.failure
     }
@@ -118,12 +145,24 @@ public struct DiffCommand: Command {
         return ImpactAnalysis.measure(from: before, to: after, sample: sample)
     }
 
-    private func printText(_ diff: DocumentDiff, _ report: ImpactReport?, _ context: RunContext) {
+    private func printText(_ diff: DocumentDiff, _ report: ImpactReport?, _ labels: (old: String, new: String), _ context: RunContext) {
         let color = context.usesColor
         func paint(_ text: String, _ code: String) -> String { color ? "\u{1B}[\(code)m\(text)\u{1B}[0m" : text }
-        context.print(paint("--- \(old)", "1"))
-        context.print(paint("+++ \(new)", "1"))
+        context.print(paint("--- \(labels.old)", "1"))
+        context.print(paint("+++ \(labels.new)", "1"))
         if diff.isEmpty { context.print("no differences") }
+        Self.printLines(diff, context)
+        guard let report else { return }
+        let source = contextsFile.map { "contexts from \($0)" } ?? "generated, seed \(seed)"
+        context.print("")
+        context.print(paint("impact on \(ImpactReport.grouped(report.sampleSize)) sampled installs (\(source)):", "1"))
+        for line in report.lines { context.print("  " + line) }
+    }
+
+    /// The diff's lines, colored on a terminal (`publish` prints them too).
+    static func printLines(_ diff: DocumentDiff, _ context: RunContext) {
+        let color = context.usesColor
+        func paint(_ text: String, _ code: String) -> String { color ? "\u{1B}[\(code)m\(text)\u{1B}[0m" : text }
         for line in diff.lines {
             switch line.kind {
             case .added: context.print(paint(line.text, "32"))
@@ -135,10 +174,5 @@ public struct DiffCommand: Command {
                 context.print(trimmed.hasPrefix("+ ") ? paint(line.text, "32") : trimmed.hasPrefix("- ") ? paint(line.text, "31") : line.text)
             }
         }
-        guard let report else { return }
-        let source = contextsFile.map { "contexts from \($0)" } ?? "generated, seed \(seed)"
-        context.print("")
-        context.print(paint("impact on \(ImpactReport.grouped(report.sampleSize)) sampled installs (\(source)):", "1"))
-        for line in report.lines { context.print("  " + line) }
     }
 }

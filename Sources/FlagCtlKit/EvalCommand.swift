@@ -11,14 +11,15 @@ public struct EvalCommand: Command {
         Values are read as JSON when they parse (42, true, "x", [1]) and as plain strings otherwise;
         the built-in attributes (installId, appVersion, osVersion, platform, locale, country, channel)
         are always strings. Prints 'FLAG = VALUE (variant V, reason R)' per flag, all flags when none is named.
-        Exit status: 0 evaluated, 2 the file cannot be read, is invalid, or lacks the flag.
+        ENV and ENV@N are fetched from the server and evaluated here, with the same FlagKit code the server runs.
+        Exit status: 0 evaluated, 2 the document cannot be read or fetched, is invalid, or lacks the flag.
         """,
         options: [
             .value("context", "key=value", help: "One attribute of the evaluation context.", repeatable: true),
             .flag("json", help: "Print the results as JSON."),
         ],
         arguments: [
-            ArgumentSpec("file", help: "A flag document (JSON); '-' reads standard input."),
+            ArgumentSpec("file", help: "A flag document (JSON; '-' reads standard input), ENV (fetched from the server) or ENV@N."),
             ArgumentSpec("flag", .optional, help: "The flag to evaluate (default: every flag)."),
         ]
     )
@@ -34,7 +35,7 @@ public struct EvalCommand: Command {
 
     /// From the parsed command line; a `--context` without `=` or an attribute given twice is a usage error.
     public init(parsed: ParsedArguments) throws(UsageError) {
-        operand = DocumentOperand(parsed.argument("file") ?? "")
+        operand = try DocumentOperand(parsed.argument("file") ?? "")
         flag = parsed.argument("flag")
         json = parsed.flag("json")
         attributes = try Self.attributes(parsed.values("context"))
@@ -66,7 +67,7 @@ public struct EvalCommand: Command {
     public func run(_ context: RunContext) -> Int32 {
         let document: FlagDocument
         do {
-            document = try operand.load()
+            document = try operand.load(context.globals).document
         } catch {
             context.error(error.description)
             return ExitStatus.trouble

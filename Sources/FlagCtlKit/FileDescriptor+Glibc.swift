@@ -42,6 +42,40 @@ public final class FileDescriptorOutput: TextOutput {
     public var isTerminal: Bool { isatty(descriptor) == 1 }
 }
 
+/// Lines from a descriptor, read a byte at a time so nothing beyond the line is consumed.
+public final class FileDescriptorInput: LineInput {
+    private let descriptor: Int32
+
+    /// Input from an open descriptor.
+    public init(descriptor: Int32) { self.descriptor = descriptor }
+
+    /// Standard input.
+    public static func standardInput() -> FileDescriptorInput { FileDescriptorInput(descriptor: 0) }
+
+    /// Whether the descriptor is a terminal (`isatty(3)`): only then does `publish` ask.
+    public var isTerminal: Bool { isatty(descriptor) == 1 }
+
+    /// One line without its newline (and a trailing CR); nil at end of input or on a read error.
+    public func readLine() -> String? {
+        var bytes: [UInt8] = []
+        var byte: UInt8 = 0
+        while true {
+            let count = withUnsafeMutableBytes(of: &byte) { systemRead(descriptor, $0.baseAddress, 1) }
+            if count == 1 {
+                if byte == UInt8(ascii: "\n") { break }
+                bytes.append(byte)
+            } else if count == 0 {
+                if bytes.isEmpty { return nil }
+                break
+            } else if errno != EINTR {
+                return nil
+            }
+        }
+        if bytes.last == UInt8(ascii: "\r") { bytes.removeLast() }
+        return String(decoding: bytes, as: UTF8.self)
+    }
+}
+
 /// `write(2)`, named apart from `TextOutput.write`.
 private func systemWrite(_ descriptor: Int32, _ pointer: UnsafeMutableRawPointer?, _ count: Int) -> Int {
     guard let pointer else { return 0 }

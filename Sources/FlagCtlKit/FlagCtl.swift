@@ -1,9 +1,9 @@
 /// The `flagctl` tool: its commands, the top-level parse and the entry point `main.swift` calls.
 public enum FlagCtl {
-    /// The registered commands, in the order `--help` lists them. Only commands that work are here:
-    /// the server commands (`get`, `publish`, `set`, `history`, `rollback`) come with the libcurl transport.
+    /// The registered commands, in the order `--help` lists them.
     public static var commands: [any Command.Type] {
-        [ValidateCommand.self, LintCommand.self, DiffCommand.self, EvalCommand.self]
+        [ValidateCommand.self, LintCommand.self, DiffCommand.self, EvalCommand.self, GetCommand.self, HistoryCommand.self,
+         PublishCommand.self, SetCommand.self, RollbackCommand.self]
     }
 
     /// `flagctl [--server <url>] <command> ...`.
@@ -83,7 +83,7 @@ public enum FlagCtl {
 
     /// Runs a command line to completion and returns the exit status.
     public static func main(arguments: [String], environment: [String: String], stdout: TextOutput, stderr: TextOutput,
-                            stdoutIsTerminal: Bool) -> Int32 {
+                            stdoutIsTerminal: Bool, input: LineInput = NoInput()) -> Int32 {
         switch parse(arguments, environment: environment) {
         case .help(let text):
             stdout.write(text)
@@ -93,14 +93,14 @@ public enum FlagCtl {
             return ExitStatus.usage
         case .run(let command, let globals):
             let context = RunContext(globals: globals, stdout: stdout, stderr: stderr, stdoutIsTerminal: stdoutIsTerminal,
-                                     environment: environment)
+                                     environment: environment, input: input)
             return command.run(context)
         }
     }
 
     /// The tool's `--help`.
     public static var toolHelp: String {
-        var text = "OVERVIEW: Check, compare and evaluate Symi's flag documents.\n\nUSAGE: \(usage)\n\n"
+        var text = "OVERVIEW: Check, compare, evaluate and publish Symi's flag documents.\n\nUSAGE: \(usage)\n\n"
         text += "COMMANDS:\n"
         text += table(commands.map { ($0.configuration.name, $0.configuration.abstract) })
         text += "\nGLOBAL OPTIONS:\n" + table(globalRows)

@@ -76,7 +76,8 @@ import Testing
     }
 
     @Test func usageErrorsExit64WithTheUsageLine() throws {
-        for arguments in [["diff", "a.json"], ["diff", "a", "b", "--sample", "5"], ["diff", "a", "b", "--impact", "--sample", "x"]] {
+        for arguments in [["diff"], ["diff", "a", "b", "--sample", "5"], ["diff", "a", "b", "--impact", "--sample", "x"],
+                          ["diff", "production"], ["diff", "a.json", "b.json", "--env", "production"], ["diff", "production@0", "b.json"]] {
             let run = try TestSupport.run(arguments)
             #expect(run.status == 64, "\(arguments)")
             #expect(run.stderr.contains("\nUsage: \(DiffCommand.configuration.usage)\nSee 'flagctl diff --help'.\n"), "\(arguments)")

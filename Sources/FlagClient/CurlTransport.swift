@@ -1,0 +1,62 @@
+import Dispatch
+import Foundation
+
+/// An ``HTTPTransport`` on libcurl's easy interface.
+///
+/// Each request gets its own easy handle on a dedicated dispatch queue, so the blocking `curl_easy_perform`
+/// never occupies a thread of Swift's cooperative pool; the calling task awaits a continuation.
+/// Certificate and host name verification are always on; `CURLOPT_NOSIGNAL` is always set (timeouts must not
+/// use signals in a multi-threaded process); redirects are not followed; only `http` and `https` are allowed.
+public struct CurlTransport: HTTPTransport {
+    /// The limits and trust settings every request of this transport uses.
+    public let options: TransportOptions
+
+    /// Creates a transport. libcurl's global state is initialised once per process, on first use.
+    public init(options: TransportOptions = TransportOptions()) {
+        self.options = options
+    }
+
+    /// Performs `request` and returns the complete response, whatever its status.
+    ///
+    /// Cancelling the calling task aborts the transfer (within about a second) with ``TransportError/Kind/cancelled``.
+    public func send(_ request: HTTPRequest) async throws(TransportError) -> HTTPResponse {
+        let cancellation = CancellationFlag()
+        let options = self.options
+        let result: Result<HTTPResponse, TransportError> = await withTaskCancellationHandler {
+            await withCheckedContinuation { continuation in
+                Self.queue.async {
+                    let transfer = CurlTransfer(request: request, options: options, cancellation: cancellation)
+                    continuation.resume(returning: transfer.perform())
+                }
+            }
+        } onCancel: {
+            cancellation.cancel()
+        }
+        return try result.get()
+    }
+
+    /// Concurrent and not a global queue: blocking work on a private queue makes libdispatch add threads
+    /// instead of starving other work.
+    private static let queue = DispatchQueue(label: "FlagClient.CurlTransport", attributes: .concurrent)
+}
+
+/// A flag set from the cancellation handler and read from libcurl's progress callback on another thread.
+final class CancellationFlag: @unchecked Sendable {
+    // NSLock rather than Synchronization.Atomic: the package still deploys to macOS 13 / iOS 16.
+    private let lock = NSLock()
+    private var cancelled = false
+
+    /// Marks the transfer as cancelled.
+    func cancel() {
+        lock.lock()
+        cancelled = true
+        lock.unlock()
+    }
+
+    /// Whether ``cancel()`` was called.
+    var isCancelled: Bool {
+        lock.lock()
+        defer { lock.unlock() }
+        return cancelled
+    }
+}

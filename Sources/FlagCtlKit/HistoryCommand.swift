@@ -1,0 +1,64 @@
+import FlagKit
+
+/// `flagctl history ENV [--limit N]`: the published versions, newest first.
+public struct HistoryCommand: Command {
+    /// Name, abstract, options and arguments.
+    public static let configuration = CommandConfiguration(
+        name: "history",
+        abstract: "List an environment's published versions: version, time, author, message, rollbacks.",
+        discussion: """
+        Newest first. A rollback shows which version's content it published again ('rollback to 3').
+        Exit status: 0 listed, 2 the server cannot be reached or refuses.
+        """,
+        options: [
+            .value("limit", "n", help: "How many versions, newest first (1 to 1000, default: 20)."),
+            .flag("json", help: "Print the versions as a JSON array."),
+        ],
+        arguments: [ArgumentSpec("env", help: "The environment (production).")]
+    )
+
+    /// The environment.
+    public let environment: String
+    /// How many versions.
+    public let limit: Int
+    /// JSON output.
+    public let json: Bool
+
+    /// From the parsed command line.
+    public init(parsed: ParsedArguments) throws(UsageError) {
+        environment = try ServerCommandSupport.environment(parsed.argument("env"))
+        json = parsed.flag("json")
+        if let text = parsed.value("limit") {
+            guard let value = Int(text), (1...1000).contains(value) else { throw UsageError("--limit '\(text)' must be a whole number from 1 to 1000") }
+            limit = value
+        } else {
+            limit = 20
+        }
+    }
+
+    /// Fetches and prints the table.
+    public func run(_ context: RunContext) -> Int32 {
+        ServerCommandSupport.run(context) { client throws(CommandFailure) in
+            let versions = try ServerCommandSupport.call { () throws(ServerError) in try client.history(environment, limit: limit) }
+            if json {
+                context.stdout.write(JSONValue.array(versions.map(\.json)).prettyString)
+                return ExitStatus.success
+            }
+            context.stdout.write(Self.table(versions))
+            return ExitStatus.success
+        }
+    }
+
+    /// `VERSION  PUBLISHED  AUTHOR  MESSAGE` columns; the message last, as it is the only free text.
+    static func table(_ versions: [PublishedVersion]) -> String {
+        let rows = versions.map { version -> [String] in
+            let rollback = version.rolledBackFrom.map { " (rollback to \($0))" } ?? ""
+            return [String(version.version), version.publishedAt, version.author, version.message.replacingOccurrences(of: "\n", with: " ") + rollback]
+        }
+        let all = [["VERSION", "PUBLISHED", "AUTHOR", "MESSAGE"]] + rows
+        let widths = (0..<3).map { column in all.map { $0[column].count }.max() ?? 0 }
+        return all.map { row in
+            (0..<3).map { row[$0] + String(repeating: " ", count: widths[$0] - row[$0].count) }.joined(separator: "  ") + "  " + row[3] + "\n"
+        }.joined()
+    }
+}

@@ -1,0 +1,92 @@
+import FlagKit
+
+/// `flagctl publish FILE --env ENV -m MESSAGE [--yes] [--dry-run]`: shows what would change, asks, and
+/// publishes with `If-Match`, so a version published by someone else in the meantime is never overwritten.
+public struct PublishCommand: Command {
+    /// Name, abstract, options and arguments.
+    public static let configuration = CommandConfiguration(
+        name: "publish",
+        abstract: "Publish a flag document to an environment, after showing the diff and asking.",
+        discussion: """
+        Validates FILE locally, fetches the version the server serves now with its ETag, prints the semantic
+        diff from it to FILE and asks for confirmation (on a terminal; otherwise --yes is required). The
+        publish carries If-Match with that ETag: if someone else published in between, the server refuses
+        (412), nothing is published, and the command says which version is current now.
+        --dry-run asks the server to validate and diff (PUT ...?dryRun=true) and publishes nothing.
+        Exit status: 0 published, already current, or dry run done; 1 declined at the prompt;
+        2 trouble: invalid file, server unreachable or refusing, someone else published meanwhile (412),
+        or no terminal to ask and no --yes.
+        """,
+        options: [
+            .value("env", "name", help: "The environment to publish to (required)."),
+            ServerCommandSupport.messageOption,
+            ServerCommandSupport.yesOption,
+            .flag("dry-run", help: "Validate and diff on the server; publish nothing."),
+        ],
+        arguments: [ArgumentSpec("file", help: "The flag document to publish; '-' reads standard input.")]
+    )
+
+    /// The document file.
+    public let file: String
+    /// The target environment.
+    public let environment: String
+    /// The change's message (nil only for a dry run, which records nothing).
+    public let message: String?
+    /// Skip the prompt.
+    public let yes: Bool
+    /// Publish nothing.
+    public let dryRun: Bool
+
+    /// From the parsed command line; `--env` and `-m` are required (a dry run needs no message).
+    public init(parsed: ParsedArguments) throws(UsageError) {
+        file = parsed.argument("file") ?? ""
+        guard parsed.value("env") != nil else { throw UsageError("missing --env: name the environment to publish to") }
+        environment = try ServerCommandSupport.environment(parsed.value("env"))
+        dryRun = parsed.flag("dry-run")
+        message = dryRun && parsed.value("message") == nil ? nil : try ServerCommandSupport.message(parsed)
+        yes = parsed.flag("yes")
+        if file == "-" && !yes && !dryRun {
+            throw UsageError("reading the document from standard input leaves nothing to answer the prompt: add --yes")
+        }
+    }
+
+    /// Validate, fetch, diff, confirm, publish.
+    public func run(_ context: RunContext) -> Int32 {
+        ServerCommandSupport.run(context) { client throws(CommandFailure) in
+            let document = try DocumentOperand.file(file).load(context.globals).document
+            let current = try ServerCommandSupport.call { () throws(ServerError) in try client.current(environment) }
+            guard let base = current?.document ?? Self.emptyDocument else { throw .noVersion(environment) }
+            let currentLabel = current.map { "\(environment) (version \($0.version) on \(client.serverName))" }
+                ?? "\(environment) (no version yet on \(client.serverName))"
+            if let current, current.contentHash == document.contentHash {
+                context.print("\(environment) already serves this content (version \(current.version)): nothing to publish")
+                return ExitStatus.success
+            }
+            let diff = DocumentDiff(from: base, to: document)
+            context.print("--- \(currentLabel)")
+            context.print("+++ \(file)")
+            DiffCommand.printLines(diff, context)
+            if dryRun {
+                let changed = try ServerCommandSupport.call { () throws(ServerError) in try client.dryRun(environment, document) }
+                context.print("dry run: the server accepts this document\(changed ? "" : " and sees no change"); nothing was published")
+                return ExitStatus.success
+            }
+            let next = (current?.version ?? 0) + 1
+            if let status = ServerCommandSupport.confirmed("Publish this to \(environment) as version \(next)?", yes: yes, context) {
+                return status
+            }
+            let result = try ServerCommandSupport.call { () throws(ServerError) in
+                try client.publish(environment, document, basedOn: current, message: message ?? "")
+            }
+            if result.changed {
+                context.print("published \(environment) \(ServerCommandSupport.summary(result.version))")
+            } else {
+                context.print("\(environment) already serves this content (version \(result.version.version)): nothing was published")
+            }
+            return ExitStatus.success
+        }
+    }
+
+    /// What a first version is compared with (the server does the same).
+    static let emptyDocument: FlagDocument? = try? FlagDocument(validating: .object(["flags": .object([:])]))
+}

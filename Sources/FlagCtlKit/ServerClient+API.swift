@@ -1,0 +1,169 @@
+import FlagClient
+import FlagKit
+import Foundation
+
+/// One published version as the server describes it: the metadata of a history entry, and for
+/// `GET .../document` and `.../versions/{n}` the document and the envelope as received.
+public struct PublishedVersion: Sendable, Equatable {
+    /// The environment.
+    public var environment: String
+    /// The version number.
+    public var version: Int
+    /// SHA-256 of the canonical document.
+    public var contentHash: String
+    /// RFC 3339 UTC time of the publish.
+    public var publishedAt: String
+    /// The token name that published it.
+    public var author: String
+    /// The change's message.
+    public var message: String
+    /// For a rollback: the version whose content was published again.
+    public var rolledBackFrom: Int?
+    /// The document, when the reply carried one.
+    public var document: FlagDocument?
+    /// The `ETag` of the reply (`"12-3fa9c1e0b2d4a6f8"`), the `If-Match` of the next write.
+    public var etag: String?
+    /// The whole JSON object received (`get --json` prints it).
+    public var json: JSONValue
+
+    /// Reads an envelope or history entry; `url` and the JSON path name what is wrong.
+    init(_ object: [String: JSONValue], etag: String?, url: URL) throws(ServerError) {
+        func field<T>(_ name: String, _ read: (JSONValue) -> T?, _ expected: String) throws(ServerError) -> T {
+            guard let raw = object[name], let value = read(raw) else {
+                throw .unreadableReply(url: url.absoluteString, reason: "/\(name): expected \(expected)")
+            }
+            return value
+        }
+        environment = try field("environment", \.stringValue, "a string")
+        version = Int(try field("version", \.integerValue, "an integer"))
+        contentHash = try field("contentHash", \.stringValue, "a string")
+        publishedAt = try field("publishedAt", \.stringValue, "a string")
+        author = try field("author", \.stringValue, "a string")
+        message = try field("message", \.stringValue, "a string")
+        rolledBackFrom = object["rolledBackFrom"]?.integerValue.map { Int($0) }
+        self.etag = etag ?? object["etag"]?.stringValue
+        json = .object(object)
+        if let raw = object["document"] {
+            do {
+                document = try FlagDocument(validating: raw)
+            } catch {
+                let issues = error.issues.prefix(3).map { "/document\($0)" }.joined(separator: "; ")
+                throw .unreadableReply(url: url.absoluteString, reason: "the served document is not valid: \(issues)")
+            }
+        }
+    }
+}
+
+/// What a write answered: the version now current and whether this write created it.
+public struct WriteResult: Sendable, Equatable {
+    /// False when the content was already current (nothing was published).
+    public var changed: Bool
+    /// The current version after the write.
+    public var version: PublishedVersion
+}
+
+/// The API calls `flagctl` makes (see `Sources/FlagService` for the routes and their bodies).
+extension ServerClient {
+    /// `GET /v1/environments/{env}/document`; nil when the environment exists but has no version yet.
+    public func current(_ environment: String) throws(ServerError) -> PublishedVersion? {
+        let url = try url(["v1", "environments", environment, "document"])
+        let response = try exchange(.get, url)
+        if response.status == 404, case .refused(let refusal) = refusal(.get, url, response), refusal.code == "no_version" {
+            return nil
+        }
+        guard (200..<300).contains(response.status) else { throw refusal(.get, url, response) }
+        return try PublishedVersion(try object(response, from: url), etag: response.headers["ETag"], url: url)
+    }
+
+    /// `GET /v1/environments/{env}/versions/{n}`.
+    public func version(_ environment: String, _ number: Int) throws(ServerError) -> PublishedVersion {
+        let url = try url(["v1", "environments", environment, "versions", String(number)])
+        let response = try successful(.get, url)
+        return try PublishedVersion(try object(response, from: url), etag: response.headers["ETag"], url: url)
+    }
+
+    /// `GET /v1/environments/{env}/versions?limit=N`: the newest `limit` versions, newest first.
+    public func history(_ environment: String, limit: Int) throws(ServerError) -> [PublishedVersion] {
+        let url = try url(["v1", "environments", environment, "versions"], query: "limit=\(limit)")
+        let response = try successful(.get, url)
+        guard let entries = try object(response, from: url)["versions"]?.arrayValue else {
+            throw .unreadableReply(url: url.absoluteString, reason: "/versions: expected an array")
+        }
+        var result: [PublishedVersion] = []
+        for (index, entry) in entries.enumerated() {
+            guard let object = entry.objectValue else {
+                throw .unreadableReply(url: url.absoluteString, reason: "/versions/\(index): expected an object")
+            }
+            result.append(try PublishedVersion(object, etag: nil, url: url))
+        }
+        return result
+    }
+
+    /// `PUT .../document` with `If-Match: etag` (`If-None-Match: *` for a first version): never overwrites
+    /// a version this client has not seen (RFC 9110 §13.1.1); a 412 becomes `.conflict`.
+    public func publish(_ environment: String, _ document: FlagDocument, basedOn current: PublishedVersion?,
+                        message: String) throws(ServerError) -> WriteResult {
+        let url = try url(["v1", "environments", environment, "document"])
+        var headers = HTTPHeaders()
+        if let etag = current?.etag { headers.add(name: "If-Match", value: etag) } else { headers.add(name: "If-None-Match", value: "*") }
+        headers.add(name: ChangeMessage.header, value: ChangeMessage.encode(message))
+        return try write(.put, url, environment, basedOn: current, headers: headers, body: Data(document.canonicalBytes))
+    }
+
+    /// `PUT .../document?dryRun=true`: the server validates and diffs; nothing is published.
+    /// Returns whether the server says the content would change.
+    public func dryRun(_ environment: String, _ document: FlagDocument) throws(ServerError) -> Bool {
+        let url = try url(["v1", "environments", environment, "document"], query: "dryRun=true")
+        let response = try successful(.put, url, body: Data(document.canonicalBytes))
+        guard let changed = try object(response, from: url)["changed"]?.boolValue else {
+            throw .unreadableReply(url: url.absoluteString, reason: "/changed: expected a boolean")
+        }
+        return changed
+    }
+
+    /// `PUT .../flags/{key}` with a bare value ("this value for everyone"), `If-Match` of the version shown.
+    public func setFlag(_ environment: String, key: String, value: JSONValue, basedOn current: PublishedVersion,
+                        message: String) throws(ServerError) -> WriteResult {
+        let url = try url(["v1", "environments", environment, "flags", key])
+        var headers = HTTPHeaders()
+        if let etag = current.etag { headers.add(name: "If-Match", value: etag) }
+        headers.add(name: ChangeMessage.header, value: ChangeMessage.encode(message))
+        return try write(.put, url, environment, basedOn: current, headers: headers, body: Data(value.canonicalBytes))
+    }
+
+    /// `POST .../rollback` `{"version": N, "message": M}`, with `If-Match` of the version shown when given.
+    public func rollback(_ environment: String, to number: Int, basedOn current: PublishedVersion?,
+                         message: String) throws(ServerError) -> WriteResult {
+        let url = try url(["v1", "environments", environment, "rollback"])
+        var headers = HTTPHeaders()
+        if let etag = current?.etag { headers.add(name: "If-Match", value: etag) }
+        let body: JSONValue = ["version": .integer(Int64(number)), "message": .string(message)]
+        return try write(.post, url, environment, basedOn: current, headers: headers, body: Data(body.canonicalBytes))
+    }
+
+    private func write(_ method: HTTPMethod, _ url: URL, _ environment: String, basedOn current: PublishedVersion?,
+                       headers: HTTPHeaders, body: Data) throws(ServerError) -> WriteResult {
+        let response = try exchange(method, url, headers: headers, body: body)
+        if response.status == 412 {
+            // The current version: from the 412's ETag (`"N-hash"`), else the store's `currentVersion`.
+            var now = response.headers["ETag"].flatMap(Self.versionOfETag)
+            if now == nil, case .refused(let refusal) = refusal(method, url, response), refusal.code == "precondition_failed" {
+                now = (try? JSONParser.parse([UInt8](response.body)))?.value.objectValue?["error"]?.objectValue?["currentVersion"]?
+                    .integerValue.map { Int($0) }
+            }
+            throw .conflict(environment: environment, currentVersion: now, basedOn: current?.version)
+        }
+        guard (200..<300).contains(response.status) else { throw refusal(method, url, response) }
+        let object = try object(response, from: url)
+        guard let changed = object["changed"]?.boolValue else {
+            throw .unreadableReply(url: url.absoluteString, reason: "/changed: expected a boolean")
+        }
+        return WriteResult(changed: changed, version: try PublishedVersion(object, etag: response.headers["ETag"], url: url))
+    }
+
+    /// `"12-3fa9c1e0b2d4a6f8"` gives 12.
+    static func versionOfETag(_ etag: String) -> Int? {
+        let opaque = etag.drop { $0 == "W" || $0 == "/" || $0 == "\"" }
+        return Int(opaque.prefix { $0.isNumber })
+    }
+}

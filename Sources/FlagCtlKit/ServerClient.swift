@@ -1,0 +1,171 @@
+import Dispatch
+import FlagClient
+import FlagKit
+import Foundation
+
+/// The flag server as `flagctl` talks to it: `FlagClient`'s libcurl transport, the base URL from
+/// `--server`/`FLAGCTL_SERVER` and the bearer token from `FLAGCTL_TOKEN`.
+///
+/// Commands are synchronous (a CLI does one thing at a time), so each exchange blocks the calling thread
+/// until the transport's task is done; the transport itself runs libcurl on its own dispatch queue.
+public struct ServerClient: Sendable {
+    /// The server's base URL as given (an API under a path prefix works: `https://host/flags`).
+    public let baseURL: URL
+    /// The bearer token, if `FLAGCTL_TOKEN` is set.
+    public let token: String?
+    /// The libcurl transport.
+    let transport: CurlTransport
+
+    /// Limits for an operator's tool: more patient than the app (a human is waiting, not a launch screen),
+    /// and a body limit well above any real document.
+    public static let transportOptions = TransportOptions(connectTimeout: .seconds(5), totalTimeout: .seconds(30),
+                                                          maxResponseBodyBytes: 32 << 20)
+
+    /// A client for the configured server; `notConfigured` without one.
+    public init(globals: GlobalOptions) throws(ServerError) {
+        guard let server = globals.server else { throw .notConfigured }
+        self.init(baseURL: server, token: globals.token)
+    }
+
+    /// A client for `baseURL`.
+    public init(baseURL: URL, token: String?, options: TransportOptions = ServerClient.transportOptions) {
+        self.baseURL = baseURL
+        self.token = token
+        transport = CurlTransport(options: options)
+    }
+
+    /// The server as shown in messages (`http://127.0.0.1:8080`).
+    public var serverName: String {
+        var text = baseURL.absoluteString
+        while text.hasSuffix("/") { text.removeLast() }
+        return text
+    }
+
+    /// The URL of an API path made of `segments`, each percent-encoded as one path segment (RFC 3986 §3.3),
+    /// so a flag key with `/` or `?` stays one segment.
+    func url(_ segments: [String], query: String? = nil) throws(ServerError) -> URL {
+        let encoded = segments.map { $0.addingPercentEncoding(withAllowedCharacters: Self.segmentCharacters) ?? $0 }
+        var text = serverName + "/" + encoded.joined(separator: "/")
+        if let query { text += "?" + query }
+        guard let url = URL(string: text) else { throw .unreadableReply(url: text, reason: "not a valid URL") }
+        return url
+    }
+
+    /// RFC 3986 `pchar` without `/`: unreserved, sub-delims, `:` and `@`.
+    private static let segmentCharacters = CharacterSet(
+        charactersIn: "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-._~!$&'()*+,;=:@")
+
+    /// Performs one exchange and returns the response whatever its status; throws only when no response came.
+    func exchange(_ method: HTTPMethod, _ url: URL, headers extra: HTTPHeaders = HTTPHeaders(),
+                  body: Data? = nil) throws(ServerError) -> HTTPResponse {
+        var headers = HTTPHeaders()
+        headers.add(name: "Accept", value: "application/json")
+        headers.add(name: "User-Agent", value: "flagctl")
+        if let token { headers.add(name: "Authorization", value: "Bearer \(token)") }
+        if body != nil { headers.add(name: "Content-Type", value: "application/json") }
+        for field in extra { headers.add(name: field.name, value: field.value) }
+        let request = HTTPRequest(method: method, url: url, headers: headers, body: body)
+        let transport = self.transport
+        let result = Self.blocking { () async -> Result<HTTPResponse, TransportError> in
+            do throws(TransportError) {
+                return .success(try await transport.send(request))
+            } catch {
+                return .failure(error)
+            }
+        }
+        switch result {
+        case .success(let response): return response
+        case .failure(let error): throw .transport(error, server: serverName)
+        }
+    }
+
+    /// Like `exchange`, but a status outside 2xx becomes `.refused` with the server's error.
+    func successful(_ method: HTTPMethod, _ url: URL, headers: HTTPHeaders = HTTPHeaders(),
+                    body: Data? = nil) throws(ServerError) -> HTTPResponse {
+        let response = try exchange(method, url, headers: headers, body: body)
+        guard (200..<300).contains(response.status) else { throw refusal(method, url, response) }
+        return response
+    }
+
+    /// The error of a non-2xx response.
+    func refusal(_ method: HTTPMethod, _ url: URL, _ response: HTTPResponse) -> ServerError {
+        .refused(ServerRefusal(method: method.rawValue, url: url.absoluteString, status: response.status, body: response.body,
+                               sentToken: token != nil))
+    }
+
+    /// Parses a 2xx body as a JSON object.
+    func object(_ response: HTTPResponse, from url: URL) throws(ServerError) -> [String: JSONValue] {
+        let value: JSONValue
+        do {
+            value = try JSONParser.parse([UInt8](response.body)).value
+        } catch {
+            throw .unreadableReply(url: url.absoluteString, reason: "the body is not JSON: \(error)")
+        }
+        guard let object = value.objectValue else {
+            throw .unreadableReply(url: url.absoluteString, reason: "/: expected an object, got \(value.typeName)")
+        }
+        return object
+    }
+
+    /// Runs `operation` to completion on the concurrency pool and waits for it on this (non-pool) thread.
+    static func blocking<T: Sendable>(_ operation: @escaping @Sendable () async -> T) -> T {
+        let box = ResultBox<T>()
+        let done = DispatchSemaphore(value: 0)
+        Task {
+            box.store(await operation())
+            done.signal()
+        }
+        done.wait()
+        // The task stored before signalling; the loop only satisfies the type checker without a force unwrap.
+        while true {
+            if let value = box.take() { return value }
+            done.wait()
+        }
+    }
+}
+
+/// Hands one value from the task to the waiting thread.
+private final class ResultBox<T: Sendable>: @unchecked Sendable {
+    // NSLock rather than Synchronization.Mutex: the package still deploys to macOS 13.
+    private let lock = NSLock()
+    private var value: T?
+
+    func store(_ newValue: T) {
+        lock.lock()
+        value = newValue
+        lock.unlock()
+    }
+
+    func take() -> T? {
+        lock.lock()
+        defer { lock.unlock() }
+        return value
+    }
+}
+
+/// `X-Change-Message` carries the change's message; the server percent-decodes it, so `%`, controls and
+/// non-ASCII (German messages) are percent-encoded as UTF-8 and arrive exactly as typed.
+enum ChangeMessage {
+    /// The header's name.
+    static let header = "X-Change-Message"
+
+    /// The header value for `message`.
+    static func encode(_ message: String) -> String {
+        var out = ""
+        for byte in message.utf8 {
+            if byte < 0x20 || byte >= 0x7F || byte == UInt8(ascii: "%") {
+                out += "%" + String(byte, radix: 16, uppercase: true).leftPadded(to: 2)
+            } else {
+                out.unicodeScalars.append(Unicode.Scalar(byte))
+            }
+        }
+        return out
+    }
+}
+
+extension String {
+    /// The string with leading zeros up to `width` characters.
+    func leftPadded(to width: Int) -> String {
+        count >= width ? self : String(repeating: "0", count: width - count) + self
+    }
+}

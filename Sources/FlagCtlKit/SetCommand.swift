@@ -1,0 +1,83 @@
+import FlagKit
+
+/// `flagctl set ENV FLAG VALUE -m MESSAGE`: a flip. The flag gets VALUE for everyone (its rules are dropped;
+/// type, description, prerequisites and salt stay), through `PUT .../flags/{key}`.
+public struct SetCommand: Command {
+    /// Name, abstract, options and arguments.
+    public static let configuration = CommandConfiguration(
+        name: "set",
+        abstract: "Flip one flag: give it one value for everyone.",
+        discussion: """
+        VALUE is read as JSON when it parses (true, 42, "x", {"a": 1}) and as a plain string otherwise; for a
+        string flag, text that is not a JSON string is taken as it is (set production introOfferMessage true
+        sets the text "true"). The flag must exist: a new flag comes with a published document. Its rules are
+        removed (the value is for everyone), which the output says. The write carries If-Match of the version
+        read first, so a concurrent change is never silently replaced.
+        Exit status: 0 set (or already so), 2 trouble: unknown flag, wrong type, server unreachable or
+        refusing, someone else published meanwhile (412).
+        """,
+        options: [ServerCommandSupport.messageOption],
+        arguments: [
+            ArgumentSpec("env", help: "The environment (production)."),
+            ArgumentSpec("flag", help: "The flag's key."),
+            ArgumentSpec("value", help: "The new value: JSON, else a string."),
+        ]
+    )
+
+    /// The environment.
+    public let environment: String
+    /// The flag's key.
+    public let flag: String
+    /// The value as typed.
+    public let valueText: String
+    /// The change's message.
+    public let message: String
+
+    /// From the parsed command line.
+    public init(parsed: ParsedArguments) throws(UsageError) {
+        environment = try ServerCommandSupport.environment(parsed.argument("env"))
+        flag = parsed.argument("flag") ?? ""
+        valueText = parsed.argument("value") ?? ""
+        message = try ServerCommandSupport.message(parsed)
+    }
+
+    /// The value for a flag of `type`: a JSON value, but text for a string flag unless it is a JSON string.
+    static func value(_ text: String, for type: FlagType) -> JSONValue {
+        let parsed = (try? JSONParser.parse(text))?.value
+        if type == .string {
+            if case .string? = parsed { return parsed ?? .string(text) }
+            return .string(text)
+        }
+        return parsed ?? .string(text)
+    }
+
+    /// Fetch, check, flip.
+    public func run(_ context: RunContext) -> Int32 {
+        ServerCommandSupport.run(context) { client throws(CommandFailure) in
+            guard let current = try ServerCommandSupport.call({ () throws(ServerError) in try client.current(environment) }),
+                  let document = current.document
+            else { throw .noVersion(environment) }
+            guard let existing = document.flags[flag] else {
+                throw .unknownFlag(source: "\(environment) (version \(current.version)); publish a document to add a flag", key: flag)
+            }
+            let value = Self.value(valueText, for: existing.type)
+            guard existing.type.accepts(value) else {
+                context.error("flag \(flag) is \(existing.type.rawValue); '\(valueText)' is \(value.typeName)")
+                return ExitStatus.trouble
+            }
+            if existing.rules.isEmpty, existing.defaultValue == value {
+                context.print("\(environment): \(flag) is already \(value) for everyone (version \(current.version)): nothing to change")
+                return ExitStatus.success
+            }
+            let result = try ServerCommandSupport.call { () throws(ServerError) in
+                try client.setFlag(environment, key: flag, value: value, basedOn: current, message: message)
+            }
+            let rules = existing.rules.count
+            let dropped = rules == 0 ? "" : " (its \(rules) rule\(rules == 1 ? " was" : "s were") removed)"
+            context.print("\(environment): \(flag) \(existing.defaultValue) -> \(value) for everyone\(dropped)")
+            context.print(result.changed ? "published \(environment) \(ServerCommandSupport.summary(result.version))"
+                                         : "nothing was published: \(environment) version \(result.version.version) already has this")
+            return ExitStatus.success
+        }
+    }
+}

@@ -1,0 +1,13 @@
+import Testing
+@testable import FlagClient
+
+@Suite struct HTTPHeadersTests {
+    @Test func lookupIsCaseInsensitiveAndKeepsOrder() {
+        var headers: HTTPHeaders = ["Content-Type": "application/json", "Set-Cookie": "a=1"]
+        headers.add(name: "set-cookie", value: "b=2")
+        #expect(headers["content-type"] == "application/json")
+        #expect(headers.values(for: "SET-COOKIE") == ["a=1", "b=2"])
+        #expect(headers.fields.map(\.name) == ["Content-Type", "Set-Cookie", "set-cookie"])
+        #expect(headers["ETag"] == nil)
+    }
+}

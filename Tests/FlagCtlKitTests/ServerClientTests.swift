@@ -1,0 +1,70 @@
+import FlagClient
+import FlagKit
+import Foundation
+import Glibc
+import Testing
+@testable import FlagCtlKit
+
+/// The client's pieces that need no server, and its error lines.
+@Suite struct ServerClientTests {
+    @Test func urlsEncodeEachSegment() throws {
+        let client = ServerClient(baseURL: try #require(URL(string: "http://127.0.0.1:9/api/")), token: nil)
+        #expect(try client.url(["v1", "environments", "production", "flags", "a/b?c d"]).absoluteString
+            == "http://127.0.0.1:9/api/v1/environments/production/flags/a%2Fb%3Fc%20d")
+        #expect(try client.url(["v1"], query: "limit=5").absoluteString == "http://127.0.0.1:9/api/v1?limit=5")
+    }
+
+    @Test func messagesArePercentEncodedSoTheServerDecodesThemExactly() {
+        #expect(ChangeMessage.encode("Preis 50% runter") == "Preis 50%25 runter")
+        #expect(ChangeMessage.encode("für") == "f%C3%BCr")
+        #expect(ChangeMessage.encode("a\nb") == "a%0Ab")
+    }
+
+    @Test func versionOfETag() {
+        #expect(ServerClient.versionOfETag("\"12-3fa9c1e0b2d4a6f8\"") == 12)
+        #expect(ServerClient.versionOfETag("W/\"7-00\"") == 7)
+        #expect(ServerClient.versionOfETag("garbage") == nil)
+    }
+
+    @Test func refusalsReadTheErrorJSONOrKeepTheText() {
+        let json = Data(#"{"error": {"code": "invalid_document", "message": "the document has 1 problem", "details": [{"path": "/flags/x", "message": "bad"}]}}"#.utf8)
+        let refusal = ServerRefusal(method: "PUT", url: "http://h/d", status: 422, body: json, sentToken: true)
+        #expect(refusal.description == "PUT http://h/d: 422 invalid_document: the document has 1 problem\n  /flags/x: bad")
+        let proxy = ServerRefusal(method: "GET", url: "http://h/d", status: 502, body: Data("<html>Bad\nGateway</html>".utf8), sentToken: false)
+        #expect(proxy.description == "GET http://h/d: 502 http_502: <html>Bad Gateway</html>")
+    }
+
+    @Test func conflictLine() {
+        #expect(ServerError.conflict(environment: "production", currentVersion: 8, basedOn: 7).description
+            == "someone else published production version 8 meanwhile (this change was based on version 7): nothing was changed; run the command again to see the new diff")
+        #expect(ServerError.conflict(environment: "production", currentVersion: nil, basedOn: nil).description
+            == "production changed on the server meanwhile: nothing was changed; run the command again to see the new diff")
+    }
+
+    @Test func timeoutIsOneLine() throws {
+        // A socket that listens but never accepts: the kernel completes the handshake, nobody answers,
+        // and the total timeout fires; reported as one line.
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        try #require(fd >= 0)
+        defer { close(fd) }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        let bound = withUnsafeMutablePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, length) == 0 && getsockname(fd, $0, &length) == 0 }
+        }
+        try #require(bound && listen(fd, 8) == 0)
+        let port = UInt16(bigEndian: address.sin_port)
+        let client = ServerClient(baseURL: try #require(URL(string: "http://127.0.0.1:\(port)")), token: nil,
+                                  options: TransportOptions(connectTimeout: .seconds(5), totalTimeout: .milliseconds(300)))
+        do {
+            _ = try client.current("production")
+            Issue.record("no error")
+        } catch {
+            #expect(!error.description.contains("\n"))
+            #expect(error.description.hasPrefix("cannot reach the server at http://127.0.0.1:\(port): "))
+            #expect(error.description.hasSuffix("(timedOut, CURLcode 28)"))
+        }
+    }
+}
