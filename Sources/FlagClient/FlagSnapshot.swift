@@ -20,7 +20,8 @@ public final class FlagSnapshot: Sendable {
 
     /// Whether the Symi Plus UI may appear at all. Turning it off hides monetization UI; it never locks anything.
     public let monetizationEnabled: Bool
-    /// Whether features in ``premiumFeatures`` need Symi Plus. `false` unless a valid document says `true`.
+    /// Whether features in ``premiumFeatures`` need Symi Plus: `true` only when a valid document says so and
+    /// ``monetizationEnabled`` is on.
     public let premiumFeaturesLocked: Bool
     /// Whether the "Für kurze Zeit gratis" card is shown.
     public let showIntroFreeSubscriptionBanner: Bool
@@ -47,12 +48,19 @@ public final class FlagSnapshot: Sendable {
         let results = document?.evaluateAll(context: context, version: envelope?.version) ?? [:]
         self.results = results
         // Each typed value falls back to its safe value when the document lacks the flag or has the wrong shape.
-        monetizationEnabled = results["monetizationEnabled"]?.value.boolValue ?? SymiSafeDefaults.monetizationEnabled
-        premiumFeaturesLocked = results["premiumFeaturesLocked"]?.value.boolValue ?? SymiSafeDefaults.premiumFeaturesLocked
-        showIntroFreeSubscriptionBanner = results["showIntroFreeSubscriptionBanner"]?.value.boolValue
-            ?? SymiSafeDefaults.showIntroFreeSubscriptionBanner
-        subscriptionPriceIncreaseMessagingEnabled = results["subscriptionPriceIncreaseMessagingEnabled"]?.value.boolValue
-            ?? SymiSafeDefaults.subscriptionPriceIncreaseMessagingEnabled
+        let monetization = results["monetizationEnabled"]?.value.boolValue ?? SymiSafeDefaults.monetizationEnabled
+        monetizationEnabled = monetization
+        // monetizationEnabled is the master switch ("never locks anything" when off). A flag whose `requires` is
+        // unmet yields its default, which for a paid launch may be `true`; the typed values therefore also
+        // AND the switch in, so turning monetization off can only hide UI and unlock, never the opposite.
+        // The generic lookups (`bool("premiumFeaturesLocked", ...)`) return the document's raw evaluation.
+        premiumFeaturesLocked = monetization
+            && (results["premiumFeaturesLocked"]?.value.boolValue ?? SymiSafeDefaults.premiumFeaturesLocked)
+        showIntroFreeSubscriptionBanner = monetization && (results["showIntroFreeSubscriptionBanner"]?.value.boolValue
+            ?? SymiSafeDefaults.showIntroFreeSubscriptionBanner)
+        subscriptionPriceIncreaseMessagingEnabled = monetization
+            && (results["subscriptionPriceIncreaseMessagingEnabled"]?.value.boolValue
+                ?? SymiSafeDefaults.subscriptionPriceIncreaseMessagingEnabled)
         introOfferMessage = results["introOfferMessage"]?.value.stringValue ?? SymiSafeDefaults.introOfferMessage
         subscriptionScreenCopy = results["subscriptionScreenCopy"].flatMap { SubscriptionScreenCopy(json: $0.value) }
             ?? SymiSafeDefaults.subscriptionScreenCopy
