@@ -36,6 +36,7 @@ let package = Package(
         .systemLibrary(name: "CCurl", pkgConfig: "libcurl", providers: [.apt(["libcurl4-openssl-dev"])]),
         .target(name: "FlagClient", dependencies: ["FlagKit", "CCurl"]),
         .testTarget(name: "FlagClientTests", dependencies: ["FlagClient"], exclude: ["Fixtures"]),
+        .executableTarget(name: "client-bench", dependencies: ["FlagClient", "FlagKit"], path: "Benchmarks/client-bench"),
     ],
     swiftLanguageModes: [.v6]
 )
