@@ -12,6 +12,8 @@ let package = Package(
         .library(name: "HTTPServer", targets: ["HTTPServer"]),
         .library(name: "FlagStore", targets: ["FlagStore"]),
         .library(name: "FlagClient", targets: ["FlagClient"]),
+        .library(name: "FlagService", targets: ["FlagService"]),
+        .executable(name: "flagserver", targets: ["flagserver"]),
     ],
     targets: [
         // The document model and evaluation: Foundation only.
@@ -35,8 +37,14 @@ let package = Package(
         // What the app links: libcurl transport, disk cache, refresh policy, evaluation with FlagKit.
         .systemLibrary(name: "CCurl", pkgConfig: "libcurl", providers: [.apt(["libcurl4-openssl-dev"])]),
         .target(name: "FlagClient", dependencies: ["FlagKit", "CCurl"]),
-        .testTarget(name: "FlagClientTests", dependencies: ["FlagClient"], exclude: ["Fixtures"]),
+        // The end-to-end tests start the real flagserver binary, so it is built with the tests.
+        .testTarget(name: "FlagClientTests", dependencies: ["FlagClient", "FlagKit", "flagserver"], exclude: ["Fixtures"]),
         .executableTarget(name: "client-bench", dependencies: ["FlagClient", "FlagKit"], path: "Benchmarks/client-bench"),
+
+        // The HTTP API over the store, served from in-memory snapshots, and its executable.
+        .target(name: "FlagService", dependencies: ["FlagKit", "FlagStore", "HTTPServer"]),
+        .executableTarget(name: "flagserver", dependencies: ["FlagService", "FlagStore", "HTTPServer"]),
+        .testTarget(name: "FlagServiceTests", dependencies: ["FlagService", "FlagStore", "FlagKit", "HTTPServer", "flagserver"]),
     ],
     swiftLanguageModes: [.v6]
 )

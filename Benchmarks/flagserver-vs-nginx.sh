@@ -1,0 +1,156 @@
+#!/usr/bin/env bash
+# flagserver against nginx, run by hand (never in CI), everything measured in ONE run on this machine:
+#   1. GET of the production document: flagserver vs nginx serving the same bytes as a static file
+#      (200, and 304 with If-None-Match), loaded by wrk; req/s, p99 and the ratio flagserver/nginx.
+#   2. Durable flips per second by PUT (each a new version, fsynced before the 200) while wrk loads GET;
+#      read p99 meanwhile.
+#   3. Cold start to "listening" with >= 10,000 versions stored.
+# Needs: wrk, nginx (nginx-light), curl, python3. Tunables: DURATION (s), CONNECTIONS, PUT_CONNECTIONS.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+DURATION=${DURATION:-10}
+CONNECTIONS=${CONNECTIONS:-64}
+PUT_CONNECTIONS=${PUT_CONNECTIONS:-16}
+for tool in wrk nginx curl python3; do command -v "$tool" >/dev/null || { echo "missing $tool" >&2; exit 2; }; done
+
+swift build -c release --product flagserver >/dev/null
+BIN=$PWD/.build/release/flagserver
+DIR=$(mktemp -d "${TMPDIR:-/tmp}/flagserver-bench.XXXXXX")
+SERVER_PID=""
+cleanup() {
+  [ -n "$SERVER_PID" ] && kill "$SERVER_PID" 2>/dev/null && wait "$SERVER_PID" 2>/dev/null || true
+  [ -f "$DIR/nginx.pid" ] && kill "$(cat "$DIR/nginx.pid")" 2>/dev/null || true
+  rm -rf "$DIR"
+}
+trap cleanup EXIT
+
+free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1]); s.close()'; }
+
+start_server() {  # starts flagserver on a free port, waits for its ready line, sets PORT and SERVER_PID
+  : > "$DIR/server.out"
+  "$BIN" --port 0 --database "$DIR/flags.sqlite" --flags-dir flags --log-level warning >"$DIR/server.out" 2>>"$DIR/server.err" &
+  SERVER_PID=$!
+  for _ in $(seq 1 600); do
+    PORT=$(sed -n 's#^listening on http://127.0.0.1:\([0-9]*\)$#\1#p' "$DIR/server.out")
+    [ -n "$PORT" ] && return 0
+    sleep 0.05
+  done
+  echo "flagserver did not start: $(cat "$DIR/server.err")" >&2; exit 1
+}
+
+stop_server() { kill -TERM "$SERVER_PID"; wait "$SERVER_PID" || true; SERVER_PID=""; }
+
+# wrk output -> "req/s p99_ms non2xx"
+summarize() {
+  python3 - "$1" <<'PY'
+import re, sys
+text = open(sys.argv[1]).read()
+rps = float(re.search(r"Requests/sec:\s+([\d.]+)", text).group(1))
+m = re.search(r"^\s+99%\s+([\d.]+)(us|ms|s)\s*$", text, re.M)
+p99 = float(m.group(1)) * {"us": 0.001, "ms": 1.0, "s": 1000.0}[m.group(2)]
+bad = re.search(r"Non-2xx or 3xx responses:\s+(\d+)", text)
+errors = re.search(r"Socket errors:.*", text)
+print("%.0f %.3f %s %s" % (rps, p99, bad.group(1) if bad else "0", "errors" if errors else "-"))
+PY
+}
+
+run_wrk() {  # name url [extra header]
+  local out="$DIR/wrk-$1.txt"; shift
+  local url=$1; shift
+  if [ $# -gt 0 ]; then wrk -t2 -c"$CONNECTIONS" -d"${DURATION}s" --latency -H "$1" "$url" >"$out"
+  else wrk -t2 -c"$CONNECTIONS" -d"${DURATION}s" --latency "$url" >"$out"; fi
+  summarize "$out"
+}
+
+start_server
+DOC_URL="http://127.0.0.1:$PORT/v1/environments/production/document"
+mkdir -p "$DIR/www"
+curl -sf "$DOC_URL" -o "$DIR/www/production.json"
+ETAG=$(curl -sfI "$DOC_URL" | sed -n 's/^[Ee][Tt][Aa][Gg]: //p' | tr -d '\r')
+
+NGINX_PORT=$(free_port)
+cat >"$DIR/nginx.conf" <<CONF
+worker_processes auto;
+pid $DIR/nginx.pid;
+error_log $DIR/nginx-error.log warn;
+events { worker_connections 4096; }
+http {
+  access_log off;
+  keepalive_requests 1000000;
+  default_type application/json;
+  server {
+    listen 127.0.0.1:$NGINX_PORT;
+    root $DIR/www;
+    location = /production.json { add_header Cache-Control "public, max-age=5"; }
+  }
+}
+CONF
+nginx -c "$DIR/nginx.conf" -p "$DIR"
+NGINX_URL="http://127.0.0.1:$NGINX_PORT/production.json"
+for _ in $(seq 1 100); do curl -sf "$NGINX_URL" -o /dev/null && break; sleep 0.05; done
+cmp -s <(curl -sf "$NGINX_URL") "$DIR/www/production.json" || { echo "nginx serves other bytes" >&2; exit 1; }
+NGINX_ETAG=$(curl -sfI "$NGINX_URL" | sed -n 's/^[Ee][Tt][Aa][Gg]: //p' | tr -d '\r')
+[ "$(curl -s -o /dev/null -w '%{http_code}' -H "If-None-Match: $ETAG" "$DOC_URL")" = 304 ]
+[ "$(curl -s -o /dev/null -w '%{http_code}' -H "If-None-Match: $NGINX_ETAG" "$NGINX_URL")" = 304 ]
+
+echo "== GET of the production document ($(wc -c <"$DIR/www/production.json") bytes), wrk -t2 -c$CONNECTIONS -d${DURATION}s, $(nproc) cores"
+read -r fs200 fs200p99 fs200bad _ < <(run_wrk fs200 "$DOC_URL")
+read -r ng200 ng200p99 _ _ < <(run_wrk ng200 "$NGINX_URL")
+read -r fs304 fs304p99 _ _ < <(run_wrk fs304 "$DOC_URL" "If-None-Match: $ETAG")
+read -r ng304 ng304p99 _ _ < <(run_wrk ng304 "$NGINX_URL" "If-None-Match: $NGINX_ETAG")
+printf "%-10s %12s %10s %12s %10s %8s\n" "" "flagserver" "p99 ms" "nginx" "p99 ms" "ratio"
+printf "%-10s %12s %10s %12s %10s %7.2fx\n" "200" "$fs200" "$fs200p99" "$ng200" "$ng200p99" "$(python3 -c "print($fs200/$ng200)")"
+printf "%-10s %12s %10s %12s %10s %7.2fx\n" "304" "$fs304" "$fs304p99" "$ng304" "$ng304p99" "$(python3 -c "print($fs304/$ng304)")"
+[ "$fs200bad" = 0 ] || echo "warning: $fs200bad non-2xx answers from flagserver"
+kill "$(cat "$DIR/nginx.pid")"; rm -f "$DIR/nginx.pid"
+
+echo "== Durable flips by PUT while wrk loads GET (PUT: wrk -c$PUT_CONNECTIONS; each PUT sets a new value, so each is a new fsynced version)"
+TOKEN=$("$BIN" --database "$DIR/flags.sqlite" token create --name bench --role writer | grep '^sfl_')
+cat >"$DIR/put.lua" <<LUA
+local counter = 0
+local thread_id = 0
+local threads = 0
+function setup(thread) threads = threads + 1; thread:set("id", threads) end
+function init(args) thread_id = id end
+function request()
+  counter = counter + 1
+  return wrk.format("PUT", "/v1/environments/production/flags/benchCounter", {
+    ["Authorization"] = "Bearer $TOKEN", ["Content-Type"] = "application/json", ["X-Change-Message"] = "bench flip"
+  }, tostring(thread_id * 100000000 + counter))
+end
+LUA
+v0=$(curl -sf "$DOC_URL" | python3 -c 'import json,sys; print(json.load(sys.stdin)["version"])')
+wrk -t1 -c"$CONNECTIONS" -d"$((DURATION + 2))s" --latency "$DOC_URL" >"$DIR/wrk-get-under-flips.txt" &
+GETS=$!
+sleep 1
+wrk -t2 -c"$PUT_CONNECTIONS" -d"${DURATION}s" --latency -s "$DIR/put.lua" "http://127.0.0.1:$PORT" >"$DIR/wrk-put.txt"
+wait "$GETS"
+v1=$(curl -sf "$DOC_URL" | python3 -c 'import json,sys; print(json.load(sys.stdin)["version"])')
+read -r puts putp99 putbad _ < <(summarize "$DIR/wrk-put.txt")
+read -r gets getp99 _ _ < <(summarize "$DIR/wrk-get-under-flips.txt")
+echo "flips: $puts/s acknowledged (p99 $putp99 ms, non-2xx $putbad); versions $v0 -> $v1 ($(( (v1 - v0) / DURATION ))/s by version count)"
+echo "reads meanwhile: $gets req/s, p99 $getp99 ms"
+curl -sf "http://127.0.0.1:$PORT/metrics" | grep -E '^flagserver_(group_commits|publishes)_total' | sed 's/^/  /'
+
+echo "== Cold start with >= 10,000 versions stored"
+while :; do
+  v=$(curl -sf "$DOC_URL" | python3 -c 'import json,sys; print(json.load(sys.stdin)["version"])')
+  [ "$v" -ge 10000 ] && break
+  wrk -t2 -c"$PUT_CONNECTIONS" -d5s -s "$DIR/put.lua" "http://127.0.0.1:$PORT" >/dev/null
+done
+echo "production has $v versions"
+stop_server
+for run in 1 2 3 4 5; do
+  python3 - "$BIN" "$DIR" <<'PY'
+import subprocess, sys, time
+binary, directory = sys.argv[1], sys.argv[2]
+start = time.monotonic()
+p = subprocess.Popen([binary, "--port", "0", "--database", directory + "/flags.sqlite", "--flags-dir", "flags",
+                      "--log-level", "warning"], stdout=subprocess.PIPE, text=True)
+line = p.stdout.readline()
+ready = time.monotonic() - start
+p.terminate(); p.wait()
+assert line.startswith("listening on"), line
+print("cold start to ready: %.1f ms" % (ready * 1000))
+PY
+done

@@ -1,0 +1,68 @@
+import Foundation
+import FlagStore
+import HTTPServer
+import Synchronization
+
+/// Bearer-token authentication (RFC 6750 §2.1) against the store's hashed tokens.
+///
+/// Writes ask the store (`FlagStore.authenticate`, a read on the read-only connection, off the event loop),
+/// so a revoked token stops writing at once. Reads, when `--require-read-token` is on, use an in-memory
+/// `TokenTable` (constant-time comparison against every token) refreshed every few seconds, so a GET never
+/// touches SQLite.
+public final class Authenticator: Sendable {
+    let store: FlagStore
+    private let table: Mutex<TokenTable?>
+
+    /// An authenticator over `store`'s tokens; the table is loaded now.
+    public init(store: FlagStore) throws {
+        self.store = store
+        table = Mutex(try store.tokenTable())
+    }
+
+    /// Reloads the in-memory table (after tokens were created or revoked by `flagserver token ...`).
+    public func reload() throws {
+        let fresh = try store.tokenTable()
+        table.withLock { $0 = fresh }
+    }
+
+    /// The secret of `Authorization: Bearer <secret>`, or nil when the header is absent.
+    /// Throws 401 for another scheme or an empty token.
+    static func bearer(_ request: HTTPRequest) throws(ServiceError) -> String? {
+        guard let value = request.headers["Authorization"] else { return nil }
+        let parts = value.split(separator: " ", maxSplits: 1, omittingEmptySubsequences: true)
+        guard parts.count == 2, parts[0].lowercased() == "bearer" else {
+            throw ServiceError.unauthorized("use Authorization: Bearer <token>", invalidToken: true)
+        }
+        let secret = parts[1].trimmingCharacters(in: .whitespaces)
+        guard !secret.isEmpty else { throw ServiceError.unauthorized("empty bearer token", invalidToken: true) }
+        return secret
+    }
+
+    /// The token of `request` if its role allows `needed`, from the store (fresh); 401 or 403 otherwise.
+    func requireFresh(_ request: HTTPRequest, role needed: TokenRole) throws(ServiceError) -> TokenRecord {
+        guard let secret = try Self.bearer(request) else {
+            throw ServiceError.unauthorized("this needs a \(needed.rawValue) token (Authorization: Bearer ...)", invalidToken: false)
+        }
+        let record: TokenRecord?
+        do {
+            record = try store.authenticate(secret: secret)
+        } catch {
+            throw ServiceError.store(error)
+        }
+        return try Self.check(record, needed: needed)
+    }
+
+    /// The same check from the in-memory table (for reads; never touches SQLite).
+    func requireCached(_ request: HTTPRequest, role needed: TokenRole) throws(ServiceError) -> TokenRecord {
+        guard let secret = try Self.bearer(request) else {
+            throw ServiceError.unauthorized("this needs a \(needed.rawValue) token (Authorization: Bearer ...)", invalidToken: false)
+        }
+        return try Self.check(table.withLock { $0?.authenticate(secret: secret) }, needed: needed)
+    }
+
+    private static func check(_ record: TokenRecord?, needed: TokenRole) throws(ServiceError) -> TokenRecord {
+        guard let record else { throw ServiceError.unauthorized("unknown or revoked token", invalidToken: true) }
+        guard record.role.allows(needed) else { throw ServiceError.forbidden(role: record.role, needed: needed) }
+        return record
+    }
+}

@@ -1,0 +1,8 @@
+/// The seam for route families that live in their own files (OFREP): each function here is called by
+/// `makeRouter()` after the core routes, with the service (for `snapshots`, `authenticator`, `logger`).
+///
+/// To add OFREP: write `FlagService.registerOFREPRoutes(into:service:)` in `OFREP*.swift` and list it here.
+extension FlagService {
+    /// Registration functions of extra route families, called in order.
+    static let routeExtensions: [@Sendable (inout ServiceRoutes, FlagService) -> Void] = []
+}

@@ -1,0 +1,114 @@
+import FlagKit
+import FlagStore
+import HTTPServer
+
+/// `GET` of documents and history.
+extension FlagService {
+    func registerReads(into routes: inout ServiceRoutes) {
+        routes.sync(.GET, "/v1/environments") { [self] request, _ in
+            try requireReader(request)
+            let current = snapshots.all()
+            let list: [JSONValue] = snapshots.environments.map { name in
+                var entry: [String: JSONValue] = ["name": .string(name)]
+                if let snapshot = current[name] {
+                    entry["version"] = .integer(Int64(snapshot.version))
+                    entry["etag"] = .string(snapshot.etag)
+                }
+                return .object(entry)
+            }
+            return Self.json(["environments": .array(list)])
+        }
+
+        // The hot path: a lock, a lookup, and a prebuilt response. Never SQLite.
+        routes.sync(.GET, "/v1/environments/{env}/document") { [self] request, context in
+            try requireReader(request)
+            let name = try environment(context)
+            guard let snapshot = snapshots.snapshot(name) else {
+                throw ServiceError(.notFound, code: "no_version", message: "\(name) has no published version yet")
+            }
+            let noneMatch = request.headers.values(for: "If-None-Match")
+            if !noneMatch.isEmpty && EntityTags.noneMatchHits(noneMatch, current: snapshot.etag) {
+                return snapshot.notModifiedResponse
+            }
+            return snapshot.okResponse
+        }
+
+        routes.deferred(.GET, "/v1/environments/{env}/versions") { [self] request, context, responder in
+            offLoop(responder) { [self] in
+                try requireReader(request)
+                let name = try environment(context)
+                let limit = try Self.integerParameter(request, "limit", default: 50, range: 1...1000)
+                let before = try Self.optionalIntegerParameter(request, "before", range: 1...Int.max)
+                let page: [VersionRecord]
+                do {
+                    page = try store.versions(environment: name, limit: limit, before: before)
+                } catch {
+                    throw ServiceError.store(error)
+                }
+                var next: JSONValue = .null
+                if page.count == limit, let last = page.last, last.number > 1 {
+                    next = .string("/v1/environments/\(name)/versions?limit=\(limit)&before=\(last.number)")
+                }
+                var headers = HTTPHeaders()
+                if case .string(let link) = next { headers.add(name: "Link", value: "<\(link)>; rel=\"next\"") }
+                return Self.json(["environment": .string(name), "versions": .array(page.map { .object(Snapshot.metadata($0)) }),
+                                  "next": next], headers: headers)
+            }
+        }
+
+        routes.deferred(.GET, "/v1/environments/{env}/versions/{number}") { [self] request, context, responder in
+            offLoop(responder) { [self] in
+                try requireReader(request)
+                let name = try environment(context)
+                guard let text = context.pathParameters["number"], let number = Int(text), number >= 1 else {
+                    throw ServiceError.badRequest("invalid_version", "the version must be a positive integer")
+                }
+                let record: VersionRecord
+                do {
+                    record = try store.version(environment: name, number: number)
+                } catch {
+                    throw ServiceError.store(error)
+                }
+                let document: JSONValue
+                do {
+                    document = try JSONParser.parse(record.document).value
+                } catch {
+                    throw ServiceError(.internalServerError, code: "stored_document_unreadable",
+                                       message: "version \(number) is stored but is not JSON: \(error)")
+                }
+                let etag = Snapshot.makeETag(version: record.number, contentHash: record.contentHash)
+                // Old versions never change: caches may keep them for a long time.
+                return HTTPResponse.json(Snapshot.envelope(record: record, document: document).canonicalBytes + [0x0A],
+                                         headers: ["ETag": etag, "Cache-Control": "public, max-age=86400, immutable"])
+            }
+        }
+    }
+
+    /// With `requireReadToken`, a reader token from the in-memory table; otherwise nothing.
+    func requireReader(_ request: HTTPRequest) throws(ServiceError) {
+        guard options.requireReadToken else { return }
+        _ = try authenticator.requireCached(request, role: .reader)
+    }
+
+    /// A JSON response of `object`, canonical, with a trailing newline.
+    static func json(_ object: [String: JSONValue], status: HTTPStatus = .ok, headers: HTTPHeaders = HTTPHeaders()) -> HTTPResponse {
+        HTTPResponse.json(JSONValue.object(object).canonicalBytes + [0x0A], status: status, headers: headers)
+    }
+
+    /// Query parameter `name` as an integer in `range`, `fallback` when absent; 400 otherwise.
+    static func integerParameter(_ request: HTTPRequest, _ name: String, default fallback: Int,
+                                 range: ClosedRange<Int>) throws(ServiceError) -> Int {
+        try optionalIntegerParameter(request, name, range: range) ?? fallback
+    }
+
+    /// Query parameter `name` as an integer in `range`, nil when absent; 400 otherwise.
+    static func optionalIntegerParameter(_ request: HTTPRequest, _ name: String,
+                                         range: ClosedRange<Int>) throws(ServiceError) -> Int? {
+        guard let text = request.queryParameter(name) else { return nil }
+        guard let value = Int(text), range.contains(value) else {
+            throw ServiceError.badRequest("invalid_parameter",
+                                          "\(name) must be an integer between \(range.lowerBound) and \(range.upperBound)")
+        }
+        return value
+    }
+}

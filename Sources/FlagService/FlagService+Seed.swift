@@ -1,0 +1,52 @@
+import FlagKit
+import FlagStore
+import Foundation
+
+/// First start: `flags/*.json` become version 1 of the environment named by each file.
+extension FlagService {
+    /// For every `NAME.json` in `directory`: creates environment `NAME` when missing and, when it has no
+    /// version yet, publishes the file as its first version. EVERY file is decoded first; if one is invalid
+    /// nothing is published and `invalidFlagFile` names it with all its issues. Environments that already
+    /// have versions are left alone (the store, not the directory, is the truth after the first start).
+    /// Returns the environments that were seeded.
+    @discardableResult
+    public static func seed(store: FlagStore, flagsDirectory directory: String,
+                            logger: ServiceLogger = ServiceLogger()) throws(ServiceStartError) -> [String] {
+        let names: [String]
+        do {
+            names = try FileManager.default.contentsOfDirectory(atPath: directory).filter { $0.hasSuffix(".json") }.sorted()
+        } catch {
+            throw .unreadable(path: directory, reason: (error as NSError).localizedDescription)
+        }
+        var documents: [(environment: String, file: String, document: FlagDocument)] = []
+        for name in names {
+            let path = (directory as NSString).appendingPathComponent(name)
+            guard let data = FileManager.default.contents(atPath: path) else {
+                throw .unreadable(path: path, reason: "cannot read the file")
+            }
+            do {
+                documents.append((String(name.dropLast(5)), path, try FlagDocument.decode(Array(data))))
+            } catch {
+                throw .invalidFlagFile(path: path, error: error)
+            }
+        }
+        var seeded: [String] = []
+        do {
+            let existing = Set(try store.environments())
+            for entry in documents {
+                if !existing.contains(entry.environment) {
+                    try store.createEnvironment(name: entry.environment, actor: "flagserver")
+                }
+                guard try store.currentVersion(environment: entry.environment) == nil else { continue }
+                let outcome = try store.publish(environment: entry.environment, document: entry.document.canonicalBytes,
+                                                author: "flagserver", message: "initial import of \(entry.file)",
+                                                expectedCurrentVersion: 0)
+                logger.log(.info, "seeded", ["env": entry.environment, "version": "\(outcome.record.number)", "file": entry.file])
+                seeded.append(entry.environment)
+            }
+        } catch {
+            throw .store(error)
+        }
+        return seeded
+    }
+}

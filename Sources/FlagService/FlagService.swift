@@ -1,0 +1,146 @@
+import Dispatch
+import FlagKit
+import FlagStore
+import HTTPServer
+import Synchronization
+
+/// The flag API (see `docs/api.md`) over a `FlagStore`: documents served from in-memory snapshots,
+/// writes serialized on one writer thread and acknowledged after a durable commit.
+///
+/// ```swift
+/// let service = try FlagService(store: store)
+/// let server = HTTPServer(configuration: config, handler: try service.makeRouter())
+/// service.attach(server)
+/// let port = try server.start()
+/// ...
+/// server.shutdown(); service.shutdown()
+/// ```
+public final class FlagService: Sendable {
+    /// What a deployment can change.
+    public struct Options: Sendable {
+        /// GETs need a reader token too (default: documents are public, like a CDN would serve them).
+        public var requireReadToken: Bool = false
+        /// How often the in-memory token table used for reads is reloaded from the store.
+        public var tokenRefreshInterval: Duration = .seconds(2)
+        /// Most writes in one group commit.
+        public var maximumBatch: Int = 256
+
+        /// Defaults.
+        public init(requireReadToken: Bool = false) { self.requireReadToken = requireReadToken }
+    }
+
+    /// The store; only the writer thread publishes to it.
+    public let store: FlagStore
+    /// The current snapshot of every environment: what GET and OFREP read.
+    public let snapshots: SnapshotStore
+    /// Counters for `/metrics`.
+    public let metrics: ServiceMetrics
+    /// Structured logs.
+    public let logger: ServiceLogger
+    /// The options given at creation.
+    public let options: Options
+    let authenticator: Authenticator
+    let writer: WriteQueue
+    /// Off-loop work that may touch SQLite or parse bodies (auth, history, validation).
+    let work = DispatchQueue(label: "flagserver.work", qos: .userInitiated, attributes: .concurrent)
+    private let server = Mutex<HTTPServer?>(nil)
+    private let refreshStopped = Atomic<Bool>(false)
+
+    /// Loads every environment's current version from `store` and starts the writer thread.
+    /// Throws `ServiceStartError` when the store fails or a stored document no longer decodes.
+    public init(store: FlagStore, options: Options = Options(), logger: ServiceLogger = ServiceLogger()) throws(ServiceStartError) {
+        self.store = store
+        self.options = options
+        self.logger = logger
+        snapshots = SnapshotStore()
+        metrics = ServiceMetrics()
+        do {
+            try snapshots.load(from: store)
+            authenticator = try Authenticator(store: store)
+        } catch let error as FlagDocumentError {
+            throw .storedDocumentInvalid(error)
+        } catch {
+            throw .store(error)
+        }
+        writer = WriteQueue(store: store, snapshots: snapshots, metrics: metrics, logger: logger, maximumBatch: options.maximumBatch)
+        writer.start()
+        if options.requireReadToken { startTokenRefresh() }
+    }
+
+    /// Lets `/metrics` report the server's connections; call after creating the server.
+    public func attach(_ server: HTTPServer) {
+        self.server.withLock { $0 = server }
+    }
+
+    /// The router with every route of the API, plus the registered extensions (OFREP).
+    public func makeRouter() throws(HTTPError) -> HTTPRouter {
+        var routes = ServiceRoutes(metrics: metrics)
+        register(into: &routes)
+        for extend in FlagService.routeExtensions { extend(&routes, self) }
+        return try routes.build()
+    }
+
+    /// Adds the core API's routes (documents, flags, history, rollback, operations) to `routes`.
+    public func register(into routes: inout ServiceRoutes) {
+        registerReads(into: &routes)
+        registerWrites(into: &routes)
+        registerOperations(into: &routes)
+    }
+
+    /// Finishes queued writes, stops the writer thread and the token refresh, and forgets the server.
+    /// Call after `HTTPServer.shutdown()` so no new write arrives.
+    public func shutdown() {
+        refreshStopped.store(true, ordering: .releasing)
+        writer.stop()
+        server.withLock { $0 = nil }
+    }
+
+    /// The attached server's counters, if any.
+    func serverMetrics() -> HTTPServerMetrics? {
+        server.withLock { $0 }?.metrics()
+    }
+
+    /// Reloads the read-token table every `tokenRefreshInterval` until `shutdown()`.
+    private func startTokenRefresh() {
+        let interval = options.tokenRefreshInterval
+        let milliseconds = max(10, Int(interval.components.seconds * 1000 + interval.components.attoseconds / 1_000_000_000_000_000))
+        work.asyncAfter(deadline: .now() + .milliseconds(milliseconds)) { [weak self] in
+            guard let self, !refreshStopped.load(ordering: .acquiring) else { return }
+            do {
+                try authenticator.reload()
+            } catch {
+                logger.log(.warning, "token_reload_failed", ["error": "\(error)"])
+            }
+            startTokenRefresh()
+        }
+    }
+
+    /// The environment parameter, 404 (listing the known ones) unless it exists.
+    func environment(_ context: HTTPRequestContext) throws(ServiceError) -> String {
+        let name = context.pathParameters["env"] ?? ""
+        guard snapshots.contains(name) else { throw .unknownEnvironment(name, known: snapshots.environments) }
+        return name
+    }
+}
+
+/// Why the service could not start.
+public enum ServiceStartError: Error, Sendable, CustomStringConvertible {
+    /// The store failed while loading (see the cause).
+    case store(any Error)
+    /// A stored current version no longer decodes as a document.
+    case storedDocumentInvalid(FlagDocumentError)
+    /// A file under the flags directory is not a valid document; nothing was published.
+    case invalidFlagFile(path: String, error: FlagDocumentError)
+    /// The flags directory or a file in it cannot be read.
+    case unreadable(path: String, reason: String)
+
+    /// One sentence (several lines for a document's issues).
+    public var description: String {
+        switch self {
+        case .store(let error): "\(error)"
+        case .storedDocumentInvalid(let error): "a stored current document does not validate: \(error)"
+        case .invalidFlagFile(let path, let error): "\(path) is not a valid flag document:\n\(error)"
+        case .unreadable(let path, let reason): "cannot read \(path): \(reason)"
+        }
+    }
+}

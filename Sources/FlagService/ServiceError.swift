@@ -1,0 +1,118 @@
+import FlagKit
+import FlagStore
+import HTTPServer
+
+/// A refusal of the flag API, rendered as `{"error": {"code", "message", "details"?}}` with the right status.
+///
+/// Unlike `HTTPError` it can carry `details` (one entry per validation issue with its JSON pointer) and
+/// arbitrary extra members (`line`/`column` for malformed JSON, `known` environments for a 404).
+public struct ServiceError: Error, Sendable, CustomStringConvertible {
+    /// The status sent.
+    public var status: HTTPStatus
+    /// A stable machine-readable code (`invalid_document`, `precondition_failed`, ...).
+    public var code: String
+    /// A sentence for people.
+    public var message: String
+    /// `[{"path": ..., "message": ...}]` for validation failures; empty otherwise.
+    public var details: [ValidationIssue]
+    /// Extra members of the `error` object.
+    public var extra: [String: JSONValue]
+    /// Extra headers (`WWW-Authenticate`, `Allow`, `ETag`).
+    public var headers: HTTPHeaders
+
+    /// A refusal.
+    public init(_ status: HTTPStatus, code: String, message: String, details: [ValidationIssue] = [],
+                extra: [String: JSONValue] = [:], headers: HTTPHeaders = HTTPHeaders()) {
+        self.status = status
+        self.code = code
+        self.message = message
+        self.details = details
+        self.extra = extra
+        self.headers = headers
+    }
+
+    /// `"412 precondition_failed: ..."`
+    public var description: String { "\(status.code) \(code): \(message)" }
+
+    /// The JSON response.
+    public var response: HTTPResponse {
+        var error: [String: JSONValue] = extra
+        error["code"] = .string(code)
+        error["message"] = .string(message)
+        if !details.isEmpty {
+            error["details"] = .array(details.map { .object(["path": .string($0.path), "message": .string($0.message)]) })
+        }
+        return HTTPResponse.json(JSONValue.object(["error": .object(error)]).canonicalBytes + [0x0A],
+                                 status: status, headers: headers)
+    }
+
+    // MARK: Common refusals
+
+    /// 401 with `WWW-Authenticate: Bearer` (RFC 6750 §3).
+    static func unauthorized(_ message: String, invalidToken: Bool) -> ServiceError {
+        let challenge = invalidToken ? #"Bearer realm="flagserver", error="invalid_token""# : #"Bearer realm="flagserver""#
+        return ServiceError(.unauthorized, code: "unauthorized", message: message, headers: ["WWW-Authenticate": challenge])
+    }
+
+    /// 403 for a token whose role is too low.
+    static func forbidden(role: TokenRole, needed: TokenRole) -> ServiceError {
+        ServiceError(.forbidden, code: "forbidden",
+                     message: "this token has role \(role.rawValue); this needs \(needed.rawValue)")
+    }
+
+    /// 404 for an unknown environment, listing the known ones.
+    static func unknownEnvironment(_ name: String, known: [String]) -> ServiceError {
+        ServiceError(.notFound, code: "unknown_environment",
+                     message: "unknown environment '\(name)'; known: \(known.joined(separator: ", "))",
+                     extra: ["known": .array(known.map { .string($0) })])
+    }
+
+    /// 400 for bytes that are not JSON, with line and column.
+    static func malformedJSON(_ error: JSONSyntaxError) -> ServiceError {
+        ServiceError(.badRequest, code: "malformed_json", message: "malformed JSON at \(error)",
+                     extra: ["line": .integer(Int64(error.line)), "column": .integer(Int64(error.column))])
+    }
+
+    /// 422 listing every validation issue.
+    static func invalidDocument(_ issues: [ValidationIssue]) -> ServiceError {
+        ServiceError(.unprocessableContent, code: "invalid_document",
+                     message: "the document has \(issues.count) problem\(issues.count == 1 ? "" : "s")", details: issues)
+    }
+
+    /// 400/422 from decoding a flag document.
+    static func document(_ error: FlagDocumentError) -> ServiceError {
+        switch error {
+        case .malformedJSON(let syntax): malformedJSON(syntax)
+        case .invalid(let issues): invalidDocument(issues)
+        }
+    }
+
+    /// 400 for a request that is well-formed HTTP but not what the endpoint takes.
+    static func badRequest(_ code: String, _ message: String) -> ServiceError {
+        ServiceError(.badRequest, code: code, message: message)
+    }
+
+    /// Maps a store failure to a status: 404, 412, 503, 400, otherwise 500 (the cause is logged, not sent).
+    static func store(_ error: any Error) -> ServiceError {
+        guard let error = error as? FlagStoreError else {
+            return ServiceError(.internalServerError, code: "internal", message: "internal error")
+        }
+        switch error {
+        case .unknownEnvironment(let name, let known):
+            return unknownEnvironment(name, known: known)
+        case .versionNotFound(let environment, let number):
+            return ServiceError(.notFound, code: "version_not_found", message: "\(environment) has no version \(number)")
+        case .versionConflict(let environment, let expected, let current):
+            return ServiceError(.preconditionFailed, code: "precondition_failed",
+                                message: "\(environment) changed: expected version \(expected), current is \(current)",
+                                extra: ["currentVersion": .integer(Int64(current))])
+        case .busy:
+            return ServiceError(.serviceUnavailable, code: "busy", message: "the database is busy; retry shortly",
+                                headers: ["Retry-After": "1"])
+        case .invalidArgument(let name, let reason):
+            return badRequest("invalid_argument", "\(name): \(reason)")
+        default:
+            return ServiceError(.internalServerError, code: "storage_error", message: "the store failed; see the server log")
+        }
+    }
+}

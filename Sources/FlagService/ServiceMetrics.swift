@@ -1,0 +1,133 @@
+import Glibc
+import HTTPServer
+import Synchronization
+
+/// Counters for `/metrics` (Prometheus text exposition format 0.0.4).
+public final class ServiceMetrics: Sendable {
+    /// Upper bounds of the latency histogram's buckets, in seconds.
+    public static let latencyBuckets: [Double] = [0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5]
+
+    /// One route's counters. Handlers hold a reference, so recording is one uncontended lock, no lookup.
+    public final class Route: Sendable {
+        struct Values {
+            var byStatus: [Int: Int] = [:]
+            var buckets = [Int](repeating: 0, count: ServiceMetrics.latencyBuckets.count)
+            var count = 0
+            var sumNanoseconds: UInt64 = 0
+        }
+
+        /// `GET /v1/environments/{env}/document`-style label: method and pattern.
+        public let method: String
+        /// The route pattern.
+        public let pattern: String
+        let values = Mutex(Values())
+
+        init(method: String, pattern: String) {
+            self.method = method
+            self.pattern = pattern
+        }
+
+        /// Counts one response with `status`, `nanoseconds` after the request was complete.
+        public func record(status: Int, nanoseconds: UInt64) {
+            let seconds = Double(nanoseconds) / 1e9
+            let bucket = ServiceMetrics.latencyBuckets.firstIndex { seconds <= $0 }
+            values.withLock { v in
+                v.byStatus[status, default: 0] += 1
+                if let bucket { v.buckets[bucket] += 1 }
+                v.count += 1
+                v.sumNanoseconds &+= nanoseconds
+            }
+        }
+    }
+
+    private let routes = Mutex([Route]())
+    /// New versions committed.
+    let published = Atomic<Int>(0)
+    /// Writes that changed nothing.
+    let unchanged = Atomic<Int>(0)
+    /// Writes refused by the store or failed.
+    let publishFailures = Atomic<Int>(0)
+    /// Group commits (batches) written, and requests in them.
+    let batches = Atomic<Int>(0)
+
+    /// No counters yet.
+    public init() {}
+
+    /// The counters of route `method pattern`, created on first use (at router build time).
+    public func route(_ method: String, _ pattern: String) -> Route {
+        routes.withLock { routes in
+            if let existing = routes.first(where: { $0.method == method && $0.pattern == pattern }) { return existing }
+            let route = Route(method: method, pattern: pattern)
+            routes.append(route)
+            return route
+        }
+    }
+
+    /// Records the outcome of a publish attempt.
+    func recordPublish(changed: Bool) {
+        if changed { published.add(1, ordering: .relaxed) } else { unchanged.add(1, ordering: .relaxed) }
+    }
+
+    /// The exposition text: per-route request counts and latency histograms, current version per
+    /// environment, publishes, and the HTTP server's connection counters when `server` is given.
+    public func render(snapshots: [String: Snapshot], server: HTTPServerMetrics?) -> String {
+        var out = ""
+        out += "# HELP flagserver_requests_total Requests answered, by route and status.\n"
+        out += "# TYPE flagserver_requests_total counter\n"
+        let all = routes.withLock { $0 }
+        var histograms = ""
+        for route in all {
+            let v = route.values.withLock { $0 }
+            let labels = "method=\"\(route.method)\",route=\"\(route.pattern)\""
+            for (status, count) in v.byStatus.sorted(by: { $0.key < $1.key }) {
+                out += "flagserver_requests_total{\(labels),status=\"\(status)\"} \(count)\n"
+            }
+            var cumulative = 0
+            for (index, bound) in Self.latencyBuckets.enumerated() {
+                cumulative += v.buckets[index]
+                histograms += "flagserver_request_duration_seconds_bucket{\(labels),le=\"\(bound)\"} \(cumulative)\n"
+            }
+            histograms += "flagserver_request_duration_seconds_bucket{\(labels),le=\"+Inf\"} \(v.count)\n"
+            histograms += "flagserver_request_duration_seconds_sum{\(labels)} \(Double(v.sumNanoseconds) / 1e9)\n"
+            histograms += "flagserver_request_duration_seconds_count{\(labels)} \(v.count)\n"
+        }
+        out += "# HELP flagserver_request_duration_seconds Time from a complete request to its response.\n"
+        out += "# TYPE flagserver_request_duration_seconds histogram\n" + histograms
+        out += "# HELP flagserver_document_version Current version number per environment.\n"
+        out += "# TYPE flagserver_document_version gauge\n"
+        for (name, snapshot) in snapshots.sorted(by: { $0.key < $1.key }) {
+            out += "flagserver_document_version{environment=\"\(name)\"} \(snapshot.version)\n"
+        }
+        out += "# HELP flagserver_publishes_total Writes by outcome (published: a new version was committed).\n"
+        out += "# TYPE flagserver_publishes_total counter\n"
+        out += "flagserver_publishes_total{outcome=\"published\"} \(published.load(ordering: .relaxed))\n"
+        out += "flagserver_publishes_total{outcome=\"unchanged\"} \(unchanged.load(ordering: .relaxed))\n"
+        out += "flagserver_publishes_total{outcome=\"failed\"} \(publishFailures.load(ordering: .relaxed))\n"
+        out += "# HELP flagserver_group_commits_total Durable commits of the writer (each may hold several writes).\n"
+        out += "# TYPE flagserver_group_commits_total counter\n"
+        out += "flagserver_group_commits_total \(batches.load(ordering: .relaxed))\n"
+        if let server {
+            out += "# HELP flagserver_open_connections Connections open now.\n"
+            out += "# TYPE flagserver_open_connections gauge\n"
+            out += "flagserver_open_connections \(server.connectionsOpen)\n"
+            out += "# HELP flagserver_connections_total Connections by outcome since start.\n"
+            out += "# TYPE flagserver_connections_total counter\n"
+            out += "flagserver_connections_total{outcome=\"accepted\"} \(server.connectionsAccepted)\n"
+            out += "flagserver_connections_total{outcome=\"rejected\"} \(server.connectionsRejected)\n"
+            out += "flagserver_connections_total{outcome=\"timed_out\"} \(server.connectionsTimedOut)\n"
+            out += "# HELP flagserver_http_responses_total Every response the HTTP layer sent (also 404/405 for unknown routes), by status.\n"
+            out += "# TYPE flagserver_http_responses_total counter\n"
+            for (status, count) in server.responsesByStatus.sorted(by: { $0.key < $1.key }) {
+                out += "flagserver_http_responses_total{status=\"\(status)\"} \(count)\n"
+            }
+        }
+        return out
+    }
+
+    /// `CLOCK_MONOTONIC` in nanoseconds: the clock of `HTTPRequestContext.receivedAtNanoseconds`.
+    static func monotonicNanoseconds() -> UInt64 {
+        var ts = timespec()
+        clock_gettime(CLOCK_MONOTONIC, &ts)
+        return UInt64(ts.tv_sec) * 1_000_000_000 + UInt64(ts.tv_nsec)
+    }
+}

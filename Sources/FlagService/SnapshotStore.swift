@@ -1,0 +1,72 @@
+import FlagStore
+import Synchronization
+
+/// The registry of every environment's current `Snapshot`, read by GET (and OFREP) handlers without
+/// touching SQLite, and swapped atomically by the writer after each durable commit.
+///
+/// A read is one uncontended lock plus a dictionary lookup and a retain; the snapshot itself is immutable,
+/// so a reader keeps using the one it got even while a newer one is installed.
+public final class SnapshotStore: Sendable {
+    struct State {
+        var snapshots: [String: Snapshot] = [:]
+        var environments: [String] = []
+    }
+
+    private let state = Mutex(State())
+
+    /// An empty registry.
+    public init() {}
+
+    /// The current snapshot of `environment`, or nil when it has no version yet or is unknown.
+    public func snapshot(_ environment: String) -> Snapshot? {
+        state.withLock { $0.snapshots[environment] }
+    }
+
+    /// Every environment's current snapshot.
+    public func all() -> [String: Snapshot] {
+        state.withLock { $0.snapshots }
+    }
+
+    /// The environments that exist in the store (with or without a version), sorted.
+    public var environments: [String] {
+        state.withLock { $0.environments }
+    }
+
+    /// Whether `environment` exists.
+    public func contains(_ environment: String) -> Bool {
+        state.withLock { $0.environments.contains(environment) }
+    }
+
+    /// Installs `snapshot` as its environment's current one, unless a newer version is already installed
+    /// (the writer is the only installer, but keeping versions monotonic costs nothing).
+    public func install(_ snapshot: Snapshot) {
+        state.withLock { state in
+            if let current = state.snapshots[snapshot.environment], current.version > snapshot.version { return }
+            state.snapshots[snapshot.environment] = snapshot
+            if !state.environments.contains(snapshot.environment) {
+                state.environments.append(snapshot.environment)
+                state.environments.sort()
+            }
+        }
+    }
+
+    /// Replaces the list of known environments (at start).
+    public func setEnvironments(_ names: [String]) {
+        state.withLock { $0.environments = names.sorted() }
+    }
+
+    /// Loads every environment's newest version from `store` (one indexed lookup each).
+    /// Throws the store's error, or `FlagDocumentError` when a stored document no longer decodes.
+    public func load(from store: FlagStore) throws {
+        let names = try store.environments()
+        let latest = try store.latestVersions()
+        var snapshots: [String: Snapshot] = [:]
+        for (name, record) in latest {
+            snapshots[name] = try Snapshot(record: record)
+        }
+        state.withLock { state in
+            state.environments = names.sorted()
+            state.snapshots = snapshots
+        }
+    }
+}

@@ -1,0 +1,59 @@
+import FlagKit
+import FlagStore
+
+/// One write waiting for the writer thread.
+public struct WriteJob: Sendable {
+    /// What to write.
+    public enum Kind: Sendable {
+        /// Publish this whole document.
+        case document(FlagDocument)
+        /// Change one flag of the current document.
+        case flag(key: String, edit: FlagEdit)
+        /// Publish version `number`'s content again.
+        case rollback(number: Int)
+    }
+
+    /// The conditional-request header that guards the write (RFC 9110 §13.1).
+    public enum Precondition: Sendable, Equatable {
+        /// No condition.
+        case none
+        /// `If-Match` field values: the current ETag (strong comparison) or `*`.
+        case ifMatch([String])
+        /// `If-None-Match: *`: only when the environment has no version yet.
+        case ifNoneMatchAny
+    }
+
+    /// The environment.
+    public let environment: String
+    /// What to write.
+    public let kind: Kind
+    /// Checked by the writer against the version it is about to change, in queue order.
+    public let precondition: Precondition
+    /// The token's name.
+    public let author: String
+    /// Why.
+    public let message: String
+    /// Called once, on the writer thread, after the commit is durable and the new snapshot is installed.
+    public let completion: @Sendable (WriteOutcome) -> Void
+
+    /// A job.
+    public init(environment: String, kind: Kind, precondition: Precondition, author: String, message: String,
+                completion: @escaping @Sendable (WriteOutcome) -> Void) {
+        self.environment = environment
+        self.kind = kind
+        self.precondition = precondition
+        self.author = author
+        self.message = message
+        self.completion = completion
+    }
+}
+
+/// What became of a `WriteJob`.
+public enum WriteOutcome: Sendable {
+    /// A new version was committed durably and is now served.
+    case published(Snapshot)
+    /// The content was already current; nothing was written. Carries the current version.
+    case unchanged(VersionRecord)
+    /// Refused or failed; nothing was written.
+    case failed(ServiceError)
+}

@@ -1,0 +1,89 @@
+import FlagKit
+import FlagStore
+
+/// Committing: group commits of publishes, and rollbacks.
+extension WriteQueue {
+    /// Writes `batch` in one durable transaction, installs every new snapshot, THEN completes the jobs,
+    /// so a client that got its 200 reads the new version on its next GET.
+    func flush(_ batch: inout [(job: WriteJob, request: PublishRequest, document: FlagDocument)]) {
+        guard !batch.isEmpty else { return }
+        defer { batch.removeAll() }
+        let results: [Result<PublishOutcome, FlagStoreError>]
+        do {
+            results = try store.publish(batch: batch.map(\.request))
+        } catch {
+            metrics.publishFailures.add(batch.count, ordering: .relaxed)
+            logger.log(.error, "publish_failed", ["jobs": "\(batch.count)", "error": "\(error)"])
+            let refusal = ServiceError.store(error)
+            for entry in batch { entry.job.completion(.failed(refusal)) }
+            return
+        }
+        metrics.batches.add(1, ordering: .relaxed)
+        var outcomes: [WriteOutcome] = []
+        outcomes.reserveCapacity(batch.count)
+        for (entry, result) in zip(batch, results) {
+            switch result {
+            case .success(.published(let record)):
+                let snapshot = Snapshot(record: record, document: entry.document)
+                snapshots.install(snapshot)
+                metrics.recordPublish(changed: true)
+                logger.log(.info, "publish", ["env": record.environment, "version": "\(record.number)",
+                                              "author": record.author, "hash": record.contentHash,
+                                              "batch": "\(batch.count)", "message": record.message])
+                outcomes.append(.published(snapshot))
+            case .success(.unchanged(let record)):
+                metrics.recordPublish(changed: false)
+                outcomes.append(.unchanged(record))
+            case .failure(let error):
+                metrics.publishFailures.add(1, ordering: .relaxed)
+                logger.log(.warning, "publish_refused", ["env": entry.request.environment, "error": "\(error)"])
+                outcomes.append(.failed(ServiceError.store(error)))
+            }
+        }
+        for (entry, outcome) in zip(batch, outcomes) { entry.job.completion(outcome) }
+    }
+
+    /// Republishes version `number` as a new version. The old document is decoded first, so a version that
+    /// no longer validates (rules got stricter) is refused with 422 instead of being served.
+    func rollback(_ job: WriteJob, to number: Int) {
+        let environment = job.environment
+        let current = snapshots.snapshot(environment)
+        if let refusal = Self.check(job.precondition, etag: current?.etag) {
+            job.completion(.failed(refusal))
+            return
+        }
+        let document: FlagDocument
+        do {
+            let old = try store.version(environment: environment, number: number)
+            document = try FlagDocument.decode(old.document)
+        } catch let error as FlagDocumentError {
+            job.completion(.failed(ServiceError(.unprocessableContent, code: "invalid_document",
+                                                message: "version \(number) no longer validates", details: error.issues)))
+            return
+        } catch {
+            job.completion(.failed(.store(error)))
+            return
+        }
+        do {
+            let outcome = try store.rollback(environment: environment, to: number, author: job.author, message: job.message,
+                                             expectedCurrentVersion: current?.version ?? 0)
+            metrics.batches.add(1, ordering: .relaxed)
+            switch outcome {
+            case .published(let record):
+                let snapshot = Snapshot(record: record, document: document)
+                snapshots.install(snapshot)
+                metrics.recordPublish(changed: true)
+                logger.log(.info, "rollback", ["env": environment, "version": "\(record.number)", "from": "\(number)",
+                                               "author": record.author, "message": record.message])
+                job.completion(.published(snapshot))
+            case .unchanged(let record):
+                metrics.recordPublish(changed: false)
+                job.completion(.unchanged(record))
+            }
+        } catch {
+            metrics.publishFailures.add(1, ordering: .relaxed)
+            logger.log(.warning, "rollback_refused", ["env": environment, "to": "\(number)", "error": "\(error)"])
+            job.completion(.failed(.store(error)))
+        }
+    }
+}

@@ -1,0 +1,163 @@
+import FlagKit
+import FlagStore
+import Foundation
+
+/// The ONE writer: a dedicated thread that owns every publish, so writes are serialized and the event
+/// loops never wait for an fsync. Handlers enqueue a `WriteJob` and return; the job's completion answers
+/// the request after the commit is durable and the new snapshot is installed.
+///
+/// Group commit: the thread takes every job queued while the previous commit was in flight and writes
+/// them with one `publish(batch:)` (one fsync). Jobs are applied in arrival order; each is checked and
+/// computed against the version the jobs before it produce, exactly as if they had run one by one.
+public final class WriteQueue: @unchecked Sendable {
+    // @unchecked: `jobs`, `stopping` and `finished` are only touched while holding `condition`.
+    private let condition = NSCondition()
+    private var jobs: [WriteJob] = []
+    private var stopping = false
+    private var finished = false
+    let store: FlagStore
+    let snapshots: SnapshotStore
+    let metrics: ServiceMetrics
+    let logger: ServiceLogger
+    /// Most jobs written in one commit.
+    let maximumBatch: Int
+
+    /// A queue writing to `store` and installing new versions into `snapshots`. Call `start()`.
+    public init(store: FlagStore, snapshots: SnapshotStore, metrics: ServiceMetrics, logger: ServiceLogger, maximumBatch: Int = 256) {
+        self.store = store
+        self.snapshots = snapshots
+        self.metrics = metrics
+        self.logger = logger
+        self.maximumBatch = max(1, maximumBatch)
+    }
+
+    /// Starts the writer thread.
+    public func start() {
+        let thread = Thread { [self] in run() }
+        thread.name = "flagserver-writer"
+        thread.start()
+    }
+
+    /// Queues `job`; a queue that is stopping answers 503 at once.
+    public func submit(_ job: WriteJob) {
+        condition.lock()
+        if stopping {
+            condition.unlock()
+            job.completion(.failed(ServiceError(.serviceUnavailable, code: "shutting_down", message: "the server is stopping")))
+            return
+        }
+        jobs.append(job)
+        condition.signal()
+        condition.unlock()
+    }
+
+    /// Finishes every queued job, then stops the thread; returns when it has.
+    public func stop() {
+        condition.lock()
+        stopping = true
+        condition.broadcast()
+        while !finished { condition.wait() }
+        condition.unlock()
+    }
+
+    private func run() {
+        while true {
+            condition.lock()
+            while jobs.isEmpty && !stopping { condition.wait() }
+            if jobs.isEmpty && stopping {
+                finished = true
+                condition.broadcast()
+                condition.unlock()
+                return
+            }
+            let take = min(jobs.count, maximumBatch)
+            let batch = Array(jobs.prefix(take))
+            jobs.removeFirst(take)
+            condition.unlock()
+            process(batch)
+        }
+    }
+
+    /// The version a job in the batch builds on: the installed snapshot, or what an earlier job produces.
+    struct Base {
+        var document: FlagDocument?
+        var version: Int
+        var contentHash: String?
+        var etag: String?
+    }
+
+    /// Applies `jobs` in order: preconditions and edits against the running `Base`, one group commit for
+    /// the document and flag writes, rollbacks alone (they read an old version inside their transaction).
+    func process(_ jobs: [WriteJob]) {
+        var pending: [String: Base] = [:]
+        var batch: [(job: WriteJob, request: PublishRequest, document: FlagDocument)] = []
+        for job in jobs {
+            let environment = job.environment
+            guard snapshots.contains(environment) else {
+                job.completion(.failed(.unknownEnvironment(environment, known: snapshots.environments)))
+                continue
+            }
+            if case .rollback(let number) = job.kind {
+                flush(&batch)
+                pending = [:]
+                rollback(job, to: number)
+                continue
+            }
+            let base = pending[environment] ?? current(environment)
+            if let refusal = Self.check(job.precondition, etag: base.etag) {
+                job.completion(.failed(refusal))
+                continue
+            }
+            let document: FlagDocument
+            switch job.kind {
+            case .document(let given):
+                document = given
+            case .flag(let key, let edit):
+                do {
+                    document = try edit.apply(to: base.document, key: key)
+                } catch {
+                    job.completion(.failed(error))
+                    continue
+                }
+            case .rollback:
+                continue
+            }
+            let bytes = document.canonicalBytes
+            let hash = SHA256.hexDigest(bytes)
+            batch.append((job, PublishRequest(environment: environment, document: bytes, author: job.author,
+                                              message: job.message, expectedCurrentVersion: base.version), document))
+            // Equal hashes: the store will answer `.unchanged` and the version stays; otherwise it advances.
+            if hash != base.contentHash {
+                pending[environment] = Base(document: document, version: base.version + 1, contentHash: hash,
+                                            etag: Snapshot.makeETag(version: base.version + 1, contentHash: hash))
+            }
+        }
+        flush(&batch)
+    }
+
+    private func current(_ environment: String) -> Base {
+        guard let snapshot = snapshots.snapshot(environment) else { return Base(document: nil, version: 0) }
+        return Base(document: snapshot.document, version: snapshot.version, contentHash: snapshot.record.contentHash,
+                    etag: snapshot.etag)
+    }
+
+    /// 412 when the precondition fails against `etag` (nil: no version yet), with the current ETag.
+    static func check(_ precondition: WriteJob.Precondition, etag: String?) -> ServiceError? {
+        switch precondition {
+        case .none:
+            return nil
+        case .ifMatch(let fields):
+            if EntityTags.matchHits(fields, current: etag) { return nil }
+            var error = ServiceError(.preconditionFailed, code: "precondition_failed",
+                                     message: "If-Match does not match the current version"
+                                         + (etag.map { " (current ETag \($0))" } ?? " (the environment has no version yet)"))
+            if let etag { error.headers.add(name: "ETag", value: etag) }
+            return error
+        case .ifNoneMatchAny:
+            guard let etag else { return nil }
+            return ServiceError(.preconditionFailed, code: "precondition_failed",
+                                message: "If-None-Match: * but the environment has a version (ETag \(etag))",
+                                headers: ["ETag": etag])
+        }
+    }
+}

@@ -1,0 +1,85 @@
+import Foundation
+import Glibc
+
+/// A real `flagserver` process: started with arguments, waited for until it prints its ready line,
+/// and stopped with a signal. stdout and stderr go to files so nothing blocks on a full pipe.
+final class ServerProcess: @unchecked Sendable {
+    let process = Process()
+    let stdoutPath: String
+    let stderrPath: String
+    private(set) var port = 0
+
+    /// The built `flagserver`: next to the test bundle, or `.build/debug/flagserver` from this file's path.
+    static func binaryPath() throws -> String {
+        var candidates: [URL] = []
+        if let executable = try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe") {
+            var directory = URL(fileURLWithPath: executable).deletingLastPathComponent()
+            for _ in 0..<4 {
+                candidates.append(directory.appendingPathComponent("flagserver"))
+                directory.deleteLastPathComponent()
+            }
+        }
+        candidates.append(repositoryRoot.appendingPathComponent(".build/debug/flagserver"))
+        for candidate in candidates where FileManager.default.isExecutableFile(atPath: candidate.path) {
+            return candidate.path
+        }
+        throw TestFailure("flagserver binary not found in \(candidates.map(\.path))")
+    }
+
+    /// Runs `flagserver arguments` to completion (admin subcommands, refusals): exit status, stdout, stderr.
+    static func run(_ arguments: [String], directory: String) throws -> (status: Int32, signaled: Bool, stdout: String, stderr: String) {
+        let server = try ServerProcess(arguments, directory: directory)
+        // A command that should exit but serves instead must fail the test, not hang it.
+        let deadline = Date().addingTimeInterval(60)
+        while server.process.isRunning && Date() < deadline { usleep(10_000) }
+        if server.process.isRunning {
+            server.stop(signal: SIGKILL)
+            throw TestFailure("flagserver \(arguments) did not exit: \(server.output) \(server.errors)")
+        }
+        server.process.waitUntilExit()
+        return (server.process.terminationStatus, server.process.terminationReason == .uncaughtSignal,
+                server.output, server.errors)
+    }
+
+    /// Starts `flagserver arguments` in `directory` (its working directory).
+    init(_ arguments: [String], directory: String) throws {
+        let id = UUID().uuidString.prefix(8)
+        stdoutPath = directory + "/stdout-\(id).txt"
+        stderrPath = directory + "/stderr-\(id).txt"
+        _ = FileManager.default.createFile(atPath: stdoutPath, contents: nil)
+        _ = FileManager.default.createFile(atPath: stderrPath, contents: nil)
+        process.executableURL = URL(fileURLWithPath: try Self.binaryPath())
+        process.arguments = arguments
+        process.currentDirectoryURL = URL(fileURLWithPath: directory)
+        process.standardOutput = try FileHandle(forWritingTo: URL(fileURLWithPath: stdoutPath))
+        process.standardError = try FileHandle(forWritingTo: URL(fileURLWithPath: stderrPath))
+        try process.run()
+    }
+
+    var output: String { (try? String(contentsOfFile: stdoutPath, encoding: .utf8)) ?? "" }
+    var errors: String { (try? String(contentsOfFile: stderrPath, encoding: .utf8)) ?? "" }
+
+    /// Polls stdout for `listening on http://127.0.0.1:PORT` (generous timeout); fails when the process exits first.
+    @discardableResult
+    func waitUntilReady(timeoutSeconds: Double = 60) throws -> Int {
+        let deadline = Date().addingTimeInterval(timeoutSeconds)
+        while Date() < deadline {
+            if let line = output.split(separator: "\n").first(where: { $0.hasPrefix("listening on http://") }),
+               let colon = line.lastIndex(of: ":"), let port = Int(line[line.index(after: colon)...]) {
+                self.port = port
+                return port
+            }
+            guard process.isRunning else {
+                throw TestFailure("flagserver exited (\(process.terminationStatus)) before it was ready: \(errors)")
+            }
+            usleep(20_000)
+        }
+        throw TestFailure("flagserver not ready after \(timeoutSeconds) s: \(errors)")
+    }
+
+    /// Sends `signal` and waits for the process to end.
+    func stop(signal: Int32 = SIGTERM) {
+        if process.isRunning { kill(process.processIdentifier, signal) }
+        process.waitUntilExit()
+    }
+}

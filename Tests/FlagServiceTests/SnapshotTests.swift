@@ -1,0 +1,58 @@
+import FlagKit
+import FlagService
+import FlagStore
+import Testing
+
+/// Snapshots encode once; the registry swaps them and keeps versions monotonic.
+@Suite struct SnapshotTests {
+    static func record(_ number: Int, environment: String = "production") throws -> (VersionRecord, FlagDocument) {
+        let document = try FlagDocument.decode(#"{"flags": {"a": {"type": "integer", "default": \#(number)}}}"#)
+        let bytes = document.canonicalBytes
+        return (VersionRecord(environment: environment, number: number, document: bytes, contentHash: SHA256.hexDigest(bytes),
+                              author: "me", createdAtMilliseconds: 1_764_430_200_123, message: "m", rolledBackFrom: nil), document)
+    }
+
+    @Test func encodesTheEnvelopeAndResponsesOnce() throws {
+        let (record, document) = try Self.record(3)
+        let snapshot = Snapshot(record: record, document: document)
+        #expect(snapshot.etag == "\"3-\(record.contentHash.prefix(16))\"")
+        #expect(snapshot.okResponse.body == snapshot.body)
+        #expect(snapshot.okResponse.headers["ETag"] == snapshot.etag)
+        #expect(snapshot.notModifiedResponse.status.code == 304)
+        #expect(snapshot.notModifiedResponse.body.isEmpty)
+        #expect(snapshot.notModifiedResponse.headers["Cache-Control"] == Snapshot.cacheControl)
+        let envelope = try JSONParser.parse(snapshot.body).value
+        #expect(envelope["publishedAt"] == "2025-11-29T15:30:00.123Z")
+        #expect(envelope["document"] == document.jsonValue)
+        #expect(snapshot.okResponse.headers["Last-Modified"] == "Sat, 29 Nov 2025 15:30:00 GMT")
+    }
+
+    @Test func registryInstallsNewerVersionsOnly() throws {
+        let registry = SnapshotStore()
+        registry.setEnvironments(["production"])
+        #expect(registry.snapshot("production") == nil)
+        let (r2, d2) = try Self.record(2)
+        let (r1, d1) = try Self.record(1)
+        registry.install(Snapshot(record: r2, document: d2))
+        registry.install(Snapshot(record: r1, document: d1))
+        #expect(registry.snapshot("production")?.version == 2)
+        let (s, sd) = try Self.record(1, environment: "staging")
+        registry.install(Snapshot(record: s, document: sd))
+        #expect(registry.environments == ["production", "staging"])
+        #expect(registry.contains("staging"))
+        #expect(!registry.contains("dev"))
+    }
+
+    @Test func loggerQuotesValuesThatNeedIt() {
+        final class Lines: @unchecked Sendable { var all: [String] = [] }
+        let lines = Lines()
+        let logger = ServiceLogger(minimumLevel: .info) { lines.all.append($0) }
+        logger.log(.debug, "hidden")
+        logger.log(.info, "publish", ["env": "production", "message": "a \"b\" = c\nd"])
+        #expect(lines.all.count == 1)
+        #expect(lines.all[0].contains(#"event=publish env=production message="a \"b\" = c\nd""#))
+        #expect(lines.all[0].hasSuffix("\n"))
+        #expect(ServiceLogger.Level(name: "WARN") == .warning)
+        #expect(ServiceLogger.Level(name: "loud") == nil)
+    }
+}
