@@ -45,7 +45,7 @@ extension FlagClient {
             let response = try await transport.send(request)
             status = response.status
             retryAfter = response.headers["Retry-After"]
-            outcome = handle(response, sentETag: etag)
+            outcome = await handle(response, sentETag: etag)
         } catch {
             outcome = .failed(.transport(error))
         }
@@ -67,13 +67,13 @@ extension FlagClient {
     }
 
     /// What a complete response means for the values.
-    private func handle(_ response: HTTPResponse, sentETag: String?) -> RefreshOutcome {
+    private func handle(_ response: HTTPResponse, sentETag: String?) async -> RefreshOutcome {
         switch response.status {
         case 200:
-            return install(response)
+            return await install(response)
         case 304:
             guard sentETag != nil else { return .failed(.unexpectedNotModified) }
-            return confirm()
+            return await confirm()
         default:
             return .failed(.httpStatus(response.status, retryAfter: response.headers["Retry-After"],
                                        body: Self.logExcerpt(response.body)))
@@ -81,7 +81,7 @@ extension FlagClient {
     }
 
     /// A `200`: validate completely, refuse another environment or an older version, then write the cache and swap.
-    private func install(_ response: HTTPResponse) -> RefreshOutcome {
+    private func install(_ response: HTTPResponse) async -> RefreshOutcome {
         let envelope: FlagEnvelope
         do {
             envelope = try FlagEnvelope.decode(response.body)
@@ -99,12 +99,7 @@ extension FlagClient {
         let now = Date()
         let entry = FlagCacheEntry(environment: environment, etag: response.headers["ETag"], version: envelope.version,
                                    fetchedAt: now, document: response.body)
-        var cacheError: FlagCacheError?
-        do {
-            try cache.store(entry)
-        } catch {
-            cacheError = error
-        }
+        let cacheError = await store(entry)
         // Evaluated outside the lock; if the app's context changed meanwhile, evaluated again for the new one.
         var fresh = FlagSnapshot(envelope: envelope, source: .server(version: envelope.version, fetchedAt: now),
                                  context: current.context)
@@ -121,7 +116,7 @@ extension FlagClient {
     }
 
     /// A `304`: the document in use is current. Its cache entry gets the new confirmation time, the source says "server".
-    private func confirm() -> RefreshOutcome {
+    private func confirm() async -> RefreshOutcome {
         let now = Date()
         let confirmed = state.withLock { state -> (FlagCacheEntry, Int)? in
             guard var entry = state.entry, let version = state.snapshot.envelope?.version else { return nil }
@@ -131,13 +126,27 @@ extension FlagClient {
             return (entry, version)
         }
         guard let (entry, version) = confirmed else { return .failed(.unexpectedNotModified) }
-        do {
-            try cache.store(entry)
-            return .notModified(version: version, cacheError: nil)
-        } catch {
-            return .notModified(version: version, cacheError: error)
+        return .notModified(version: version, cacheError: await store(entry))
+    }
+
+    /// Writes the cache on a serial queue of its own: `fsync` of the file and the directory takes milliseconds,
+    /// which must not hold a thread of Swift's cooperative pool. Serial, so writes land in the order made.
+    private func store(_ entry: FlagCacheEntry) async -> FlagCacheError? {
+        let cache = self.cache
+        return await withCheckedContinuation { (continuation: CheckedContinuation<FlagCacheError?, Never>) in
+            Self.diskQueue.async {
+                do throws(FlagCacheError) {
+                    try cache.store(entry)
+                    continuation.resume(returning: nil)
+                } catch {
+                    continuation.resume(returning: error)
+                }
+            }
         }
     }
+
+    /// The queue of every cache write (serial queues are overcommitted by libdispatch: never starved).
+    private static let diskQueue = DispatchQueue(label: "FlagClient.cache")
 
     /// The start of an error body for a log line: at most 200 bytes, control characters replaced.
     static func logExcerpt(_ body: Data) -> String {

@@ -170,7 +170,8 @@ import Testing
     }
 
     @Test func refusedConnection() async throws {
-        let port = try Socket.refusedPort()
+        let (fd, port) = try Socket.boundNotListening()
+        defer { Socket.close(fd) }
         let url = try #require(URL(string: "http://127.0.0.1:\(port)/"))
         let error = try #require(await failure(fast, HTTPRequest(url: url)))
         #expect(error.kind == .connectionFailed)

@@ -134,11 +134,13 @@ import Testing
     @Test func connectionRefusedKeepsValuesAndBacksOff() async throws {
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
-        let port = try Socket.refusedPort()
+        let (fd, port) = try Socket.boundNotListening()
+        defer { Socket.close(fd) }
         let url = try #require(URL(string: "http://127.0.0.1:\(port)/"))
         let client = FlagClient(configuration: TestClients.configuration(url, directory.url, options: Self.options))
-        guard case .failed(.transport(let error)) = await client.refresh() else {
-            Issue.record("expected a transport failure")
+        let outcome = await client.refresh()
+        guard case .failed(.transport(let error)) = outcome else {
+            Issue.record("expected a transport failure, got \(outcome)")
             return
         }
         #expect(error.kind == .connectionFailed)
