@@ -88,6 +88,28 @@ do {
     let peerMedian = report("peer: FlagKit decode + evaluateAll only", peers)
     print(String(format: "ratio launch / FlagKit peer: %.2fx", launchMedian / peerMedian))
 
+    // Where the launch time goes (each step alone, same runs).
+    func timeStep(_ label: String, _ step: () throws -> Int) rethrows {
+        var samples: [Double] = []
+        for _ in 0..<launchRuns {
+            let start = nanoseconds()
+            sink &+= try step()
+            samples.append(Double(nanoseconds() - start) / 1e3)
+        }
+        _ = report("  step: " + label, samples)
+    }
+    let cache = FlagCache(directory: directory)
+    timeStep("install id file read") { InstallIdentity.loadOrCreate(in: directory).id.utf8.count }
+    timeStep("cache file read + checksum") { cache.load(environment: "production").entry?.document.count ?? 0 }
+    try timeStep("envelope parse + FlagKit validation + hash") { try FlagEnvelope.decode(body).version }
+    timeStep("content hash alone (canonical + SHA-256)") { document.contentHash.utf8.count }
+    timeStep("evaluate all flags") { document.evaluateAll(context: context).count }
+    let entry = FlagCacheEntry(environment: "production", etag: etag, version: 12, fetchedAt: Date(), document: Data(body))
+    try timeStep("(refresh) cache store: temp file, fsync, rename, dir fsync") {
+        try cache.store(entry)
+        return 1
+    }
+
     let empty = directory.appendingPathComponent("empty")
     var defaults: [Double] = []
     var noCache = configuration

@@ -97,7 +97,8 @@ import Testing
         #expect(error.kind == .timedOut)
         #expect(error.curlCode == 28)
         #expect(elapsed >= .milliseconds(500))
-        #expect(elapsed < .seconds(10), "generous bound: the timeout, not the test, must end the transfer")
+        // Generous: under a loaded parallel run the awaiting task may wait for a cooperative thread long after curl gave up.
+        #expect(elapsed < .seconds(60), "generous bound: the timeout, not the test, must end the transfer")
     }
 
     @Test func garbageIsInvalidResponse() async throws {

@@ -167,3 +167,73 @@ import Testing
         #expect(server.requests.isEmpty)
     }
 }
+
+/// Cancellation and concurrent readers.
+@Suite struct FlagClientRefreshConcurrencyTests {
+    @Test func cancellingTheCallerAbortsTheTransferWithoutBackoff() async throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let server = try DocumentServer()
+        defer { server.stop() }
+        server.fail(.neverAnswer)
+        let slow = TransportOptions(connectTimeout: .seconds(5), totalTimeout: .seconds(120), maxResponseBodyBytes: 1 << 20)
+        let client = TestClients.make(server, directory, options: slow)
+        let started = ContinuousClock.now
+        let task = Task { await client.refresh() }
+        while server.requests.isEmpty, ContinuousClock.now - started < .seconds(60) { try await Task.sleep(for: .milliseconds(10)) }
+        task.cancel()
+        let outcome = await task.value
+        guard case .failed(.transport(let error)) = outcome else {
+            Issue.record("expected a cancelled transfer, got \(outcome)")
+            return
+        }
+        #expect(error.kind == .cancelled)
+        #expect(ContinuousClock.now - started < .seconds(60), "aborted long before the 120 s timeout (generous: loaded CI)")
+        #expect(client.source == .safeDefaults)
+        #expect(client.state.withLock { $0.schedule.consecutiveFailures } == 0, "a cancellation is not the server's failure")
+    }
+
+    @Test func readersOnManyThreadsAlwaysSeeOneWholeSnapshot() async throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let server = try DocumentServer()
+        defer { server.stop() }
+        let open = try Envelopes.production(), locked = try Envelopes.locked()
+        server.publish(Envelopes.make(open, version: 1))
+        let client = TestClients.make(server, directory)
+        let done = Locked(false)
+        let writer = Task {
+            for version in 2...21 {
+                server.publish(Envelopes.make(version % 2 == 0 ? locked : open, version: version))
+                _ = await client.refresh(force: true)
+            }
+            done.withLock { $0 = true }
+        }
+        // Readers on threads of their own, not tasks: spinning tasks would occupy the cooperative pool (one thread
+        // per core) that the refreshes and every other test of the process need.
+        let tally = Locked((bad: 0, checked: 0, finished: 0))
+        for _ in 0..<2 {
+            Thread.detachNewThread {
+                var bad = 0, checked = 0
+                while !done.withLock({ $0 }) {
+                    let snapshot = client.snapshot
+                    checked += 1
+                    if let version = snapshot.envelope?.version {
+                        // Even versions are locked documents, odd ones open: a torn read would mix them.
+                        if snapshot.premiumFeaturesLocked != (version % 2 == 0) { bad += 1 }
+                        if snapshot.results["premiumFeaturesLocked"]?.version != version { bad += 1 }
+                    }
+                    usleep(20)
+                }
+                tally.withLock { $0 = ($0.bad + bad, $0.checked + checked, $0.finished + 1) }
+            }
+        }
+        await writer.value
+        while tally.withLock({ $0.finished }) < 2 { try await Task.sleep(for: .milliseconds(5)) }
+        let (inconsistencies, checked, _) = tally.withLock { $0 }
+        #expect(checked > 100, "readers overlapped the swaps")
+        #expect(!server.requests.isEmpty)
+        #expect(inconsistencies == 0)
+        #expect(client.snapshot.envelope?.version == 21)
+    }
+}

@@ -9,7 +9,7 @@ import Testing
     @Test func launchRefreshFlipAndNotModified() async throws {
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
-        let server = try FlagServerProcess(directory: directory)
+        let server = try await offPool { try FlagServerProcess(directory: directory) }
         defer { server.stop() }
         let cache = directory.url.appendingPathComponent("app")
         let configuration = TestClients.configuration(server.baseURL, cache)
@@ -31,7 +31,7 @@ import Testing
         #expect(await second.refresh() == .notModified(version: 1, cacheError: nil))
 
         // Ops flip premiumFeaturesLocked on the server; the next refresh sees it.
-        let status = try server.curlPut("/v1/environments/production/flags/premiumFeaturesLocked", json: "true")
+        let status = try await server.curlPutOffPool("/v1/environments/production/flags/premiumFeaturesLocked", json: "true")
         #expect(status == 200)
         #expect(await second.refresh(force: true) == .updated(version: 2, previousVersion: 1, cacheError: nil))
         #expect(second.premiumFeaturesLocked)
@@ -44,14 +44,14 @@ import Testing
     @Test func rolloutAgreesWithTheServersDocumentForTenThousandInstalls() async throws {
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
-        let server = try FlagServerProcess(directory: directory)
+        let server = try await offPool { try FlagServerProcess(directory: directory) }
         defer { server.stop() }
         let definition = """
             {"type": "boolean", "default": false, "requires": {"monetizationEnabled": true},
              "rules": [{"cohort": "internal", "value": true}, {"value": true, "rollout": 37.5}]}
             """
-        #expect(try server.curlPut("/v1/environments/production/flags/premiumFeaturesLocked", json: definition) == 200)
-        #expect(try server.curlPut("/v1/environments/production/flags/showIntroFreeSubscriptionBanner",
+        #expect(try await server.curlPutOffPool("/v1/environments/production/flags/premiumFeaturesLocked", json: definition) == 200)
+        #expect(try await server.curlPutOffPool("/v1/environments/production/flags/showIntroFreeSubscriptionBanner",
                                    json: #"{"type": "boolean", "default": true, "rules": [{"value": false, "rollout": 50}]}"#) == 200)
 
         let client = FlagClient(configuration: TestClients.configuration(server.baseURL, directory.url.appendingPathComponent("app")))
@@ -84,7 +84,8 @@ import Testing
 }
 
 /// The real `flagserver` executable (built next to the test bundle) on 127.0.0.1 port 0.
-final class FlagServerProcess {
+/// `@unchecked Sendable`: every member is set in `init` and never changed; `Process` is only read after.
+final class FlagServerProcess: @unchecked Sendable {
     let baseURL: URL
     let database: String
     let token: String
@@ -128,6 +129,11 @@ final class FlagServerProcess {
             baseURL.absoluteString.dropLast() + path,
         ])
         return Int(output.trimmingCharacters(in: .whitespacesAndNewlines)) ?? -1
+    }
+
+    /// ``curlPut(_:json:)`` on a thread of its own.
+    func curlPutOffPool(_ path: String, json: String) async throws -> Int {
+        try await offPool { [self] in try curlPut(path, json: json) }
     }
 
     /// SIGTERM, then waits for the graceful stop.

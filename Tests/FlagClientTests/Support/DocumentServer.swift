@@ -94,9 +94,9 @@ final class DocumentServer: @unchecked Sendable {
             + "Cache-Control: public, max-age=5\r\nContent-Length: \(length)\r\nConnection: close\r\n\r\n"
     }
 
-    /// Blocks until the peer closes the connection (curl gave up) or 30 s passed.
+    /// Blocks until the peer closes the connection (curl gave up) or 150 s passed.
     private static func waitForHangUp(_ fd: Int32) {
-        for _ in 0..<1500 {
+        for _ in 0..<7500 {
             guard Socket.waitReadable(fd, milliseconds: 20) else { continue }
             if Socket.read(fd).isEmpty { return }
         }
@@ -146,5 +146,13 @@ enum Envelopes {
         ]
         for (key, value) in extra { object[key] = value }
         return (JSONValue.object(object).canonicalBytes + [0x0A], "\"\(version)-\(document.contentHash.prefix(16))\"")
+    }
+}
+
+/// Runs blocking work (starting a process, waiting for one) on a thread of its own, so that it does not hold one of
+/// the cooperative pool's few threads (one per core) that every other test of the process needs.
+func offPool<T: Sendable>(_ body: @escaping @Sendable () throws -> T) async throws -> T {
+    try await withCheckedThrowingContinuation { continuation in
+        Thread.detachNewThread { continuation.resume(with: Result { try body() }) }
     }
 }
