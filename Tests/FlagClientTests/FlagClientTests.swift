@@ -155,3 +155,28 @@ import Testing
         #expect(client.source.version == 2)
     }
 }
+
+/// A cache directory the app cannot use at all.
+@Suite struct FlagClientUnusableDirectoryTests {
+    @Test func aFileWhereTheDirectoryShouldBeStillGivesSafeValuesAndAnId() async throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let file = directory.url.appendingPathComponent("not-a-directory")
+        try Data("x".utf8).write(to: file)
+        let server = try DocumentServer()
+        defer { server.stop() }
+        server.publish(Envelopes.make(try Envelopes.production(), version: 2))
+        let client = FlagClient(configuration: TestClients.configuration(server.baseURL, file))
+        guard case .unpersisted = client.launchReport.installIdentity.origin else {
+            Issue.record("expected an unpersisted id, got \(client.launchReport.installIdentity.origin)")
+            return
+        }
+        #expect(client.source == .safeDefaults && !client.premiumFeaturesLocked)
+        guard case .updated(version: 2, previousVersion: nil, cacheError: let error?) = await client.refresh() else {
+            Issue.record("expected the document to be used although it cannot be cached")
+            return
+        }
+        #expect(error.errno != nil)
+        #expect(client.source.version == 2)
+    }
+}
