@@ -39,6 +39,13 @@ import Testing
         #expect(await second.refresh(force: true) == .notModified(version: 2, cacheError: nil))
         // And the first client, which still holds version 1's ETag, gets version 2.
         #expect(await first.refresh(force: true) == .updated(version: 2, previousVersion: 1, cacheError: nil))
+
+        // A rollback on the server publishes version 1's content as version 3: the client takes it (not "older").
+        #expect(try await server.curlOffPool("POST", "/v1/environments/production/rollback",
+                                             json: #"{"version": 1, "message": "undo the flip"}"#) == 200)
+        #expect(await second.refresh(force: true) == .updated(version: 3, previousVersion: 2, cacheError: nil))
+        #expect(second.snapshot.envelope?.rolledBackFrom == 1)
+        #expect(!second.premiumFeaturesLocked)
     }
 
     @Test func rolloutAgreesWithTheServersDocumentForTenThousandInstalls() async throws {
@@ -122,8 +129,13 @@ final class FlagServerProcess: @unchecked Sendable {
 
     /// `curl -X PUT` of `json` to `path` with the writer token; returns the HTTP status.
     func curlPut(_ path: String, json: String) throws -> Int {
+        try curl("PUT", path, json: json)
+    }
+
+    /// `curl -X <method>` of `json` to `path` with the writer token and a change message; returns the HTTP status.
+    func curl(_ method: String, _ path: String, json: String) throws -> Int {
         let output = try Self.run("/usr/bin/curl", [
-            "-sS", "-o", "/dev/null", "-w", "%{http_code}", "-X", "PUT",
+            "-sS", "-o", "/dev/null", "-w", "%{http_code}", "-X", method,
             "-H", "Authorization: Bearer \(token)", "-H", "Content-Type: application/json",
             "-H", "X-Change-Message: end-to-end test", "--data-binary", json,
             baseURL.absoluteString.dropLast() + path,
@@ -134,6 +146,11 @@ final class FlagServerProcess: @unchecked Sendable {
     /// ``curlPut(_:json:)`` on a thread of its own.
     func curlPutOffPool(_ path: String, json: String) async throws -> Int {
         try await offPool { [self] in try curlPut(path, json: json) }
+    }
+
+    /// ``curl(_:_:json:)`` on a thread of its own.
+    func curlOffPool(_ method: String, _ path: String, json: String) async throws -> Int {
+        try await offPool { [self] in try curl(method, path, json: json) }
     }
 
     /// SIGTERM, then waits for the graceful stop.
