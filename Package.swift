@@ -50,7 +50,9 @@ let package = Package(
         // What the app links: libcurl transport, disk cache, refresh policy, evaluation with FlagKit.
         .systemLibrary(name: "CCurl", pkgConfig: "libcurl", providers: [.apt(["libcurl4-openssl-dev"])]),
         .target(name: "FlagClient", dependencies: ["FlagKit", "CCurl"]),
-        .testTarget(name: "FlagClientTests", dependencies: ["FlagClient"], exclude: ["Fixtures"]),
+        .testTarget(name: "FlagClientTests", dependencies: ["FlagClient", "FlagKit", "flagserver"], exclude: ["Fixtures"]),
+        .executableTarget(name: "flagclient-fetch", dependencies: ["FlagClient", "FlagKit"]),
+        .executableTarget(name: "client-bench", dependencies: ["FlagClient", "FlagKit"], path: "Benchmarks/client-bench"),
 
         // The operators' CLI.
         .target(name: "FlagCtlKit", dependencies: ["FlagKit", "FlagClient"]),

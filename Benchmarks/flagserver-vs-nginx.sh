@@ -65,7 +65,9 @@ run_wrk() {  # name url [extra header]
 start_server
 DOC_URL="http://127.0.0.1:$PORT/v1/environments/production/document"
 mkdir -p "$DIR/www"
+chmod 755 "$DIR" "$DIR/www"   # nginx workers run as an unprivileged user
 curl -sf "$DOC_URL" -o "$DIR/www/production.json"
+chmod 644 "$DIR/www/production.json"
 ETAG=$(curl -sfI "$DOC_URL" | sed -n 's/^[Ee][Tt][Aa][Gg]: //p' | tr -d '\r')
 
 NGINX_PORT=$(free_port)

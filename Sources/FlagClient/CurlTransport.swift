@@ -24,7 +24,9 @@ public struct CurlTransport: HTTPTransport {
         let options = self.options
         let result: Result<HTTPResponse, TransportError> = await withTaskCancellationHandler {
             await withCheckedContinuation { continuation in
-                Self.queue.async {
+                // One thread per transfer (see `startThread`): blocking in curl_easy_perform must never wait
+                // for a free worker, or a transfer's timeout would start only after other transfers ended.
+                Self.startThread {
                     let transfer = CurlTransfer(request: request, options: options, cancellation: cancellation)
                     continuation.resume(returning: transfer.perform())
                 }
@@ -35,9 +37,15 @@ public struct CurlTransport: HTTPTransport {
         return try result.get()
     }
 
-    /// Concurrent and not a global queue: blocking work on a private queue makes libdispatch add threads
-    /// instead of starving other work.
-    private static let queue = DispatchQueue(label: "FlagClient.CurlTransport", attributes: .concurrent)
+    /// Runs `work` on a new thread of its own. Not a concurrent dispatch queue: libdispatch does not overcommit
+    /// those (their width is the number of CPUs), so on a 2-core machine a third transfer waited in the queue
+    /// while its caller's clock ran, and a 1.5 s timeout took 30 s under a parallel test run. A thread costs
+    /// tens of microseconds, nothing beside a network round trip.
+    private static func startThread(_ work: @escaping @Sendable () -> Void) {
+        let thread = Thread(block: work)
+        thread.name = "FlagClient.CurlTransport"
+        thread.start()
+    }
 }
 
 /// A flag set from the cancellation handler and read from libcurl's progress callback on another thread.

@@ -95,6 +95,11 @@ enum POSIXFile {
         return nil
     }
 
+    /// Removes an empty directory (`rmdir`); anything else at `path` stays.
+    static func removeEmptyDirectory(path: String) -> (call: String, errno: Int32)? {
+        rmdir(path) == 0 ? nil : ("rmdir", errno)
+    }
+
     /// Creates `path` and its missing parents with mode 0700; an existing directory is fine.
     static func makeDirectories(_ path: String) -> (call: String, errno: Int32)? {
         var prefix = path.hasPrefix("/") ? "" : "."

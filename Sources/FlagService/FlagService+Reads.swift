@@ -20,15 +20,20 @@ extension FlagService {
         }
 
         // The hot path: a lock, a lookup, and a prebuilt response. Never SQLite.
+        // The hot path: a lock, a lookup, and a prebuilt response returned by reference. Never SQLite.
         routes.sync(.GET, "/v1/environments/{env}/document") { [self] request, context in
             try requireReader(request)
-            let name = try environment(context)
+            let name = context.pathParameters["env"] ?? ""
             guard let snapshot = snapshots.snapshot(name) else {
+                _ = try environment(context)
                 throw ServiceError(.notFound, code: "no_version", message: "\(name) has no published version yet")
             }
-            let noneMatch = request.headers.values(for: "If-None-Match")
-            if !noneMatch.isEmpty && EntityTags.noneMatchHits(noneMatch, current: snapshot.etag) {
-                return snapshot.notModifiedResponse
+            if let first = request.headers["If-None-Match"] {
+                // The common case, one field holding exactly our tag, is decided without parsing.
+                if first == snapshot.etag
+                    || EntityTags.noneMatchHits(request.headers.values(for: "If-None-Match"), current: snapshot.etag) {
+                    return snapshot.notModifiedResponse
+                }
             }
             return snapshot.okResponse
         }

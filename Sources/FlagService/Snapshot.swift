@@ -31,14 +31,18 @@ public final class Snapshot: Sendable {
     public static let cacheControl = "public, max-age=5, stale-while-revalidate=30, stale-if-error=86400"
 
     /// Builds the snapshot of `record` whose bytes decode to `document` (the caller decoded or built it).
-    public init(record: VersionRecord, document: FlagDocument) {
+    ///
+    /// `documentIsCanonical`: the caller knows `record.document` IS `document.canonicalBytes` (the writer
+    /// published exactly those bytes), so the envelope splices them in instead of encoding the document again.
+    public init(record: VersionRecord, document: FlagDocument, documentIsCanonical: Bool = false) {
         environment = record.environment
         self.record = record
         self.document = document
         // The version is part of the tag: a rollback republishes old content as a NEW version, and a
         // client holding the old tag must not pass If-Match against it (no ABA).
         etag = Snapshot.makeETag(version: record.number, contentHash: record.contentHash)
-        body = Snapshot.envelope(record: record, document: document.jsonValue).canonicalBytes + [0x0A]
+        body = Snapshot.envelopeBytes(record: record,
+                                      canonicalDocument: documentIsCanonical ? record.document : document.canonicalBytes)
         let headers: HTTPHeaders = [
             "ETag": etag, "Cache-Control": Snapshot.cacheControl, "Vary": "Authorization",
             "Last-Modified": Snapshot.httpDate(record.createdAtMilliseconds),
@@ -64,6 +68,28 @@ public final class Snapshot: Sendable {
         return .object(object)
     }
 
+    /// The canonical bytes of `envelope(record:document:)` plus a newline, built around already-canonical
+    /// document bytes: canonical order puts `author` and `contentHash` before `document` and every other
+    /// member after it, so the two halves are encoded and the document is copied between them.
+    public static func envelopeBytes(record: VersionRecord, canonicalDocument: [UInt8]) -> [UInt8] {
+        var before = metadata(record)
+        var after = before
+        after["author"] = nil
+        after["contentHash"] = nil
+        before = before.filter { $0.key == "author" || $0.key == "contentHash" }
+        let head = JSONValue.object(before).canonicalBytes
+        let tail = JSONValue.object(after).canonicalBytes
+        var out: [UInt8] = []
+        out.reserveCapacity(head.count + tail.count + canonicalDocument.count + 16)
+        out.append(contentsOf: head.dropLast())
+        out.append(contentsOf: #","document":"#.utf8)
+        out.append(contentsOf: canonicalDocument)
+        out.append(UInt8(ascii: ","))
+        out.append(contentsOf: tail.dropFirst())
+        out.append(0x0A)
+        return out
+    }
+
     /// A version's metadata without the document (history pages).
     public static func metadata(_ record: VersionRecord) -> [String: JSONValue] {
         var object: [String: JSONValue] = [
@@ -80,22 +106,31 @@ public final class Snapshot: Sendable {
 
     /// RFC 3339 UTC with milliseconds: `2026-11-29T15:30:00.123Z`.
     public static func timestamp(_ milliseconds: Int64) -> String {
+        let parts = utc(milliseconds)
+        return "\(pad(parts.tm_year + 1900, 4))-\(pad(parts.tm_mon + 1, 2))-\(pad(parts.tm_mday, 2))T"
+            + "\(pad(parts.tm_hour, 2)):\(pad(parts.tm_min, 2)):\(pad(parts.tm_sec, 2)).\(pad(Int32(milliseconds % 1000), 3))Z"
+    }
+
+    /// Broken-down UTC time of `milliseconds` since the epoch.
+    static func utc(_ milliseconds: Int64) -> tm {
         var seconds = time_t(milliseconds / 1000)
         var parts = tm()
         gmtime_r(&seconds, &parts)
-        return String(format: "%04d-%02d-%02dT%02d:%02d:%02d.%03dZ", Int(parts.tm_year) + 1900, Int(parts.tm_mon) + 1,
-                      Int(parts.tm_mday), Int(parts.tm_hour), Int(parts.tm_min), Int(parts.tm_sec), Int(milliseconds % 1000))
+        return parts
+    }
+
+    /// `value` in decimal, left-padded with zeros to `width` digits (no Foundation formatting on hot paths).
+    static func pad(_ value: Int32, _ width: Int) -> String {
+        let digits = String(value)
+        return digits.count >= width ? digits : String(repeating: "0", count: width - digits.count) + digits
     }
 
     /// IMF-fixdate (RFC 9110 §5.6.7) for `Last-Modified`.
     static func httpDate(_ milliseconds: Int64) -> String {
-        var seconds = time_t(milliseconds / 1000)
-        var parts = tm()
-        gmtime_r(&seconds, &parts)
+        let parts = utc(milliseconds)
         let days = ["Sun", "Mon", "Tue", "Wed", "Thu", "Fri", "Sat"]
         let months = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"]
-        return String(format: "%@, %02d %@ %04d %02d:%02d:%02d GMT", days[Int(parts.tm_wday) % 7], Int(parts.tm_mday),
-                      months[Int(parts.tm_mon) % 12], Int(parts.tm_year) + 1900, Int(parts.tm_hour), Int(parts.tm_min),
-                      Int(parts.tm_sec))
+        return "\(days[Int(parts.tm_wday) % 7]), \(pad(parts.tm_mday, 2)) \(months[Int(parts.tm_mon) % 12]) "
+            + "\(pad(parts.tm_year + 1900, 4)) \(pad(parts.tm_hour, 2)):\(pad(parts.tm_min, 2)):\(pad(parts.tm_sec, 2)) GMT"
     }
 }

@@ -24,7 +24,7 @@ extension WriteQueue {
         for (entry, result) in zip(batch, results) {
             switch result {
             case .success(.published(let record)):
-                let snapshot = Snapshot(record: record, document: entry.document)
+                let snapshot = Snapshot(record: record, document: entry.document, documentIsCanonical: true)
                 snapshots.install(snapshot)
                 metrics.recordPublish(changed: true)
                 logger.log(.info, "publish", ["env": record.environment, "version": "\(record.number)",

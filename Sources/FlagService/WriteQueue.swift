@@ -82,7 +82,8 @@ public final class WriteQueue: @unchecked Sendable {
     struct Base {
         var document: FlagDocument?
         var version: Int
-        var contentHash: String?
+        /// Canonical bytes of `document` (compared instead of hashing: same bytes, same content).
+        var bytes: [UInt8]?
         var etag: String?
     }
 
@@ -103,7 +104,12 @@ public final class WriteQueue: @unchecked Sendable {
                 rollback(job, to: number)
                 continue
             }
-            let base = pending[environment] ?? current(environment)
+            var base = pending[environment] ?? current(environment)
+            if job.precondition != .none, base.etag == nil, let bytes = base.bytes {
+                // A version pending in this batch: its tag is needed only now, so hash only now.
+                base.etag = Snapshot.makeETag(version: base.version, contentHash: SHA256.hexDigest(bytes))
+                pending[environment] = base
+            }
             if let refusal = Self.check(job.precondition, etag: base.etag) {
                 job.completion(.failed(refusal))
                 continue
@@ -123,13 +129,12 @@ public final class WriteQueue: @unchecked Sendable {
                 continue
             }
             let bytes = document.canonicalBytes
-            let hash = SHA256.hexDigest(bytes)
             batch.append((job, PublishRequest(environment: environment, document: bytes, author: job.author,
                                               message: job.message, expectedCurrentVersion: base.version), document))
-            // Equal hashes: the store will answer `.unchanged` and the version stays; otherwise it advances.
-            if hash != base.contentHash {
-                pending[environment] = Base(document: document, version: base.version + 1, contentHash: hash,
-                                            etag: Snapshot.makeETag(version: base.version + 1, contentHash: hash))
+            // Equal bytes: the store will answer `.unchanged` and the version stays; otherwise it advances.
+            // Its ETag is computed only if a later job in this batch has a precondition.
+            if bytes != base.bytes {
+                pending[environment] = Base(document: document, version: base.version + 1, bytes: bytes, etag: nil)
             }
         }
         flush(&batch)
@@ -137,7 +142,7 @@ public final class WriteQueue: @unchecked Sendable {
 
     private func current(_ environment: String) -> Base {
         guard let snapshot = snapshots.snapshot(environment) else { return Base(document: nil, version: 0) }
-        return Base(document: snapshot.document, version: snapshot.version, contentHash: snapshot.record.contentHash,
+        return Base(document: snapshot.document, version: snapshot.version, bytes: snapshot.record.document,
                     etag: snapshot.etag)
     }
 

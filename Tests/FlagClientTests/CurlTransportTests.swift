@@ -97,7 +97,8 @@ import Testing
         #expect(error.kind == .timedOut)
         #expect(error.curlCode == 28)
         #expect(elapsed >= .milliseconds(500))
-        #expect(elapsed < .seconds(10), "generous bound: the timeout, not the test, must end the transfer")
+        // Generous: under a loaded parallel run the awaiting task may wait for a cooperative thread long after curl gave up.
+        #expect(elapsed < .seconds(60), "generous bound: the timeout, not the test, must end the transfer")
     }
 
     @Test func garbageIsInvalidResponse() async throws {
@@ -170,7 +171,8 @@ import Testing
     }
 
     @Test func refusedConnection() async throws {
-        let port = try Socket.refusedPort()
+        let (fd, port) = try Socket.boundNotListening()
+        defer { Socket.close(fd) }
         let url = try #require(URL(string: "http://127.0.0.1:\(port)/"))
         let error = try #require(await failure(fast, HTTPRequest(url: url)))
         #expect(error.kind == .connectionFailed)

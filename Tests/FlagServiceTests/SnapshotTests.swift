@@ -27,6 +27,20 @@ import Testing
         #expect(snapshot.okResponse.headers["Last-Modified"] == "Sat, 29 Nov 2025 15:30:00 GMT")
     }
 
+    @Test func splicedEnvelopeEqualsTheFullEncoding() throws {
+        for rolledBack in [nil, 1] as [Int?] {
+            let (plain, document) = try Self.record(2)
+            let record = VersionRecord(environment: "staging", number: 2, document: plain.document, contentHash: plain.contentHash,
+                                       author: "a \"quoted\" name", createdAtMilliseconds: 5, message: "ümlaut\n", rolledBackFrom: rolledBack)
+            let spliced = Snapshot(record: record, document: document, documentIsCanonical: true)
+            let encoded = Snapshot(record: record, document: document)
+            #expect(spliced.body == encoded.body)
+            #expect(spliced.body == Snapshot.envelope(record: record, document: document.jsonValue).canonicalBytes + [0x0A])
+        }
+        #expect(Snapshot.timestamp(0) == "1970-01-01T00:00:00.000Z")
+        #expect(Snapshot.timestamp(1_000_000_000_007) == "2001-09-09T01:46:40.007Z")
+    }
+
     @Test func registryInstallsNewerVersionsOnly() throws {
         let registry = SnapshotStore()
         registry.setEnvironments(["production"])

@@ -40,6 +40,22 @@ enum Socket {
         return port
     }
 
+    /// A loopback port bound but not listening: connecting is refused, and unlike ``refusedPort()`` no other
+    /// test's listener can be given the same port meanwhile. Close the descriptor when done.
+    static func boundNotListening() throws(SocketError) -> (fd: Int32, port: UInt16) {
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
+        guard fd >= 0 else { throw SocketError(call: "socket", code: errno) }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = UInt32(0x7f00_0001).bigEndian
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        let bound = withUnsafeMutablePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, length) == 0 && getsockname(fd, $0, &length) == 0 }
+        }
+        guard bound else { let code = errno; close(fd); throw SocketError(call: "bind", code: code) }
+        return (fd, UInt16(bigEndian: address.sin_port))
+    }
+
     /// Waits up to `milliseconds` for `fd` to become readable (or hung up).
     static func waitReadable(_ fd: Int32, milliseconds: Int32) -> Bool {
         var entry = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)

@@ -1,0 +1,157 @@
+import FlagKit
+import Foundation
+
+/// Fetching the environment's document: `GET` with `If-None-Match`, validation, cache replacement, value swap.
+extension FlagClient {
+    /// Fetches the document unless the refresh schedule says to wait, and installs it if, and only if, it is a valid
+    /// document of this environment no older than the one in use.
+    ///
+    /// `force` (pull to refresh) skips the minimum interval and the failure backoff, never a server's `Retry-After`.
+    /// Concurrent calls share one fetch. Cancelling the calling task aborts the transfer. Never throws: every
+    /// failure is an outcome, and leaves the values as they were.
+    @discardableResult
+    public func refresh(force: Bool = false) async -> RefreshOutcome {
+        guard FlagCache.isValidEnvironment(configuration.environment) else {
+            return .failed(.invalidConfiguration("environment \(configuration.environment.debugDescription) is not a plain name"))
+        }
+        let now = Date()
+        enum Start { case skip(Date, RefreshWaitReason), join(Task<RefreshOutcome, Never>) }
+        let start = state.withLock { state -> Start in
+            if let running = state.inFlight { return .join(running) }
+            if case .wait(let until, let reason) = state.schedule.decide(now: now, forced: force) { return .skip(until, reason) }
+            state.schedule.recordAttempt(at: now)
+            let etag = state.entry?.etag
+            let task = Task { await self.fetch(etag: etag) }
+            state.inFlight = task
+            return .join(task)
+        }
+        switch start {
+        case .skip(let until, let reason):
+            return .skipped(until: until, reason: reason)
+        case .join(let task):
+            return await withTaskCancellationHandler { await task.value } onCancel: { task.cancel() }
+        }
+    }
+
+    /// One fetch and its bookkeeping: the schedule learns the result and the in-flight marker is cleared.
+    private func fetch(etag: String?) async -> RefreshOutcome {
+        var request = HTTPRequest(url: configuration.documentURL, headers: ["Accept": "application/json"])
+        if let etag { request.headers.set(name: "If-None-Match", value: etag) }
+        if let token = configuration.readToken { request.headers.set(name: "Authorization", value: "Bearer \(token)") }
+        let outcome: RefreshOutcome
+        var status: Int?
+        var retryAfter: String?
+        do {
+            let response = try await transport.send(request)
+            status = response.status
+            retryAfter = response.headers["Retry-After"]
+            outcome = await handle(response, sentETag: etag)
+        } catch {
+            outcome = .failed(.transport(error))
+        }
+        let finished = Date()
+        state.withLock { state in
+            state.inFlight = nil
+            switch outcome {
+            case .updated, .notModified:
+                state.schedule.recordSuccess(at: finished)
+            case .failed(.transport(let error)) where error.kind == .cancelled:
+                break  // the app gave up, the server did nothing wrong: no backoff
+            case .failed:
+                state.schedule.recordFailure(at: finished, status: status, retryAfter: retryAfter)
+            case .skipped:
+                break
+            }
+        }
+        return outcome
+    }
+
+    /// What a complete response means for the values.
+    private func handle(_ response: HTTPResponse, sentETag: String?) async -> RefreshOutcome {
+        switch response.status {
+        case 200:
+            return await install(response)
+        case 304:
+            guard sentETag != nil else { return .failed(.unexpectedNotModified) }
+            return await confirm()
+        default:
+            return .failed(.httpStatus(response.status, retryAfter: response.headers["Retry-After"],
+                                       body: Self.logExcerpt(response.body)))
+        }
+    }
+
+    /// A `200`: validate completely, refuse another environment or an older version, then write the cache and swap.
+    private func install(_ response: HTTPResponse) async -> RefreshOutcome {
+        let envelope: FlagEnvelope
+        do {
+            envelope = try FlagEnvelope.decode(response.body)
+        } catch {
+            return .failed(.invalidEnvelope(error))
+        }
+        let environment = configuration.environment
+        guard envelope.environment == environment else {
+            return .failed(.environmentMismatch(expected: environment, received: envelope.environment))
+        }
+        let current = snapshot
+        if let version = current.envelope?.version, envelope.version < version {
+            return .failed(.olderVersion(received: envelope.version, current: version))
+        }
+        let now = Date()
+        let entry = FlagCacheEntry(environment: environment, etag: response.headers["ETag"], version: envelope.version,
+                                   fetchedAt: now, document: response.body)
+        let cacheError = await store(entry)
+        // Evaluated outside the lock; if the app's context changed meanwhile, evaluated again for the new one.
+        var fresh = FlagSnapshot(envelope: envelope, source: .server(version: envelope.version, fetchedAt: now),
+                                 context: current.context)
+        let previous = state.withLock { state -> FlagSnapshot in
+            let previous = state.snapshot
+            if previous.context != fresh.context { fresh = fresh.evaluated(for: previous.context) }
+            state.snapshot = fresh
+            state.entry = entry
+            return previous
+        }
+        let changed = previous.envelope?.version != envelope.version || previous.envelope?.contentHash != envelope.contentHash
+        if changed { notify(fresh) }
+        return .updated(version: envelope.version, previousVersion: previous.envelope?.version, cacheError: cacheError)
+    }
+
+    /// A `304`: the document in use is current. Its cache entry gets the new confirmation time, the source says "server".
+    private func confirm() async -> RefreshOutcome {
+        let now = Date()
+        let confirmed = state.withLock { state -> (FlagCacheEntry, Int)? in
+            guard var entry = state.entry, let version = state.snapshot.envelope?.version else { return nil }
+            entry.fetchedAt = now
+            state.entry = entry
+            state.snapshot = state.snapshot.withSource(.server(version: version, fetchedAt: now))
+            return (entry, version)
+        }
+        guard let (entry, version) = confirmed else { return .failed(.unexpectedNotModified) }
+        return .notModified(version: version, cacheError: await store(entry))
+    }
+
+    /// Writes the cache on a serial queue of its own: `fsync` of the file and the directory takes milliseconds,
+    /// which must not hold a thread of Swift's cooperative pool. Serial, so writes land in the order made.
+    private func store(_ entry: FlagCacheEntry) async -> FlagCacheError? {
+        let cache = self.cache
+        return await withCheckedContinuation { (continuation: CheckedContinuation<FlagCacheError?, Never>) in
+            Self.diskQueue.async {
+                do throws(FlagCacheError) {
+                    try cache.store(entry)
+                    continuation.resume(returning: nil)
+                } catch {
+                    continuation.resume(returning: error)
+                }
+            }
+        }
+    }
+
+    /// The queue of every cache write (serial queues are overcommitted by libdispatch: never starved).
+    private static let diskQueue = DispatchQueue(label: "FlagClient.cache")
+
+    /// The start of an error body for a log line: at most 200 bytes, control characters replaced.
+    static func logExcerpt(_ body: Data) -> String {
+        let text = String(decoding: body.prefix(200), as: UTF8.self)
+        return String(text.unicodeScalars.map { $0.value < 0x20 || $0.value == 0x7f ? " " : Character($0) })
+            + (body.count > 200 ? "…" : "")
+    }
+}

@@ -1,0 +1,43 @@
+import Foundation
+
+/// Everything a ``FlagClient`` needs: which environment, where the server is, where to keep files, who this is.
+public struct FlagClientConfiguration: Sendable {
+    /// The environment whose document the app uses (`production`, `staging`); also names the cache file.
+    public var environment: String
+    /// The server's base URL (`https://flags.symi.app`); the document is at `v1/environments/{env}/document` below it.
+    public var baseURL: URL
+    /// A directory the app owns for the cache file and the install id. On iOS use Application Support, not Caches:
+    /// the OS may empty Caches, and a lost install id moves the install to another rollout bucket.
+    public var cacheDirectory: URL
+    /// The app's targeting attributes.
+    public var app: AppContext
+    /// An install id to use instead of the persisted one (tests, tools, a host app with its own id).
+    public var installId: String?
+    /// Timeouts, body limit and trust for the transport. Keep the timeouts short: nothing waits on a refresh.
+    public var transportOptions: TransportOptions
+    /// Minimum interval, backoff and `Retry-After` limits.
+    public var refreshPolicy: RefreshPolicy
+    /// A read token sent as `Authorization: Bearer …` when the server requires one; `nil` sends none.
+    public var readToken: String?
+
+    /// Creates a configuration with the app's defaults for transport and refresh policy.
+    public init(environment: String, baseURL: URL, cacheDirectory: URL, app: AppContext = AppContext(),
+                installId: String? = nil, transportOptions: TransportOptions = TransportOptions(),
+                refreshPolicy: RefreshPolicy = RefreshPolicy(), readToken: String? = nil) {
+        self.environment = environment
+        self.baseURL = baseURL
+        self.cacheDirectory = cacheDirectory
+        self.app = app
+        self.installId = installId
+        self.transportOptions = transportOptions
+        self.refreshPolicy = refreshPolicy
+        self.readToken = readToken
+    }
+
+    /// `{baseURL}/v1/environments/{environment}/document`. The environment is checked to be a plain name
+    /// (``FlagCache/isValidEnvironment(_:)``) before it is used in a path.
+    public var documentURL: URL {
+        baseURL.appendingPathComponent("v1", isDirectory: true).appendingPathComponent("environments", isDirectory: true)
+            .appendingPathComponent(environment, isDirectory: true).appendingPathComponent("document", isDirectory: false)
+    }
+}

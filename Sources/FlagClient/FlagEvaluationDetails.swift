@@ -1,0 +1,31 @@
+import FlagKit
+
+/// A typed flag value with the evaluation that produced it (OpenFeature's "details").
+///
+/// When the flag is missing (`FLAG_NOT_FOUND`) or its value is not of the requested Swift type (`TYPE_MISMATCH`),
+/// `value` is the caller's default and `result.reason` is `ERROR` with the error code and a message.
+public struct FlagEvaluationDetails<Value: Sendable>: Sendable {
+    /// The value to use.
+    public let value: Value
+    /// The evaluation: variant, reason, document version, error code and message.
+    public let result: EvaluationResult
+
+    /// Creates details.
+    public init(value: Value, result: EvaluationResult) {
+        self.value = value
+        self.result = result
+    }
+
+    /// The flag's key.
+    public var key: String { result.key }
+    /// `default` or `rule-N`.
+    public var variant: String { result.variant }
+    /// Why this value.
+    public var reason: EvaluationReason { result.reason }
+    /// Set when `reason` is `ERROR`.
+    public var errorCode: EvaluationErrorCode? { result.errorCode }
+    /// The document version the value came from (`nil` for the safe defaults).
+    public var version: Int? { result.version }
+}
+
+extension FlagEvaluationDetails: Equatable where Value: Equatable {}

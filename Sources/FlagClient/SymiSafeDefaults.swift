@@ -1,0 +1,104 @@
+import FlagKit
+
+/// The values the app uses when it has never received a valid document (first launch offline, a corrupted cache):
+/// compiled in, so they exist before any file or network answer does.
+///
+/// They leave everything unlocked (design: "no failure of any kind may lock a feature that a good document would
+/// not"): `premiumFeaturesLocked` is `false` for every install, with no rule at all, so not even the internal
+/// testers' cohort can lock anything from here. The copy, product ids and legal links are those of
+/// `flags/production.json` today (German, with the same English variants for `en*` locales); a test keeps them
+/// in step with that file and checks that every flag in it has a safe value of its type here.
+public enum SymiSafeDefaults {
+    /// `monetizationEnabled`: the Symi Plus UI may appear; it never locks anything.
+    public static let monetizationEnabled = true
+    /// `premiumFeaturesLocked`: nothing needs a subscription.
+    public static let premiumFeaturesLocked = false
+    /// `showIntroFreeSubscriptionBanner`: the "Für kurze Zeit gratis" card is shown.
+    public static let showIntroFreeSubscriptionBanner = true
+    /// `subscriptionPriceIncreaseMessagingEnabled`: no notice of future prices without a planned change.
+    public static let subscriptionPriceIncreaseMessagingEnabled = false
+    /// `introOfferMessage` in German.
+    public static let introOfferMessage = "Symi ist aktuell für kurze Zeit kostenlos."
+    /// `subscriptionProductIds`: the monthly product only.
+    public static let subscriptionProductIds = ["symi_plus_monthly"]
+    /// `premiumFeatures`: the brief's candidates for later premium gates (no effect while nothing is locked).
+    public static let premiumFeatures = ["pdfExport", "advancedInsights", "longTermComparisons", "moreExportFormats",
+                                         "medicationAnalysis", "doctorReportTemplates"]
+    /// `subscriptionScreenCopy` in German.
+    public static let subscriptionScreenCopy = SubscriptionScreenCopy(
+        headline: "Symi Plus",
+        subline: "Für kurze Zeit kostenlos",
+        activationMessage: "Aktiviere Symi Plus jetzt kostenlos und sichere dir den Einführungsvorteil.",
+        futurePricingNotice: "Später können ausgewählte Premium-Funktionen kostenpflichtig werden.",
+        restoreHint: "Du kannst Käufe jederzeit wiederherstellen.",
+        activateFreeButton: "Kostenlos aktivieren",
+        restorePurchasesButton: "Käufe wiederherstellen",
+        benefits: ["Professionelle PDF-Berichte vorbereiten", "Erweiterte Insights", "Mehr Export- und Analyseoptionen",
+                   "Symi langfristig unterstützen"])
+    /// `legalLinks` in German. Literal https URLs; `LegalLinks.fallback` only exists because `URL(string:)` is optional.
+    public static let legalLinks = LegalLinks.fallback
+
+    /// The safe defaults as a flag document, evaluated exactly like a downloaded one (so the English variants and
+    /// the evaluation details work the same way). `nil` only if this literal stopped validating, which a test
+    /// rules out; the typed accessors then still return the Swift constants above.
+    public static let document: FlagDocument? = try? FlagDocument.decode(json)
+
+    /// The document text. Hand-written rather than generated from `flags/production.json` at build time, because
+    /// SwiftPM has no build step for that here; `SymiSafeDefaultsTests` compares the two.
+    public static let json = #"""
+    {
+      "flags": {
+        "monetizationEnabled": {"type": "boolean", "default": true},
+        "premiumFeaturesLocked": {"type": "boolean", "default": false},
+        "showIntroFreeSubscriptionBanner": {"type": "boolean", "default": true},
+        "subscriptionPriceIncreaseMessagingEnabled": {"type": "boolean", "default": false},
+        "introOfferMessage": {
+          "type": "string",
+          "default": "Symi ist aktuell für kurze Zeit kostenlos.",
+          "rules": [{"cohort": "english", "value": "Symi is free for a limited time."}]
+        },
+        "subscriptionScreenCopy": {
+          "type": "json",
+          "default": {
+            "headline": "Symi Plus",
+            "subline": "Für kurze Zeit kostenlos",
+            "activationMessage": "Aktiviere Symi Plus jetzt kostenlos und sichere dir den Einführungsvorteil.",
+            "futurePricingNotice": "Später können ausgewählte Premium-Funktionen kostenpflichtig werden.",
+            "restoreHint": "Du kannst Käufe jederzeit wiederherstellen.",
+            "activateFreeButton": "Kostenlos aktivieren",
+            "restorePurchasesButton": "Käufe wiederherstellen",
+            "benefits": ["Professionelle PDF-Berichte vorbereiten", "Erweiterte Insights",
+                         "Mehr Export- und Analyseoptionen", "Symi langfristig unterstützen"]
+          },
+          "rules": [{"cohort": "english", "value": {
+            "headline": "Symi Plus",
+            "subline": "Free for a limited time",
+            "activationMessage": "Activate Symi Plus for free now and keep the introductory benefit.",
+            "futurePricingNotice": "Selected premium features may become paid later.",
+            "restoreHint": "You can restore purchases at any time.",
+            "activateFreeButton": "Activate for free",
+            "restorePurchasesButton": "Restore purchases",
+            "benefits": ["Prepare professional PDF reports", "Advanced insights", "More export and analysis options",
+                         "Support Symi in the long run"]
+          }}]
+        },
+        "subscriptionProductIds": {"type": "json", "default": ["symi_plus_monthly"]},
+        "premiumFeatures": {
+          "type": "json",
+          "default": ["pdfExport", "advancedInsights", "longTermComparisons", "moreExportFormats",
+                      "medicationAnalysis", "doctorReportTemplates"]
+        },
+        "legalLinks": {
+          "type": "json",
+          "default": {"privacyPolicyURL": "https://symi.app/datenschutz",
+                      "termsOfUseURL": "https://symi.app/nutzungsbedingungen"},
+          "rules": [{"cohort": "english", "value": {"privacyPolicyURL": "https://symi.app/en/privacy",
+                                                    "termsOfUseURL": "https://symi.app/en/terms"}}]
+        }
+      },
+      "cohorts": {
+        "english": {"locale": {"startsWith": "en"}}
+      }
+    }
+    """#
+}

@@ -1,0 +1,32 @@
+import Foundation
+
+/// Where the client's current values came from, for diagnostics screens and logs.
+public enum ValueSource: Sendable, Equatable, CustomStringConvertible {
+    /// A document received from the server in this run (a `200`), or confirmed by it (a `304`) at `fetchedAt`.
+    case server(version: Int, fetchedAt: Date)
+    /// The last good document from the disk cache, fetched or last confirmed at `writtenAt` (in an earlier run).
+    case cache(version: Int, writtenAt: Date)
+    /// The compiled-in ``SymiSafeDefaults``: no valid document was ever received, or the cache was unusable.
+    case safeDefaults
+
+    /// The document version, when the values come from a document.
+    public var version: Int? {
+        switch self {
+        case .server(let version, _), .cache(let version, _): version
+        case .safeDefaults: nil
+        }
+    }
+
+    /// For example `server version 12 fetched 2026-11-29T15:30:00Z`.
+    public var description: String {
+        switch self {
+        case .server(let version, let date): "server version \(version) fetched \(Self.format(date))"
+        case .cache(let version, let date): "cache version \(version) written \(Self.format(date))"
+        case .safeDefaults: "compiled-in safe defaults"
+        }
+    }
+
+    private static func format(_ date: Date) -> String {
+        ISO8601DateFormatter().string(from: date)
+    }
+}

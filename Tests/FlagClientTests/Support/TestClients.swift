@@ -1,0 +1,27 @@
+import Foundation
+@testable import FlagClient
+
+/// Clients as the tests make them: a German App Store install, short timeouts, a small body limit.
+enum TestClients {
+    /// A German user of the App Store build.
+    static let germanApp = AppContext(appVersion: "2.4.0", osVersion: "17.4", platform: "ios", locale: "de_DE",
+                                      country: "DE", channel: "appstore")
+
+    /// Timeouts short enough for fault tests, long enough for a loaded CI machine; 64 KiB of body.
+    static let options = TransportOptions(connectTimeout: .seconds(2), totalTimeout: .seconds(3),
+                                          maxResponseBodyBytes: 64 << 10)
+
+    /// A configuration for `baseURL` with its files in `directory`.
+    static func configuration(_ baseURL: URL, _ directory: URL, environment: String = "production",
+                              app: AppContext = germanApp, installId: String? = nil,
+                              options: TransportOptions = options) -> FlagClientConfiguration {
+        FlagClientConfiguration(environment: environment, baseURL: baseURL, cacheDirectory: directory, app: app,
+                                installId: installId, transportOptions: options)
+    }
+
+    /// A client of `server` with its files in `directory`.
+    static func make(_ server: DocumentServer, _ directory: TemporaryDirectory, app: AppContext = germanApp,
+                     options: TransportOptions = options) -> FlagClient {
+        FlagClient(configuration: configuration(server.baseURL, directory.url, app: app, options: options))
+    }
+}
