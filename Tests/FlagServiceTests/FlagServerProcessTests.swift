@@ -214,6 +214,19 @@ import Testing
         store.close()
     }
 
+    @Test func aPortInUseIsRefusedEvenThoughTheServerUsesSOREUSEPORT() async throws {
+        let directory = try makeTemporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let first = try ServerProcess(["--port", "0", "--database", "a.sqlite", "--flags-dir", Self.flagsDirectory],
+                                      directory: directory)
+        defer { first.blockingStop() }
+        let port = try await first.waitUntilReady()
+        let second = try await ServerProcess.run(["--port", "\(port)", "--database", "b.sqlite", "--flags-dir", Self.flagsDirectory],
+                                                 directory: directory)
+        #expect(second.status == 1)
+        #expect(second.stderr.contains("port \(port) on 127.0.0.1 is already in use"))
+    }
+
     @Test func helpAndUsageErrors() async throws {
         let directory = try makeTemporaryDirectory()
         defer { try? FileManager.default.removeItem(atPath: directory) }
