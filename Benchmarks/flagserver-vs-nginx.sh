@@ -106,7 +106,6 @@ printf "%-10s %12s %10s %12s %10s %7.2fx\n" "304" "$fs304" "$fs304p99" "$ng304" 
 [ "$fs200bad" = 0 ] || echo "warning: $fs200bad non-2xx answers from flagserver"
 kill "$(cat "$DIR/nginx.pid")"; rm -f "$DIR/nginx.pid"
 
-echo "== Durable flips by PUT while wrk loads GET (PUT: wrk -c$PUT_CONNECTIONS; each PUT sets a new value, so each is a new fsynced version)"
 TOKEN=$("$BIN" --database "$DIR/flags.sqlite" token create --name bench --role writer | grep '^sfl_')
 cat >"$DIR/put.lua" <<LUA
 local counter = 0
@@ -121,6 +120,12 @@ function request()
   }, tostring(thread_id * 100000000 + counter))
 end
 LUA
+echo "== Durable flips by PUT alone (wrk -t2 -c$PUT_CONNECTIONS; each PUT sets a new value, so each is a new fsynced version)"
+wrk -t2 -c"$PUT_CONNECTIONS" -d"${DURATION}s" --latency -s "$DIR/put.lua" "http://127.0.0.1:$PORT" >"$DIR/wrk-put-alone.txt"
+read -r alone alonep99 alonebad _ < <(summarize "$DIR/wrk-put-alone.txt")
+echo "flips: $alone/s acknowledged (p99 $alonep99 ms, non-2xx $alonebad)"
+
+echo "== Durable flips by PUT while wrk loads GET (wrk -t1 -c$CONNECTIONS GET, wrk -t2 -c$PUT_CONNECTIONS PUT)"
 v0=$(curl -sf "$DOC_URL" | python3 -c 'import json,sys; print(json.load(sys.stdin)["version"])')
 wrk -t1 -c"$CONNECTIONS" -d"$((DURATION + 2))s" --latency "$DOC_URL" >"$DIR/wrk-get-under-flips.txt" &
 GETS=$!

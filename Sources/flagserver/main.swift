@@ -78,6 +78,10 @@ do {
     fail("\(error)")
 }
 
+if let problem = PortProbe.problem(host: options.host, port: options.port) {
+    fail(problem)
+}
+
 let server: HTTPServer
 let port: Int
 do {

@@ -8,17 +8,17 @@ import Testing
 @Suite struct FlagServerProcessTests {
     static var flagsDirectory: String { repositoryRoot.appendingPathComponent("flags").path }
 
-    @Test func startsOnPortZeroSeedsServesAndStopsOnSIGTERM() throws {
+    @Test func startsOnPortZeroSeedsServesAndStopsOnSIGTERM() async throws {
         let directory = try makeTemporaryDirectory()
         defer { try? FileManager.default.removeItem(atPath: directory) }
         let server = try ServerProcess(["--port", "0", "--database", "db/flags.sqlite", "--flags-dir", Self.flagsDirectory],
                                        directory: directory)
-        let port = try server.waitUntilReady()
-        let response = try RawHTTP.request(port: port, method: "GET", path: "/v1/environments/production/document")
+        let port = try await server.waitUntilReady()
+        let response = try await RawHTTP.request(port: port, method: "GET", path: "/v1/environments/production/document")
         #expect(response.status == 200)
         #expect(try response.json()["version"] == 1)
-        #expect(try RawHTTP.request(port: port, method: "GET", path: "/v1/environments/staging/document").status == 200)
-        server.stop(signal: SIGTERM)
+        #expect(try await RawHTTP.request(port: port, method: "GET", path: "/v1/environments/staging/document").status == 200)
+        await server.stop(signal: SIGTERM)
         #expect(server.process.terminationReason == .exit)
         #expect(server.process.terminationStatus == 0)
         #expect(server.errors.contains("event=stopping signal=SIGTERM"))
@@ -26,49 +26,49 @@ import Testing
         #expect(FileManager.default.fileExists(atPath: directory + "/db/flags.sqlite"))
     }
 
-    @Test func defaultsUseDataDirectoryAndFlagsDirectoryOfTheWorkingDirectory() throws {
+    @Test func defaultsUseDataDirectoryAndFlagsDirectoryOfTheWorkingDirectory() async throws {
         let directory = try makeTemporaryDirectory()
         defer { try? FileManager.default.removeItem(atPath: directory) }
         try FileManager.default.copyItem(atPath: Self.flagsDirectory, toPath: directory + "/flags")
         // Port 0 is the only deviation from the defaults: fixed ports are not allowed in tests.
         let server = try ServerProcess(["--port", "0"], directory: directory)
-        let port = try server.waitUntilReady()
+        let port = try await server.waitUntilReady()
         #expect(server.output.contains("listening on http://127.0.0.1:\(port)"))
-        server.stop(signal: SIGINT)
+        await server.stop(signal: SIGINT)
         #expect(server.process.terminationStatus == 0)
         let store = try FlagStore.open(path: directory + "/data/flags.sqlite")
         #expect(try store.currentVersion(environment: "production")?.number == 1)
         store.close()
     }
 
-    @Test func tokenSubcommandsCreateListAndRevoke() throws {
+    @Test func tokenSubcommandsCreateListAndRevoke() async throws {
         let directory = try makeTemporaryDirectory()
         defer { try? FileManager.default.removeItem(atPath: directory) }
-        let created = try ServerProcess.run(["token", "create", "--name", "ops", "--role", "writer", "--database", "t.sqlite"],
+        let created = try await ServerProcess.run(["token", "create", "--name", "ops", "--role", "writer", "--database", "t.sqlite"],
                                             directory: directory)
         #expect(created.status == 0)
         let secret = try #require(created.stdout.split(separator: "\n").first { $0.hasPrefix("sfl_") }.map(String.init))
         let server = try ServerProcess(["--port", "0", "--database", "t.sqlite", "--flags-dir", Self.flagsDirectory],
                                        directory: directory)
-        defer { server.stop() }
-        let port = try server.waitUntilReady()
-        let put = { () throws -> Int in
-            try RawHTTP.request(port: port, method: "PUT", path: "/v1/environments/production/flags/monetizationEnabled",
+        defer { server.blockingStop() }
+        let port = try await server.waitUntilReady()
+        let put = { () async throws -> Int in
+            try await RawHTTP.request(port: port, method: "PUT", path: "/v1/environments/production/flags/monetizationEnabled",
                                 headers: [("Authorization", "Bearer \(secret)"), ("Content-Type", "application/json"),
                                           ("X-Change-Message", "cli token")], body: Array("false".utf8)).status
         }
-        #expect(try put() == 200)
-        let list = try ServerProcess.run(["--database", "t.sqlite", "token", "list"], directory: directory)
+        #expect(try await put() == 200)
+        let list = try await ServerProcess.run(["--database", "t.sqlite", "token", "list"], directory: directory)
         #expect(list.status == 0)
         #expect(list.stdout.contains("ops\twriter"))
         #expect(!list.stdout.contains(secret))
-        let revoked = try ServerProcess.run(["token", "revoke", "--name", "ops", "--database", "t.sqlite"], directory: directory)
+        let revoked = try await ServerProcess.run(["token", "revoke", "--name", "ops", "--database", "t.sqlite"], directory: directory)
         #expect(revoked.status == 0)
-        #expect(try put() == 401)
-        let bad = try ServerProcess.run(["token", "create", "--name", "x", "--role", "god", "--database", "t.sqlite"], directory: directory)
+        #expect(try await put() == 401)
+        let bad = try await ServerProcess.run(["token", "create", "--name", "x", "--role", "god", "--database", "t.sqlite"], directory: directory)
         #expect(bad.status == 2)
         #expect(bad.stderr.contains("--role"))
-        let backup = try ServerProcess.run(["backup", "--to", "copy.sqlite", "--database", "t.sqlite"], directory: directory)
+        let backup = try await ServerProcess.run(["backup", "--to", "copy.sqlite", "--database", "t.sqlite"], directory: directory)
         #expect(backup.status == 0)
         let copy = try FlagStore.open(path: directory + "/copy.sqlite")
         #expect(try copy.currentVersion(environment: "production")?.number == 2)
@@ -84,7 +84,7 @@ import Testing
         store.close()
         let arguments = ["--port", "0", "--database", database, "--flags-dir", Self.flagsDirectory, "--log-level", "warning"]
         let server = try ServerProcess(arguments, directory: directory)
-        let port = try server.waitUntilReady()
+        let port = try await server.waitUntilReady()
 
         final class Acks: @unchecked Sendable {
             let lock = NSLock()
@@ -97,7 +97,7 @@ import Testing
                 var index = 0
                 while !acks.lock.withLock({ acks.stop }) {
                     index += 1
-                    guard let response = try? RawHTTP.request(
+                    guard let response = try? RawHTTP.blockingRequest(
                         port: port, method: "PUT", path: "/v1/environments/production/flags/crash\(writer)",
                         headers: [("Authorization", "Bearer \(secret)"), ("Content-Type", "application/json"),
                                   ("X-Change-Message", "crash test")], body: Array("\(index)".utf8), timeoutSeconds: 5)
@@ -111,9 +111,9 @@ import Testing
         }
         writers.forEach { $0.start() }
         let deadline = Date().addingTimeInterval(60)
-        while acks.lock.withLock({ acks.versions.count }) < 60 && Date() < deadline { usleep(5_000) }
+        while acks.lock.withLock({ acks.versions.count }) < 60 && Date() < deadline { try await Task.sleep(for: .milliseconds(5)) }
         // Writes are in flight at this moment: four writers keep the queue busy.
-        server.stop(signal: SIGKILL)
+        await server.stop(signal: SIGKILL)
         acks.lock.withLock { acks.stop = true }
         #expect(server.process.terminationReason == .uncaughtSignal)
         let acknowledged = acks.lock.withLock { acks.versions }
@@ -129,14 +129,14 @@ import Testing
         #expect(String(decoding: pipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self) == "ok\n")
 
         let restarted = try ServerProcess(arguments, directory: directory)
-        defer { restarted.stop() }
-        let newPort = try restarted.waitUntilReady()
+        defer { restarted.blockingStop() }
+        let newPort = try await restarted.waitUntilReady()
         for ack in acknowledged {
-            let response = try RawHTTP.request(port: newPort, method: "GET", path: "/v1/environments/production/versions/\(ack.number)")
+            let response = try await RawHTTP.request(port: newPort, method: "GET", path: "/v1/environments/production/versions/\(ack.number)")
             #expect(response.status == 200, "acknowledged version \(ack.number) missing")
             #expect(try response.json()["contentHash"]?.stringValue == ack.hash)
         }
-        let current = try RawHTTP.request(port: newPort, method: "GET", path: "/v1/environments/production/document").json()
+        let current = try await RawHTTP.request(port: newPort, method: "GET", path: "/v1/environments/production/document").json()
         #expect(current["version"]?.integerValue ?? 0 >= acknowledged.map(\.number).max() ?? 0)
         // Nothing half-written: the served current document is valid and hashes to its stored hash.
         let document = try #require(current["document"])
@@ -144,12 +144,12 @@ import Testing
         #expect(current["contentHash"]?.stringValue == SHA256.hexDigest(document.canonicalBytes))
     }
 
-    @Test func corruptedDatabaseIsAClearErrorNotACrash() throws {
+    @Test func corruptedDatabaseIsAClearErrorNotACrash() async throws {
         let directory = try makeTemporaryDirectory()
         defer { try? FileManager.default.removeItem(atPath: directory) }
         let garbage = (0..<16384).map { UInt8(truncatingIfNeeded: $0 &* 7919 &+ 13) }
         _ = FileManager.default.createFile(atPath: directory + "/bad.sqlite", contents: Data(garbage))
-        let result = try ServerProcess.run(["--port", "0", "--database", "bad.sqlite", "--flags-dir", Self.flagsDirectory],
+        let result = try await ServerProcess.run(["--port", "0", "--database", "bad.sqlite", "--flags-dir", Self.flagsDirectory],
                                            directory: directory)
         #expect(!result.signaled)
         #expect(result.status == 1)
@@ -176,7 +176,7 @@ import Testing
         try handle.seek(toOffset: 4096 * 3)
         handle.write(Data(repeating: 0xA5, count: 4096 * 4))
         try handle.close()
-        let damaged = try ServerProcess.run(["--port", "0", "--database", "damaged.sqlite", "--flags-dir", Self.flagsDirectory],
+        let damaged = try await ServerProcess.run(["--port", "0", "--database", "damaged.sqlite", "--flags-dir", Self.flagsDirectory],
                                             directory: directory)
         #expect(!damaged.signaled)
         #expect(damaged.status == 1)
@@ -184,12 +184,12 @@ import Testing
         #expect(damaged.stderr.split(separator: "\n").count <= 2)
     }
 
-    @Test func unwritableDatabasePathIsAClearError() throws {
+    @Test func unwritableDatabasePathIsAClearError() async throws {
         let directory = try makeTemporaryDirectory()
         defer { try? FileManager.default.removeItem(atPath: directory) }
         _ = FileManager.default.createFile(atPath: directory + "/plainfile", contents: Data("x".utf8))
         for path in ["plainfile/flags.sqlite", "/proc/flagserver-test/flags.sqlite", directory] {
-            let result = try ServerProcess.run(["--port", "0", "--database", path, "--flags-dir", Self.flagsDirectory],
+            let result = try await ServerProcess.run(["--port", "0", "--database", path, "--flags-dir", Self.flagsDirectory],
                                                directory: directory)
             #expect(!result.signaled, "\(path)")
             #expect(result.status == 1, "\(path)")
@@ -198,14 +198,14 @@ import Testing
         }
     }
 
-    @Test func invalidFlagFileRefusesToStartAndPublishesNothing() throws {
+    @Test func invalidFlagFileRefusesToStartAndPublishesNothing() async throws {
         let directory = try makeTemporaryDirectory()
         defer { try? FileManager.default.removeItem(atPath: directory) }
         try FileManager.default.createDirectory(atPath: directory + "/flags", withIntermediateDirectories: true)
         try FileManager.default.copyItem(atPath: Self.flagsDirectory + "/production.json", toPath: directory + "/flags/production.json")
         try #"{"flags": {"x": {"type": "boolean", "default": "no"}}}"#.write(toFile: directory + "/flags/staging.json",
                                                                               atomically: true, encoding: .utf8)
-        let result = try ServerProcess.run(["--port", "0", "--database", "f.sqlite"], directory: directory)
+        let result = try await ServerProcess.run(["--port", "0", "--database", "f.sqlite"], directory: directory)
         #expect(result.status == 1)
         #expect(result.stderr.contains("staging.json is not a valid flag document"))
         #expect(result.stderr.contains("/flags/x/default"))
@@ -214,19 +214,32 @@ import Testing
         store.close()
     }
 
-    @Test func helpAndUsageErrors() throws {
+    @Test func aPortInUseIsRefusedEvenThoughTheServerUsesSOREUSEPORT() async throws {
         let directory = try makeTemporaryDirectory()
         defer { try? FileManager.default.removeItem(atPath: directory) }
-        let help = try ServerProcess.run(["--help"], directory: directory)
+        let first = try ServerProcess(["--port", "0", "--database", "a.sqlite", "--flags-dir", Self.flagsDirectory],
+                                      directory: directory)
+        defer { first.blockingStop() }
+        let port = try await first.waitUntilReady()
+        let second = try await ServerProcess.run(["--port", "\(port)", "--database", "b.sqlite", "--flags-dir", Self.flagsDirectory],
+                                                 directory: directory)
+        #expect(second.status == 1)
+        #expect(second.stderr.contains("port \(port) on 127.0.0.1 is already in use"))
+    }
+
+    @Test func helpAndUsageErrors() async throws {
+        let directory = try makeTemporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let help = try await ServerProcess.run(["--help"], directory: directory)
         #expect(help.status == 0)
         for option in ["--host", "--port", "--database", "--flags-dir", "--loops", "--log-level", "--require-read-token",
                        "FLAGSERVER_HOST", "token create"] {
             #expect(help.stdout.contains(option), "\(option)")
         }
-        let unknown = try ServerProcess.run(["--prot", "1"], directory: directory)
+        let unknown = try await ServerProcess.run(["--prot", "1"], directory: directory)
         #expect(unknown.status == 2)
         #expect(unknown.stderr.contains("unknown option '--prot'"))
-        #expect(try ServerProcess.run(["--port", "70000"], directory: directory).status == 2)
-        #expect(try ServerProcess.run(["--log-level", "loud"], directory: directory).status == 2)
+        #expect(try await ServerProcess.run(["--port", "70000"], directory: directory).status == 2)
+        #expect(try await ServerProcess.run(["--log-level", "loud"], directory: directory).status == 2)
     }
 }

@@ -6,10 +6,10 @@ import Testing
 
 /// PUT of one flag, rollback, racing writers, restart.
 @Suite struct FlagServiceFlagsTests {
-    @Test func bareValueKeepsTypeDescriptionAndRequiresAndDropsRules() throws {
+    @Test func bareValueKeepsTypeDescriptionAndRequiresAndDropsRules() async throws {
         let server = try TestServer()
         defer { server.stop() }
-        let response = try server.write("PUT", "/v1/environments/production/flags/premiumFeaturesLocked", json: "true")
+        let response = try await server.write("PUT", "/v1/environments/production/flags/premiumFeaturesLocked", json: "true")
         #expect(response.status == 200)
         let flag = try #require(try response.json()["flag"])
         #expect(flag["type"] == "boolean")
@@ -17,15 +17,15 @@ import Testing
         #expect(flag["rules"] == nil)
         #expect(flag["requires"] == ["monetizationEnabled": true])
         #expect(flag["description"]?.stringValue?.isEmpty == false)
-        let served = try server.get("/v1/environments/production/document").json()
+        let served = try await server.get("/v1/environments/production/document").json()
         #expect(served["document"]?["flags"]?["premiumFeaturesLocked"] == flag)
     }
 
-    @Test func bareValueOfTheWrongTypeIs422() throws {
+    @Test func bareValueOfTheWrongTypeIs422() async throws {
         let server = try TestServer()
         defer { server.stop() }
         for value in ["\"yes\"", "1", "null", "[true]"] {
-            let response = try server.write("PUT", "/v1/environments/production/flags/premiumFeaturesLocked", json: value)
+            let response = try await server.write("PUT", "/v1/environments/production/flags/premiumFeaturesLocked", json: value)
             #expect(response.status == 422, "\(value)")
             #expect(try response.errorCode() == "type_mismatch")
             #expect(try response.json()["error"]?["details"]?.arrayValue?.first?["path"] == "/flags/premiumFeaturesLocked/default")
@@ -33,50 +33,50 @@ import Testing
         #expect(try server.store.currentVersion(environment: "production")?.number == 1)
     }
 
-    @Test func newFlagGetsItsTypeFromTheValue() throws {
+    @Test func newFlagGetsItsTypeFromTheValue() async throws {
         let server = try TestServer()
         defer { server.stop() }
         let cases: [(String, String)] = [("true", "boolean"), ("7", "integer"), ("2.5", "number"), ("\"hi\"", "string"),
                                          ("{\"a\": 1}", "json"), ("[1, 2]", "json")]
         for (index, (value, type)) in cases.enumerated() {
-            let response = try server.write("PUT", "/v1/environments/staging/flags/new\(index)", json: value)
+            let response = try await server.write("PUT", "/v1/environments/staging/flags/new\(index)", json: value)
             #expect(response.status == 200, "\(value)")
             #expect(try response.json()["flag"]?["type"]?.stringValue == type)
         }
-        let invalidKey = try server.write("PUT", "/v1/environments/staging/flags/bad%20key", json: "true")
+        let invalidKey = try await server.write("PUT", "/v1/environments/staging/flags/bad%20key", json: "true")
         #expect(invalidKey.status == 422)
     }
 
-    @Test func fullDefinitionReplacesTheFlag() throws {
+    @Test func fullDefinitionReplacesTheFlag() async throws {
         let server = try TestServer()
         defer { server.stop() }
         let definition = """
             {"type": "boolean", "default": false, "description": "gate",
              "rules": [{"cohort": "beta", "value": true, "rollout": 12.5}]}
             """
-        let response = try server.write("PUT", "/v1/environments/staging/flags/premiumFeaturesLocked", json: definition)
+        let response = try await server.write("PUT", "/v1/environments/staging/flags/premiumFeaturesLocked", json: definition)
         #expect(response.status == 200)
         let flag = try #require(try response.json()["flag"])
         #expect(flag["rules"]?.arrayValue?.first?["rollout"] == 12.5)
         #expect(flag["requires"] == nil)
-        let invalid = try server.write("PUT", "/v1/environments/staging/flags/premiumFeaturesLocked",
+        let invalid = try await server.write("PUT", "/v1/environments/staging/flags/premiumFeaturesLocked",
                                        json: #"{"type": "boolean", "default": false, "rules": [{"cohort": "nobody", "value": true}]}"#)
         #expect(invalid.status == 422)
         #expect(try invalid.json()["error"]?["details"]?.arrayValue?.first?["path"]?.stringValue?
             .hasPrefix("/flags/premiumFeaturesLocked/rules/0") == true)
-        let stale = try server.write("PUT", "/v1/environments/staging/flags/premiumFeaturesLocked", json: "true",
+        let stale = try await server.write("PUT", "/v1/environments/staging/flags/premiumFeaturesLocked", json: "true",
                                      headers: [("If-Match", "\"1-0000000000000000\"")])
         #expect(stale.status == 412)
-        let current = try server.write("PUT", "/v1/environments/staging/flags/premiumFeaturesLocked", json: "true",
-                                       headers: [("If-Match", try server.etag("staging"))])
+        let current = try await server.write("PUT", "/v1/environments/staging/flags/premiumFeaturesLocked", json: "true",
+                                       headers: [("If-Match", try await server.etag("staging"))])
         #expect(current.status == 200)
     }
 
-    @Test func rollbackPublishesAnOldVersionAsANewOne() throws {
+    @Test func rollbackPublishesAnOldVersionAsANewOne() async throws {
         let server = try TestServer()
         defer { server.stop() }
-        _ = try server.write("PUT", "/v1/environments/production/flags/monetizationEnabled", json: "false")
-        let response = try server.write("POST", "/v1/environments/production/rollback", json: #"{"version": 1, "message": "undo"}"#,
+        _ = try await server.write("PUT", "/v1/environments/production/flags/monetizationEnabled", json: "false")
+        let response = try await server.write("POST", "/v1/environments/production/rollback", json: #"{"version": 1, "message": "undo"}"#,
                                         message: nil)
         #expect(response.status == 200)
         let body = try response.json()
@@ -85,14 +85,14 @@ import Testing
         #expect(body["message"] == "undo")
         let v1 = try server.store.version(environment: "production", number: 1)
         #expect(body["contentHash"]?.stringValue == v1.contentHash)
-        #expect(try server.get("/v1/environments/production/document").json()["version"] == 3)
-        let again = try server.write("POST", "/v1/environments/production/rollback", json: #"{"version": 1, "message": "again"}"#)
+        #expect(try await server.get("/v1/environments/production/document").json()["version"] == 3)
+        let again = try await server.write("POST", "/v1/environments/production/rollback", json: #"{"version": 1, "message": "again"}"#)
         #expect(try again.json()["changed"] == false)
-        #expect(try server.write("POST", "/v1/environments/production/rollback", json: #"{"version": 9, "message": "m"}"#).status == 404)
-        #expect(try server.write("POST", "/v1/environments/production/rollback", json: #"{"version": 2}"#, message: nil).status == 400)
-        #expect(try server.write("POST", "/v1/environments/production/rollback", json: #"{"version": "2", "message": "m"}"#).status == 422)
-        #expect(try server.write("POST", "/v1/environments/production/rollback", json: #"[2]"#).status == 400)
-        let stale = try server.write("POST", "/v1/environments/production/rollback", json: #"{"version": 2, "message": "m"}"#,
+        #expect(try await server.write("POST", "/v1/environments/production/rollback", json: #"{"version": 9, "message": "m"}"#).status == 404)
+        #expect(try await server.write("POST", "/v1/environments/production/rollback", json: #"{"version": 2}"#, message: nil).status == 400)
+        #expect(try await server.write("POST", "/v1/environments/production/rollback", json: #"{"version": "2", "message": "m"}"#).status == 422)
+        #expect(try await server.write("POST", "/v1/environments/production/rollback", json: #"[2]"#).status == 400)
+        let stale = try await server.write("POST", "/v1/environments/production/rollback", json: #"{"version": 2, "message": "m"}"#,
                                      headers: [("If-Match", "\"1-0000000000000000\"")])
         #expect(stale.status == 412)
     }
@@ -101,11 +101,11 @@ import Testing
         let server = try TestServer()
         defer { server.stop() }
         for round in 0..<5 {
-            let etag = try server.etag()
+            let etag = try await server.etag()
             let statuses = try await withThrowingTaskGroup(of: Int.self) { group in
                 for writer in 0..<6 {
                     group.addTask {
-                        try server.write("PUT", "/v1/environments/production/flags/introOfferMessage",
+                        try await server.write("PUT", "/v1/environments/production/flags/introOfferMessage",
                                          json: "\"round \(round) writer \(writer)\"", headers: [("If-Match", etag)]).status
                     }
                 }
@@ -124,33 +124,33 @@ import Testing
         let versions = try await withThrowingTaskGroup(of: Int64?.self) { group in
             for index in 0..<count {
                 group.addTask {
-                    let response = try server.write("PUT", "/v1/environments/staging/flags/counter\(index % 3)", json: "\(index)")
+                    let response = try await server.write("PUT", "/v1/environments/staging/flags/counter\(index % 3)", json: "\(index)")
                     return response.status == 200 ? try response.json()["version"]?.integerValue : nil
                 }
             }
             return try await group.reduce(into: []) { $0.append($1) }
         }
         #expect(versions.compactMap { $0 }.sorted() == Array(2...Int64(count + 1)))
-        let document = try server.get("/v1/environments/staging/document").json()
+        let document = try await server.get("/v1/environments/staging/document").json()
         #expect(document["version"]?.integerValue == Int64(count + 1))
         // Every flip is in the final document (none was computed from a stale base).
         let history = try server.store.versions(environment: "staging", limit: 100)
         #expect(history.count == count + 1)
     }
 
-    @Test func restartKeepsEveryVersion() throws {
+    @Test func restartKeepsEveryVersion() async throws {
         let first = try TestServer()
         for value in ["false", "true", "false"] {
-            #expect(try first.write("PUT", "/v1/environments/production/flags/monetizationEnabled", json: value).status == 200)
+            #expect(try await first.write("PUT", "/v1/environments/production/flags/monetizationEnabled", json: value).status == 200)
         }
-        let before = try first.get("/v1/environments/production/versions").json()
-        let etag = try first.etag()
+        let before = try await first.get("/v1/environments/production/versions").json()
+        let etag = try await first.etag()
         first.stop(keepFiles: true)
         let second = try TestServer(directory: first.directory)
         defer { second.stop() }
-        #expect(try second.get("/v1/environments/production/versions").json() == before)
-        #expect(try second.etag() == etag)
-        #expect(try second.get("/v1/environments/production/document").json()["version"] == 4)
+        #expect(try await second.get("/v1/environments/production/versions").json() == before)
+        #expect(try await second.etag() == etag)
+        #expect(try await second.get("/v1/environments/production/document").json()["version"] == 4)
         #expect(try second.store.integrityCheck() == ["ok"])
     }
 }

@@ -4,32 +4,32 @@ import Testing
 
 /// `/healthz`, `/readyz`, `/metrics`, logs.
 @Suite struct FlagServiceOperationsTests {
-    @Test func healthAndReadiness() throws {
+    @Test func healthAndReadiness() async throws {
         let server = try TestServer()
         defer { server.stop() }
-        #expect(try server.get("/healthz").json()["status"] == "ok")
-        let ready = try server.get("/readyz")
+        #expect(try await server.get("/healthz").json()["status"] == "ok")
+        let ready = try await server.get("/readyz")
         #expect(ready.status == 200)
         #expect(try ready.json()["versions"]?["production"] == 1)
     }
 
-    @Test func readinessFailsWhenTheStoreIsClosed() throws {
+    @Test func readinessFailsWhenTheStoreIsClosed() async throws {
         let server = try TestServer()
         defer { server.stop() }
         server.store.close()
-        let ready = try server.get("/readyz")
+        let ready = try await server.get("/readyz")
         #expect(ready.status == 503)
         #expect(try ready.errorCode() == "not_ready")
-        #expect(try server.get("/healthz").status == 200)
+        #expect(try await server.get("/healthz").status == 200)
     }
 
-    @Test func metricsInPrometheusTextFormat() throws {
+    @Test func metricsInPrometheusTextFormat() async throws {
         let server = try TestServer()
         defer { server.stop() }
-        _ = try server.get("/v1/environments/production/document")
-        _ = try server.get("/v1/environments/production/document", headers: [("If-None-Match", try server.etag())])
-        _ = try server.write("PUT", "/v1/environments/staging/flags/monetizationEnabled", json: "false")
-        let response = try server.get("/metrics")
+        _ = try await server.get("/v1/environments/production/document")
+        _ = try await server.get("/v1/environments/production/document", headers: [("If-None-Match", try await server.etag())])
+        _ = try await server.write("PUT", "/v1/environments/staging/flags/monetizationEnabled", json: "false")
+        let response = try await server.get("/metrics")
         #expect(response.status == 200)
         #expect(response.header("Content-Type")?.hasPrefix("text/plain; version=0.0.4") == true)
         let text = response.text
@@ -48,10 +48,10 @@ import Testing
         }
     }
 
-    @Test func publishesAreLoggedAsKeyValueLines() throws {
+    @Test func publishesAreLoggedAsKeyValueLines() async throws {
         let server = try TestServer()
         defer { server.stop() }
-        _ = try server.write("PUT", "/v1/environments/staging/flags/monetizationEnabled", json: "false", message: "turn off")
+        _ = try await server.write("PUT", "/v1/environments/staging/flags/monetizationEnabled", json: "false", message: "turn off")
         let line = try #require(server.logLines.all.first { $0.contains("event=publish ") })
         #expect(line.hasPrefix("ts="))
         #expect(line.contains("level=info"))

@@ -6,10 +6,10 @@ import Testing
 
 /// GET of documents and history over real HTTP.
 @Suite struct FlagServiceReadsTests {
-    @Test func documentEnvelopeCarriesMetadataAndTheCanonicalDocument() throws {
+    @Test func documentEnvelopeCarriesMetadataAndTheCanonicalDocument() async throws {
         let server = try TestServer()
         defer { server.stop() }
-        let response = try server.get("/v1/environments/production/document")
+        let response = try await server.get("/v1/environments/production/document")
         #expect(response.status == 200)
         #expect(response.header("Content-Type") == "application/json")
         #expect(response.header("Cache-Control") == "public, max-age=5, stale-while-revalidate=30, stale-if-error=86400")
@@ -28,57 +28,57 @@ import Testing
         #expect(etag.hasPrefix("\"1-") && etag.hasSuffix("\""))
     }
 
-    @Test func ifNoneMatchGives304ForTheCurrentTagInAnyForm() throws {
+    @Test func ifNoneMatchGives304ForTheCurrentTagInAnyForm() async throws {
         let server = try TestServer()
         defer { server.stop() }
-        let etag = try server.etag()
+        let etag = try await server.etag()
         for value in [etag, "W/\(etag)", "\"other\", \(etag)", "*", "\"a,b\" , W/\(etag)"] {
-            let response = try server.get("/v1/environments/production/document", headers: [("If-None-Match", value)])
+            let response = try await server.get("/v1/environments/production/document", headers: [("If-None-Match", value)])
             #expect(response.status == 304, "If-None-Match: \(value)")
             #expect(response.body.isEmpty)
             #expect(response.header("ETag") == etag)
             #expect(response.header("Cache-Control") != nil)
         }
         for value in ["\"1-0000000000000000\"", "garbage", "W/\"other\""] {
-            let response = try server.get("/v1/environments/production/document", headers: [("If-None-Match", value)])
+            let response = try await server.get("/v1/environments/production/document", headers: [("If-None-Match", value)])
             #expect(response.status == 200, "If-None-Match: \(value)")
         }
     }
 
-    @Test func headAnswersWithoutBody() throws {
+    @Test func headAnswersWithoutBody() async throws {
         let server = try TestServer()
         defer { server.stop() }
-        let response = try RawHTTP.request(port: server.port, method: "HEAD", path: "/v1/environments/staging/document")
+        let response = try await RawHTTP.request(port: server.port, method: "HEAD", path: "/v1/environments/staging/document")
         #expect(response.status == 200)
         #expect(response.body.isEmpty)
         #expect(Int(response.header("Content-Length") ?? "") ?? 0 > 100)
     }
 
-    @Test func unknownEnvironmentIs404ListingTheKnownOnes() throws {
+    @Test func unknownEnvironmentIs404ListingTheKnownOnes() async throws {
         let server = try TestServer()
         defer { server.stop() }
         for path in ["/v1/environments/prod/document", "/v1/environments/prod/versions", "/v1/environments/prod/versions/1"] {
-            let response = try server.get(path)
+            let response = try await server.get(path)
             #expect(response.status == 404)
             #expect(try response.errorCode() == "unknown_environment")
             #expect(try response.json()["error"]?["known"] == ["production", "staging"])
         }
-        let list = try server.get("/v1/environments").json()
+        let list = try await server.get("/v1/environments").json()
         #expect(list["environments"]?.arrayValue?.count == 2)
     }
 
-    @Test func historyPagesNewestFirstWithNextLinks() throws {
+    @Test func historyPagesNewestFirstWithNextLinks() async throws {
         let server = try TestServer()
         defer { server.stop() }
         for value in [true, false, true, false] {
-            let response = try server.write("PUT", "/v1/environments/staging/flags/premiumFeaturesLocked", json: "\(value)")
+            let response = try await server.write("PUT", "/v1/environments/staging/flags/premiumFeaturesLocked", json: "\(value)")
             #expect(response.status == 200)
         }
         var numbers: [Int64] = []
         var path: String? = "/v1/environments/staging/versions?limit=2"
         var pages = 0
         while let next = path {
-            let response = try server.get(next)
+            let response = try await server.get(next)
             #expect(response.status == 200)
             let body = try response.json()
             numbers += body["versions"]?.arrayValue?.compactMap { $0["version"]?.integerValue } ?? []
@@ -88,46 +88,46 @@ import Testing
             #expect(pages < 10)
         }
         #expect(numbers == [5, 4, 3, 2, 1])
-        let all = try server.get("/v1/environments/staging/versions").json()
+        let all = try await server.get("/v1/environments/staging/versions").json()
         #expect(all["versions"]?.arrayValue?.first?["author"] == "test-writer")
         #expect(all["versions"]?.arrayValue?.first?["message"] == "test change")
         #expect(all["next"] == .null)
-        #expect(try server.get("/v1/environments/staging/versions?limit=0").status == 400)
-        #expect(try server.get("/v1/environments/staging/versions?limit=abc").status == 400)
-        #expect(try server.get("/v1/environments/staging/versions?before=-1").status == 400)
+        #expect(try await server.get("/v1/environments/staging/versions?limit=0").status == 400)
+        #expect(try await server.get("/v1/environments/staging/versions?limit=abc").status == 400)
+        #expect(try await server.get("/v1/environments/staging/versions?before=-1").status == 400)
     }
 
-    @Test func oneVersionHasMetadataAndItsDocument() throws {
+    @Test func oneVersionHasMetadataAndItsDocument() async throws {
         let server = try TestServer()
         defer { server.stop() }
-        _ = try server.write("PUT", "/v1/environments/production/flags/monetizationEnabled", json: "false")
-        let old = try server.get("/v1/environments/production/versions/1")
+        _ = try await server.write("PUT", "/v1/environments/production/flags/monetizationEnabled", json: "false")
+        let old = try await server.get("/v1/environments/production/versions/1")
         #expect(old.status == 200)
         #expect(old.header("Cache-Control")?.contains("immutable") == true)
         let body = try old.json()
         #expect(body["version"] == 1)
         #expect(try FlagDocument(validating: #require(body["document"])) == FlagDocument.decode(TestServer.flagFile("production")))
-        let current = try server.get("/v1/environments/production/versions/2").json()
+        let current = try await server.get("/v1/environments/production/versions/2").json()
         #expect(current["document"]?["flags"]?["monetizationEnabled"]?["default"] == false)
-        #expect(try server.get("/v1/environments/production/versions/3").errorCode() == "version_not_found")
-        #expect(try server.get("/v1/environments/production/versions/3").status == 404)
-        #expect(try server.get("/v1/environments/production/versions/abc").status == 400)
-        #expect(try server.get("/v1/environments/production/versions/0").status == 400)
+        #expect(try await server.get("/v1/environments/production/versions/3").errorCode() == "version_not_found")
+        #expect(try await server.get("/v1/environments/production/versions/3").status == 404)
+        #expect(try await server.get("/v1/environments/production/versions/abc").status == 400)
+        #expect(try await server.get("/v1/environments/production/versions/0").status == 400)
     }
 
-    @Test func readTokenRequiredWhenConfigured() throws {
+    @Test func readTokenRequiredWhenConfigured() async throws {
         let server = try TestServer(options: FlagService.Options(requireReadToken: true))
         defer { server.stop() }
-        let anonymous = try server.get("/v1/environments/production/document")
+        let anonymous = try await server.get("/v1/environments/production/document")
         #expect(anonymous.status == 401)
         #expect(anonymous.header("WWW-Authenticate")?.hasPrefix("Bearer") == true)
-        #expect(try server.get("/v1/environments/production/document",
+        #expect(try await server.get("/v1/environments/production/document",
                                headers: [("Authorization", "Bearer sfl_wrong")]).status == 401)
         for token in [server.readerToken, server.writerToken, server.adminToken] {
-            #expect(try server.get("/v1/environments/production/document",
+            #expect(try await server.get("/v1/environments/production/document",
                                    headers: [("Authorization", "Bearer \(token)")]).status == 200)
         }
-        #expect(try server.get("/v1/environments/production/versions").status == 401)
-        #expect(try server.get("/healthz").status == 200)
+        #expect(try await server.get("/v1/environments/production/versions").status == 401)
+        #expect(try await server.get("/healthz").status == 200)
     }
 }

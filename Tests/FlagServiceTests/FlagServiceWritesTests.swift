@@ -9,22 +9,22 @@ import Testing
 @Suite struct FlagServiceWritesTests {
     static let documentPath = "/v1/environments/production/document"
 
-    @Test func documentNeedsIfMatchAndTheCurrentETag() throws {
+    @Test func documentNeedsIfMatchAndTheCurrentETag() async throws {
         let server = try TestServer()
         defer { server.stop() }
         var text = try TestServer.flagFile("production")
         text = text.replacingOccurrences(of: "\"default\": true", with: "\"default\": false")
-        let missing = try server.write("PUT", Self.documentPath, json: text)
+        let missing = try await server.write("PUT", Self.documentPath, json: text)
         #expect(missing.status == 428)
         #expect(try missing.errorCode() == "precondition_required")
-        let stale = try server.write("PUT", Self.documentPath, json: text, headers: [("If-Match", "\"1-ffffffffffffffff\"")])
+        let stale = try await server.write("PUT", Self.documentPath, json: text, headers: [("If-Match", "\"1-ffffffffffffffff\"")])
         #expect(stale.status == 412)
-        let etag = try server.etag()
+        let etag = try await server.etag()
         #expect(stale.header("ETag") == etag)
-        let weak = try server.write("PUT", Self.documentPath, json: text, headers: [("If-Match", "W/\(etag)")])
+        let weak = try await server.write("PUT", Self.documentPath, json: text, headers: [("If-Match", "W/\(etag)")])
         #expect(weak.status == 412, "If-Match uses strong comparison")
 
-        let published = try server.write("PUT", Self.documentPath, json: text, headers: [("If-Match", etag)])
+        let published = try await server.write("PUT", Self.documentPath, json: text, headers: [("If-Match", etag)])
         #expect(published.status == 200)
         let body = try published.json()
         #expect(body["changed"] == true)
@@ -32,24 +32,24 @@ import Testing
         #expect(body["author"] == "test-writer")
         let newTag = try #require(published.header("ETag"))
         // Acknowledged means served: the very next GET has the new version.
-        let after = try server.get(Self.documentPath)
+        let after = try await server.get(Self.documentPath)
         #expect(after.header("ETag") == newTag)
         #expect(try after.json()["version"] == 2)
-        #expect(try server.write("PUT", Self.documentPath, json: text, headers: [("If-Match", etag)]).status == 412)
+        #expect(try await server.write("PUT", Self.documentPath, json: text, headers: [("If-Match", etag)]).status == 412)
 
-        let same = try server.write("PUT", Self.documentPath, json: text, headers: [("If-Match", newTag)])
+        let same = try await server.write("PUT", Self.documentPath, json: text, headers: [("If-Match", newTag)])
         #expect(same.status == 200)
         #expect(try same.json()["changed"] == false)
         #expect(try same.json()["version"] == 2)
         #expect(try server.store.currentVersion(environment: "production")?.number == 2)
     }
 
-    @Test func dryRunValidatesAndDiffsWithoutPublishing() throws {
+    @Test func dryRunValidatesAndDiffsWithoutPublishing() async throws {
         let server = try TestServer()
         defer { server.stop() }
         let text = try TestServer.flagFile("production")
             .replacingOccurrences(of: "\"monetizationEnabled\": {", with: "\"newFlag\": {\"type\": \"integer\", \"default\": 3}, \"monetizationEnabled\": {")
-        let response = try server.write("PUT", Self.documentPath + "?dryRun=true", json: text)
+        let response = try await server.write("PUT", Self.documentPath + "?dryRun=true", json: text)
         #expect(response.status == 200)
         let body = try response.json()
         #expect(body["dryRun"] == true)
@@ -57,17 +57,17 @@ import Testing
         #expect(body["baseVersion"] == 1)
         #expect(body["diff"]?["flags"]?["added"]?["newFlag"]?["default"] == 3)
         #expect(try server.store.currentVersion(environment: "production")?.number == 1)
-        let invalid = try server.write("PUT", Self.documentPath + "?dryRun=true", json: #"{"flags": {"x": {"type": "boolean"}}}"#)
+        let invalid = try await server.write("PUT", Self.documentPath + "?dryRun=true", json: #"{"flags": {"x": {"type": "boolean"}}}"#)
         #expect(invalid.status == 422)
         // A reader may look at what a change would do.
-        #expect(try server.write("PUT", Self.documentPath + "?dryRun=true", json: text, token: server.readerToken).status == 200)
+        #expect(try await server.write("PUT", Self.documentPath + "?dryRun=true", json: text, token: server.readerToken).status == 200)
     }
 
-    @Test func invalidDocumentListsEveryIssueWithItsPath() throws {
+    @Test func invalidDocumentListsEveryIssueWithItsPath() async throws {
         let server = try TestServer()
         defer { server.stop() }
-        let etag = try server.etag()
-        let response = try server.write("PUT", Self.documentPath, json: """
+        let etag = try await server.etag()
+        let response = try await server.write("PUT", Self.documentPath, json: """
             {"flags": {"a": {"type": "boolean", "default": 1, "rules": [{"value": true, "rollout": 140}]},
                        "b": {"type": "string", "default": "x", "requires": {"zzz": true}}}}
             """, headers: [("If-Match", etag)])
@@ -82,19 +82,19 @@ import Testing
         #expect(try server.store.currentVersion(environment: "production")?.number == 1)
     }
 
-    @Test func malformedJSONIs400WithLineAndColumn() throws {
+    @Test func malformedJSONIs400WithLineAndColumn() async throws {
         let server = try TestServer()
         defer { server.stop() }
-        let response = try server.write("PUT", Self.documentPath, json: "{\n  \"flags\": {,}\n}", headers: [("If-Match", try server.etag())])
+        let response = try await server.write("PUT", Self.documentPath, json: "{\n  \"flags\": {,}\n}", headers: [("If-Match", try await server.etag())])
         #expect(response.status == 400)
         let error = try #require(try response.json()["error"])
         #expect(error["code"] == "malformed_json")
         #expect(error["line"] == 2)
         #expect(error["column"] == 13)
-        #expect(try server.write("PUT", "/v1/environments/production/flags/x", json: "").status == 400)
+        #expect(try await server.write("PUT", "/v1/environments/production/flags/x", json: "").status == 400)
     }
 
-    @Test func everyRefusalHasItsStatus() throws {
+    @Test func everyRefusalHasItsStatus() async throws {
         let server = try TestServer(limits: {
             var limits = HTTPServerConfiguration.Limits()
             limits.maxBodyBytes = 20_000
@@ -103,52 +103,52 @@ import Testing
         defer { server.stop() }
         let flag = "/v1/environments/production/flags/monetizationEnabled"
         // 401 without a token, with a challenge; 401 with an unknown one; 403 for a reader.
-        let anonymous = try RawHTTP.request(port: server.port, method: "PUT", path: flag,
+        let anonymous = try await RawHTTP.request(port: server.port, method: "PUT", path: flag,
                                             headers: [("Content-Type", "application/json"), ("X-Change-Message", "m")],
                                             body: Array("true".utf8))
         #expect(anonymous.status == 401)
         #expect(anonymous.header("WWW-Authenticate")?.hasPrefix("Bearer") == true)
-        #expect(try server.write("PUT", flag, json: "true", token: "sfl_unknown").status == 401)
-        let basic = try RawHTTP.request(port: server.port, method: "PUT", path: flag,
+        #expect(try await server.write("PUT", flag, json: "true", token: "sfl_unknown").status == 401)
+        let basic = try await RawHTTP.request(port: server.port, method: "PUT", path: flag,
                                         headers: [("Authorization", "Basic dXNlcjpwYXNz")], body: Array("true".utf8))
         #expect(basic.status == 401)
-        let reader = try server.write("PUT", flag, json: "true", token: server.readerToken)
+        let reader = try await server.write("PUT", flag, json: "true", token: server.readerToken)
         #expect(reader.status == 403)
         #expect(try reader.errorCode() == "forbidden")
         // 415, 400 without a message, 413 past the server's limit, 405 with Allow, 404.
-        #expect(try server.write("PUT", flag, json: "true", contentType: "text/plain").status == 415)
-        #expect(try server.write("PUT", flag, json: "true", contentType: "application/x-www-form-urlencoded").status == 415)
-        #expect(try server.write("PUT", flag, json: "true", contentType: "application/merge-patch+json").status == 200)
-        let noMessage = try server.write("PUT", flag, json: "false", message: nil)
+        #expect(try await server.write("PUT", flag, json: "true", contentType: "text/plain").status == 415)
+        #expect(try await server.write("PUT", flag, json: "true", contentType: "application/x-www-form-urlencoded").status == 415)
+        #expect(try await server.write("PUT", flag, json: "true", contentType: "application/merge-patch+json").status == 200)
+        let noMessage = try await server.write("PUT", flag, json: "false", message: nil)
         #expect(noMessage.status == 400)
         #expect(try noMessage.errorCode() == "message_required")
-        #expect(try server.write("PUT", flag, json: "false", message: "  ").status == 400)
-        let big = try server.write("PUT", Self.documentPath, json: String(repeating: " ", count: 50_000) + "{}",
-                                   headers: [("If-Match", try server.etag())])
+        #expect(try await server.write("PUT", flag, json: "false", message: "  ").status == 400)
+        let big = try await server.write("PUT", Self.documentPath, json: String(repeating: " ", count: 50_000) + "{}",
+                                   headers: [("If-Match", try await server.etag())])
         #expect(big.status == 413)
-        let delete = try RawHTTP.request(port: server.port, method: "DELETE", path: Self.documentPath)
+        let delete = try await RawHTTP.request(port: server.port, method: "DELETE", path: Self.documentPath)
         #expect(delete.status == 405)
         #expect(delete.header("Allow")?.contains("PUT") == true)
-        #expect(try RawHTTP.request(port: server.port, method: "POST", path: flag).status == 405)
-        #expect(try server.write("PUT", "/v1/environments/nope/flags/x", json: "true").status == 404)
-        #expect(try server.get("/v2/nothing").status == 404)
-        #expect(try server.write("PUT", Self.documentPath + "?dryRun=maybe", json: "{}").status == 400)
+        #expect(try await RawHTTP.request(port: server.port, method: "POST", path: flag).status == 405)
+        #expect(try await server.write("PUT", "/v1/environments/nope/flags/x", json: "true").status == 404)
+        #expect(try await server.get("/v2/nothing").status == 404)
+        #expect(try await server.write("PUT", Self.documentPath + "?dryRun=maybe", json: "{}").status == 400)
     }
 
-    @Test func revokedTokenStopsWritingAtOnce() throws {
+    @Test func revokedTokenStopsWritingAtOnce() async throws {
         let server = try TestServer()
         defer { server.stop() }
         let flag = "/v1/environments/production/flags/monetizationEnabled"
-        #expect(try server.write("PUT", flag, json: "false").status == 200)
+        #expect(try await server.write("PUT", flag, json: "false").status == 200)
         try server.store.revokeToken(name: "test-writer")
-        #expect(try server.write("PUT", flag, json: "true").status == 401)
-        #expect(try server.write("PUT", flag, json: "true", token: server.adminToken).status == 200)
+        #expect(try await server.write("PUT", flag, json: "true").status == 401)
+        #expect(try await server.write("PUT", flag, json: "true", token: server.adminToken).status == 200)
     }
 
-    @Test func messageHeaderIsPercentDecoded() throws {
+    @Test func messageHeaderIsPercentDecoded() async throws {
         let server = try TestServer()
         defer { server.stop() }
-        _ = try server.write("PUT", "/v1/environments/production/flags/monetizationEnabled", json: "false",
+        _ = try await server.write("PUT", "/v1/environments/production/flags/monetizationEnabled", json: "false",
                              message: "Preis%C3%A4nderung vorbereitet")
         #expect(try server.store.currentVersion(environment: "production")?.message == "Preisänderung vorbereitet")
     }

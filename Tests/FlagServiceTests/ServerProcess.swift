@@ -27,13 +27,17 @@ final class ServerProcess: @unchecked Sendable {
     }
 
     /// Runs `flagserver arguments` to completion (admin subcommands, refusals): exit status, stdout, stderr.
-    static func run(_ arguments: [String], directory: String) throws -> (status: Int32, signaled: Bool, stdout: String, stderr: String) {
+    static func run(_ arguments: [String], directory: String) async throws -> (status: Int32, signaled: Bool, stdout: String, stderr: String) {
+        try await offPool { try blockingRun(arguments, directory: directory) }
+    }
+
+    static func blockingRun(_ arguments: [String], directory: String) throws -> (status: Int32, signaled: Bool, stdout: String, stderr: String) {
         let server = try ServerProcess(arguments, directory: directory)
         // A command that should exit but serves instead must fail the test, not hang it.
         let deadline = Date().addingTimeInterval(60)
         while server.process.isRunning && Date() < deadline { usleep(10_000) }
         if server.process.isRunning {
-            server.stop(signal: SIGKILL)
+            server.blockingStop(signal: SIGKILL)
             throw TestFailure("flagserver \(arguments) did not exit: \(server.output) \(server.errors)")
         }
         server.process.waitUntilExit()
@@ -61,7 +65,11 @@ final class ServerProcess: @unchecked Sendable {
 
     /// Polls stdout for `listening on http://127.0.0.1:PORT` (generous timeout); fails when the process exits first.
     @discardableResult
-    func waitUntilReady(timeoutSeconds: Double = 60) throws -> Int {
+    func waitUntilReady(timeoutSeconds: Double = 60) async throws -> Int {
+        try await offPool { [self] in try blockingWaitUntilReady(timeoutSeconds: timeoutSeconds) }
+    }
+
+    func blockingWaitUntilReady(timeoutSeconds: Double) throws -> Int {
         let deadline = Date().addingTimeInterval(timeoutSeconds)
         while Date() < deadline {
             if let line = output.split(separator: "\n").first(where: { $0.hasPrefix("listening on http://") }),
@@ -77,8 +85,13 @@ final class ServerProcess: @unchecked Sendable {
         throw TestFailure("flagserver not ready after \(timeoutSeconds) s: \(errors)")
     }
 
+    /// Sends `signal` and waits (off the cooperative pool) for the process to end.
+    func stop(signal: Int32 = SIGTERM) async {
+        _ = try? await offPool { [self] in blockingStop(signal: signal) }
+    }
+
     /// Sends `signal` and waits for the process to end.
-    func stop(signal: Int32 = SIGTERM) {
+    func blockingStop(signal: Int32 = SIGTERM) {
         if process.isRunning { kill(process.processIdentifier, signal) }
         process.waitUntilExit()
     }

@@ -43,8 +43,17 @@ struct ClientResponse: Sendable {
 /// A tiny HTTP/1.1 client over a raw socket: one request per connection (`Connection: close`), reads to EOF.
 /// Real bytes on a real socket, so the server's framing, headers and limits are what is tested.
 enum RawHTTP {
+    /// The request on a thread of its own, so tests never block Swift's cooperative pool (other suites'
+    /// `Task`s, such as HTTPServer's async handlers, run on it in the same process).
     static func request(port: Int, method: String, path: String, headers: [(String, String)] = [],
-                        body: [UInt8]? = nil, timeoutSeconds: Int = 20) throws -> ClientResponse {
+                        body: [UInt8]? = nil, timeoutSeconds: Int = 20) async throws -> ClientResponse {
+        try await offPool {
+            try blockingRequest(port: port, method: method, path: path, headers: headers, body: body, timeoutSeconds: timeoutSeconds)
+        }
+    }
+
+    static func blockingRequest(port: Int, method: String, path: String, headers: [(String, String)] = [],
+                                body: [UInt8]? = nil, timeoutSeconds: Int = 20) throws -> ClientResponse {
         var head = "\(method) \(path) HTTP/1.1\r\nHost: 127.0.0.1:\(port)\r\nConnection: close\r\n"
         for (name, value) in headers { head += "\(name): \(value)\r\n" }
         if let body { head += "Content-Length: \(body.count)\r\n" }
@@ -107,6 +116,21 @@ enum RawHTTP {
         }
         if method == "HEAD" { body = [] }
         return ClientResponse(status: status, headers: headers, body: body)
+    }
+}
+
+/// Runs blocking `body` on a new thread and awaits its result without holding a cooperative thread.
+func offPool<T: Sendable>(_ body: @escaping @Sendable () throws -> T) async throws -> T {
+    try await withCheckedThrowingContinuation { continuation in
+        let thread = Thread {
+            do {
+                continuation.resume(returning: try body())
+            } catch {
+                continuation.resume(throwing: error)
+            }
+        }
+        thread.stackSize = 1 << 20
+        thread.start()
     }
 }
 
@@ -174,23 +198,23 @@ final class TestServer: @unchecked Sendable {
         if !keepFiles { try? FileManager.default.removeItem(atPath: directory) }
     }
 
-    func get(_ path: String, headers: [(String, String)] = []) throws -> ClientResponse {
-        try RawHTTP.request(port: port, method: "GET", path: path, headers: headers)
+    func get(_ path: String, headers: [(String, String)] = []) async throws -> ClientResponse {
+        try await RawHTTP.request(port: port, method: "GET", path: path, headers: headers)
     }
 
     /// A write with the writer token, `Content-Type: application/json` and a message unless overridden.
     func write(_ method: String, _ path: String, json: String, token: String? = nil, message: String? = "test change",
-               headers: [(String, String)] = [], contentType: String? = "application/json") throws -> ClientResponse {
+               headers: [(String, String)] = [], contentType: String? = "application/json") async throws -> ClientResponse {
         var all = headers
         all.append(("Authorization", "Bearer \(token ?? writerToken)"))
         if let contentType { all.append(("Content-Type", contentType)) }
         if let message { all.append(("X-Change-Message", message)) }
-        return try RawHTTP.request(port: port, method: method, path: path, headers: all, body: Array(json.utf8))
+        return try await RawHTTP.request(port: port, method: method, path: path, headers: all, body: Array(json.utf8))
     }
 
     /// The production document's current ETag.
-    func etag(_ environment: String = "production") throws -> String {
-        let response = try get("/v1/environments/\(environment)/document")
+    func etag(_ environment: String = "production") async throws -> String {
+        let response = try await get("/v1/environments/\(environment)/document")
         guard let etag = response.header("ETag") else { throw TestFailure("no ETag on GET (status \(response.status))") }
         return etag
     }

@@ -1,0 +1,52 @@
+import FlagStore
+import Foundation
+import HTTPServer
+import Testing
+@testable import FlagService
+
+/// Bearer parsing and role checks against a real token table.
+@Suite struct AuthenticatorTests {
+    func request(_ authorization: String?) -> HTTPRequest {
+        var headers = HTTPHeaders()
+        if let authorization { headers.add(name: "Authorization", value: authorization) }
+        return HTTPRequest(method: .PUT, target: "/x", headers: headers)
+    }
+
+    @Test func parsesBearerCaseInsensitively() throws {
+        #expect(try Authenticator.bearer(request(nil)) == nil)
+        #expect(try Authenticator.bearer(request("Bearer sfl_abc")) == "sfl_abc")
+        #expect(try Authenticator.bearer(request("bearer   sfl_abc ")) == "sfl_abc")
+        #expect(throws: ServiceError.self) { try Authenticator.bearer(request("Basic dXNlcg==")) }
+        #expect(throws: ServiceError.self) { try Authenticator.bearer(request("Bearer")) }
+    }
+
+    @Test func rolesFreshAndCached() throws {
+        let directory = try makeTemporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let store = try FlagStore.open(path: directory + "/a.sqlite")
+        defer { store.close() }
+        let reader = try store.createToken(name: "r", role: .reader).secret
+        let writer = try store.createToken(name: "w", role: .writer).secret
+        let authenticator = try Authenticator(store: store)
+        #expect(try authenticator.requireFresh(request("Bearer \(writer)"), role: .writer).name == "w")
+        #expect(try authenticator.requireCached(request("Bearer \(reader)"), role: .reader).name == "r")
+        do {
+            _ = try authenticator.requireFresh(request("Bearer \(reader)"), role: .writer)
+            Issue.record("a reader must not write")
+        } catch {
+            #expect(error.status.code == 403)
+        }
+        do {
+            _ = try authenticator.requireFresh(request(nil), role: .writer)
+            Issue.record("no token must not write")
+        } catch {
+            #expect(error.status.code == 401)
+            #expect(error.headers["WWW-Authenticate"] == #"Bearer realm="flagserver""#)
+        }
+        // A token created after the table was loaded is seen by fresh checks at once, by cached ones after reload.
+        let late = try store.createToken(name: "late", role: .reader).secret
+        #expect(throws: ServiceError.self) { try authenticator.requireCached(request("Bearer \(late)"), role: .reader) }
+        try authenticator.reload()
+        #expect(try authenticator.requireCached(request("Bearer \(late)"), role: .reader).name == "late")
+    }
+}

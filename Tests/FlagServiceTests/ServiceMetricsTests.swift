@@ -1,0 +1,27 @@
+import Testing
+@testable import FlagService
+
+/// Counters and the exposition text.
+@Suite struct ServiceMetricsTests {
+    @Test func histogramIsCumulativeAndCountsEveryStatus() {
+        let metrics = ServiceMetrics()
+        let route = metrics.route("GET", "/r")
+        #expect(metrics.route("GET", "/r") === route)
+        route.record(status: 200, nanoseconds: 50_000)        // 0.05 ms
+        route.record(status: 200, nanoseconds: 2_000_000)     // 2 ms
+        route.record(status: 404, nanoseconds: 10_000_000_000) // 10 s: past every bucket
+        metrics.recordPublish(changed: true)
+        metrics.recordPublish(changed: false)
+        let text = metrics.render(snapshots: [:], server: nil)
+        #expect(text.contains(#"flagserver_requests_total{method="GET",route="/r",status="200"} 2"#))
+        #expect(text.contains(#"flagserver_requests_total{method="GET",route="/r",status="404"} 1"#))
+        #expect(text.contains(#"flagserver_request_duration_seconds_bucket{method="GET",route="/r",le="0.0001"} 1"#))
+        #expect(text.contains(#"flagserver_request_duration_seconds_bucket{method="GET",route="/r",le="0.0025"} 2"#))
+        #expect(text.contains(#"flagserver_request_duration_seconds_bucket{method="GET",route="/r",le="2.5"} 2"#))
+        #expect(text.contains(#"flagserver_request_duration_seconds_bucket{method="GET",route="/r",le="+Inf"} 3"#))
+        #expect(text.contains(#"flagserver_request_duration_seconds_count{method="GET",route="/r"} 3"#))
+        #expect(text.contains(#"flagserver_publishes_total{outcome="published"} 1"#))
+        #expect(text.contains(#"flagserver_publishes_total{outcome="unchanged"} 1"#))
+        #expect(!text.contains("flagserver_open_connections"))
+    }
+}
