@@ -7,15 +7,15 @@ import Testing
 /// the next evaluation, every environment is reachable by base path, and the service's read tokens and
 /// rate limit apply.
 @Suite struct FlagServiceOFREPTests {
-    private func evaluate(_ server: TestServer, _ path: String, context: String, headers: [(String, String)] = []) throws -> ClientResponse {
-        try RawHTTP.request(port: server.port, method: "POST", path: path,
+    private func evaluate(_ server: TestServer, _ path: String, context: String, headers: [(String, String)] = []) async throws -> ClientResponse {
+        try await RawHTTP.request(port: server.port, method: "POST", path: path,
                             headers: [("Content-Type", "application/json")] + headers, body: Array(#"{"context": \#(context)}"#.utf8))
     }
 
-    @Test func evaluatesFromTheCurrentSnapshotAndSeesAFlip() throws {
+    @Test func evaluatesFromTheCurrentSnapshotAndSeesAFlip() async throws {
         let server = try TestServer()
         defer { server.stop() }
-        let before = try evaluate(server, "/ofrep/v1/evaluate/flags/premiumFeaturesLocked", context: #"{"targetingKey": "install-1"}"#)
+        let before = try await evaluate(server, "/ofrep/v1/evaluate/flags/premiumFeaturesLocked", context: #"{"targetingKey": "install-1"}"#)
         #expect(before.status == 200)
         let json = try before.json().objectValue
         #expect(json?["value"] == false)
@@ -23,36 +23,36 @@ import Testing
         #expect(json?["metadata"]?.objectValue?["environment"] == "production")
         let version = json?["metadata"]?.objectValue?["version"]
 
-        let flip = try server.write("PUT", "/v1/environments/production/flags/premiumFeaturesLocked", json: "true")
+        let flip = try await server.write("PUT", "/v1/environments/production/flags/premiumFeaturesLocked", json: "true")
         #expect(flip.status == 200)
-        let after = try evaluate(server, "/ofrep/v1/evaluate/flags/premiumFeaturesLocked", context: #"{"targetingKey": "install-1"}"#)
+        let after = try await evaluate(server, "/ofrep/v1/evaluate/flags/premiumFeaturesLocked", context: #"{"targetingKey": "install-1"}"#)
         #expect(try after.json().objectValue?["value"] == true)
         #expect(try after.json().objectValue?["metadata"]?.objectValue?["version"] != version)
     }
 
-    @Test func everyEnvironmentByBasePathAndUnknownOnesAre404() throws {
+    @Test func everyEnvironmentByBasePathAndUnknownOnesAre404() async throws {
         let server = try TestServer()
         defer { server.stop() }
-        let staging = try evaluate(server, "/v1/environments/staging/ofrep/v1/evaluate/flags", context: #"{"targetingKey": "a"}"#)
+        let staging = try await evaluate(server, "/v1/environments/staging/ofrep/v1/evaluate/flags", context: #"{"targetingKey": "a"}"#)
         #expect(staging.status == 200)
         let flags = try staging.json().objectValue?["flags"]?.arrayValue ?? []
         let document = try FlagDocument.decode(Array(try TestServer.flagFile("staging").utf8))
         #expect(flags.count == document.flags.count)
-        let unknown = try evaluate(server, "/v1/environments/nowhere/ofrep/v1/evaluate/flags", context: #"{"targetingKey": "a"}"#)
+        let unknown = try await evaluate(server, "/v1/environments/nowhere/ofrep/v1/evaluate/flags", context: #"{"targetingKey": "a"}"#)
         #expect(unknown.status == 404)
-        let missing = try evaluate(server, "/ofrep/v1/evaluate/flags/noSuchFlag", context: #"{"targetingKey": "a"}"#)
+        let missing = try await evaluate(server, "/ofrep/v1/evaluate/flags/noSuchFlag", context: #"{"targetingKey": "a"}"#)
         #expect(missing.status == 404)
         #expect(try missing.json().objectValue?["errorCode"] == "FLAG_NOT_FOUND")
     }
 
-    @Test func sameAnswersAsFlagKitForManyInstalls() throws {
+    @Test func sameAnswersAsFlagKitForManyInstalls() async throws {
         let server = try TestServer()
         defer { server.stop() }
         let document = try FlagDocument.decode(Array(try TestServer.flagFile("production").utf8))
         for index in 0..<200 {
             let id = index == 0 ? "9F1C2D7E-0000-4000-8000-000000000001" : "install-\(index)"
             let locale = index % 3 == 0 ? "en-US" : "de-DE"
-            let response = try evaluate(server, "/ofrep/v1/evaluate/flags",
+            let response = try await evaluate(server, "/ofrep/v1/evaluate/flags",
                                         context: #"{"targetingKey": "\#(id)", "locale": "\#(locale)"}"#)
             let flags = try response.json().objectValue?["flags"]?.arrayValue ?? []
             let context = EvaluationContext(installId: id, locale: locale)
@@ -63,20 +63,20 @@ import Testing
         }
     }
 
-    @Test func readTokensAndRateLimitApply() throws {
+    @Test func readTokensAndRateLimitApply() async throws {
         var options = FlagService.Options(requireReadToken: true)
         options.ofrep = FlagService.OFREPOptions(rateLimit: 1, rateBurst: 3)
         let server = try TestServer(options: options)
         defer { server.stop() }
         let path = "/ofrep/v1/evaluate/flags/monetizationEnabled"
-        #expect(try evaluate(server, path, context: #"{"targetingKey": "a"}"#).status == 401)
-        #expect(try evaluate(server, path, context: #"{"targetingKey": "a"}"#, headers: [("Authorization", "Bearer sfl_wrong")]).status == 401)
+        #expect(try await evaluate(server, path, context: #"{"targetingKey": "a"}"#).status == 401)
+        #expect(try await evaluate(server, path, context: #"{"targetingKey": "a"}"#, headers: [("Authorization", "Bearer sfl_wrong")]).status == 401)
         let bearer = [("Authorization", "Bearer \(server.readerToken)")]
         var statuses: [Int] = []
-        for _ in 0..<6 { statuses.append(try evaluate(server, path, context: #"{"targetingKey": "a"}"#, headers: bearer).status) }
+        for _ in 0..<6 { statuses.append(try await evaluate(server, path, context: #"{"targetingKey": "a"}"#, headers: bearer).status) }
         #expect(statuses.prefix(3).allSatisfy { $0 == 200 }, "\(statuses)")
         #expect(statuses.contains(429), "\(statuses)")
-        let limited = try evaluate(server, path, context: #"{"targetingKey": "a"}"#, headers: bearer)
+        let limited = try await evaluate(server, path, context: #"{"targetingKey": "a"}"#, headers: bearer)
         #expect(limited.status == 429)
         #expect(limited.header("Retry-After") != nil)
     }
