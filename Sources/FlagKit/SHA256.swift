@@ -47,8 +47,10 @@ public struct SHA256: Sendable {
         return String(decoding: out, as: UTF8.self)
     }
 
-    /// Feeds more bytes.
+    /// Feeds more bytes. Arrays and other contiguous collections take a fast path that compresses
+    /// whole 64-byte blocks straight from their storage.
     public mutating func update<Bytes: Sequence>(_ bytes: Bytes) where Bytes.Element == UInt8 {
+        if bytes.withContiguousStorageIfAvailable({ update(buffer: $0) }) != nil { return }
         for byte in bytes {
             pending.append(byte)
             totalLength &+= 1
@@ -57,6 +59,24 @@ public struct SHA256: Sendable {
                 pending.removeAll(keepingCapacity: true)
             }
         }
+    }
+
+    private mutating func update(buffer: UnsafeBufferPointer<UInt8>) {
+        totalLength &+= UInt64(buffer.count)
+        var index = 0
+        if !pending.isEmpty {
+            let take = min(64 - pending.count, buffer.count)
+            pending.append(contentsOf: buffer[0..<take])
+            index = take
+            guard pending.count == 64 else { return }
+            compress(pending)
+            pending.removeAll(keepingCapacity: true)
+        }
+        while buffer.count - index >= 64 {
+            compress(UnsafeBufferPointer(rebasing: buffer[index..<(index + 64)]))
+            index += 64
+        }
+        pending.append(contentsOf: buffer[index...])
     }
 
     /// Pads, processes the last block(s) and returns the 32-byte digest.
@@ -84,7 +104,13 @@ public struct SHA256: Sendable {
     }
 
     private mutating func compress(_ block: some Collection<UInt8>) {
-        var words = [UInt32](repeating: 0, count: 64)
+        // The message schedule lives on the stack: no allocation per 64-byte block.
+        withUnsafeTemporaryAllocation(of: UInt32.self, capacity: 64) { words in
+            compress(block, words: words)
+        }
+    }
+
+    private mutating func compress(_ block: some Collection<UInt8>, words: UnsafeMutableBufferPointer<UInt32>) {
         var index = block.startIndex
         for t in 0..<16 {
             var word: UInt32 = 0

@@ -25,6 +25,15 @@ import Testing
         #expect(hasher.finalize() == SHA256.hash(bytes))
     }
 
+    /// Arrays take the block fast path, lazy sequences the byte-by-byte one; both must agree.
+    @Test func contiguousAndNonContiguousInputAgree() {
+        for count in [0, 1, 55, 56, 63, 64, 65, 127, 128, 1000] {
+            let bytes = (0..<count).map { UInt8(truncatingIfNeeded: $0 &* 7 &+ 3) }
+            let lazy = (0..<count).lazy.map { UInt8(truncatingIfNeeded: $0 &* 7 &+ 3) }
+            #expect(SHA256.hash(lazy) == SHA256.hash(bytes), "\(count) bytes")
+        }
+    }
+
     @Test func millionA() {
         #expect(SHA256.hexDigest([UInt8](repeating: 0x61, count: 1_000_000))
             == "cdc76e5c9914fb9281a1c7e284d73e67f1809a48a497200e046d39ccc7112cd0")
