@@ -104,11 +104,20 @@ public struct Rollout: Sendable, Hashable, Comparable, CustomStringConvertible {
     }
 
     /// From a percentage; nil outside 0...100 or with more than three decimals.
+    ///
+    /// The decimals are counted in the number's shortest round-trip form (what was written, for any
+    /// literal of up to 17 significant digits), not with a tolerance: `99.9999999999` is refused rather
+    /// than silently rounded to 100, and so is `1e-320`.
     public init?(percent: Double) {
         guard percent.isFinite, percent >= 0, percent <= 100 else { return nil }
-        let scaled = (percent * 1000).rounded()
-        guard abs(scaled - percent * 1000) < 1e-6 else { return nil }
-        self.thousandths = Int(scaled)
+        let text = "\(percent)"
+        if text.contains("e") {
+            guard percent == 0 else { return nil }
+        } else if let point = text.firstIndex(of: ".") {
+            let decimals = text[text.index(after: point)...]
+            guard decimals.count <= 3 || decimals.allSatisfy({ $0 == "0" }) else { return nil }
+        }
+        self.thousandths = Int((percent * 1000).rounded())
     }
 
     /// The percentage as a number.

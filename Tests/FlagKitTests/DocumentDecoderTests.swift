@@ -98,6 +98,9 @@ import Testing
         ("-1", "must be between 0 and 100 (got -1)"),
         ("100.001", "must be between 0 and 100 (got 100.001)"),
         ("12.3456", "must have at most 3 decimals (got 12.3456)"),
+        ("99.9999999999", "must have at most 3 decimals (got 99.9999999999)"),
+        ("0.0005", "must have at most 3 decimals (got 0.0005)"),
+        ("1e-320", "must have at most 3 decimals (got 1e-320)"),
         ("\"50\"", "must be a number between 0 and 100 (got string)"),
     ])
     func refusesBadRollouts(rollout: String, message: String) {
@@ -107,8 +110,8 @@ import Testing
 
     @Test func acceptsRolloutsWithThreeDecimalsAndTheBounds() throws {
         let document = try TestSupport.document(
-            #"{"flags": {"f": {"type": "boolean", "default": false, "rules": [{"value": true, "rollout": 0.001}, {"value": true, "rollout": 0}, {"value": true, "rollout": 100}, {"value": true, "rollout": 33.333}]}}}"#)
-        #expect(document.flags["f"]?.rules.map { $0.rollout?.thousandths } == [1, 0, 100_000, 33_333])
+            #"{"flags": {"f": {"type": "boolean", "default": false, "rules": [{"value": true, "rollout": 0.001}, {"value": true, "rollout": 0}, {"value": true, "rollout": 100}, {"value": true, "rollout": 33.333}, {"value": true, "rollout": 12.345}, {"value": true, "rollout": 99.999}]}}}"#)
+        #expect(document.flags["f"]?.rules.map { $0.rollout?.thousandths } == [1, 0, 100_000, 33_333, 12_345, 99_999])
     }
 
     @Test func findsCohortCyclesAndUnknownReferences() {
