@@ -18,12 +18,13 @@ public struct OFREPSnapshot: Sendable {
     /// The flag keys in UTF-8 order: bulk responses list flags in this stable order.
     public let sortedFlagKeys: [String]
 
-    /// A snapshot of `document` at `version` in `environment`.
-    public init(document: FlagDocument, version: Int, environment: String) {
+    /// A snapshot of `document` at `version` in `environment`; pass `contentHash` when it is already
+    /// known (the store keeps it with every version) so the document is not encoded and hashed again.
+    public init(document: FlagDocument, version: Int, environment: String, contentHash: String? = nil) {
         self.document = document
         self.version = version
         self.environment = environment
-        self.contentHash = document.contentHash
+        self.contentHash = contentHash ?? document.contentHash
         self.sortedFlagKeys = document.sortedFlagKeys
     }
 }

@@ -1,7 +1,6 @@
 import FlagKit
 import FlagOFREP
 import HTTPServer
-import Synchronization
 
 /// OFREP (`docs/ofrep.md`) mounted on the service: evaluated by FlagKit against the same in-memory
 /// snapshots that `GET .../document` serves, so no request on this path touches SQLite.
@@ -25,7 +24,6 @@ extension FlagService {
     }
 
     static func mountOFREP(into routes: inout ServiceRoutes, service: FlagService) {
-        let cache = OFREPSnapshotCache()
         let snapshots = service.snapshots
         var authorize: (@Sendable (HTTPRequest, String) -> OFREPAccess)?
         if service.options.requireReadToken {
@@ -40,26 +38,9 @@ extension FlagService {
         let limiter = service.options.ofrep.rateLimit.flatMap { TokenBucketRateLimiter(rate: $0, burst: service.options.ofrep.rateBurst) }
         let configuration = OFREPRouteConfiguration(
             defaultEnvironment: service.options.ofrep.defaultEnvironment,
-            snapshot: { environment in snapshots.snapshot(environment).map { cache.ofrepSnapshot(for: $0) } },
+            snapshot: { environment in snapshots.snapshot(environment)?.ofrep },
             authorize: authorize,
             rateLimiter: limiter)
         routes.withBuilder { builder in OFREPRoutes.register(in: &builder, configuration: configuration) }
-    }
-}
-
-/// The OFREP view of each environment's current snapshot, built once per published version (it
-/// hashes the document) and reused by every request until the next publish.
-final class OFREPSnapshotCache: Sendable {
-    private let entries = Mutex<[String: OFREPSnapshot]>([:])
-
-    func ofrepSnapshot(for snapshot: Snapshot) -> OFREPSnapshot {
-        if let cached = entries.withLock({ $0[snapshot.environment] }), cached.version == snapshot.version {
-            return cached
-        }
-        let fresh = OFREPSnapshot(document: snapshot.document, version: snapshot.version, environment: snapshot.environment)
-        entries.withLock { entries in
-            if (entries[snapshot.environment]?.version ?? 0) <= fresh.version { entries[snapshot.environment] = fresh }
-        }
-        return fresh
     }
 }

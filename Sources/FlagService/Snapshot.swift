@@ -1,4 +1,5 @@
 import FlagKit
+import FlagOFREP
 import FlagStore
 import Foundation
 import HTTPServer
@@ -22,6 +23,8 @@ public final class Snapshot: Sendable {
     public let okResponse: HTTPResponse
     /// The prebuilt `304 Not Modified` (same ETag and Cache-Control, no body; RFC 9110 §15.4.5).
     public let notModifiedResponse: HTTPResponse
+    /// What OFREP evaluates against, built once per version with the stored content hash.
+    public let ofrep: OFREPSnapshot
 
     /// The version number.
     public var version: Int { record.number }
@@ -48,6 +51,8 @@ public final class Snapshot: Sendable {
             "Last-Modified": Snapshot.httpDate(record.createdAtMilliseconds),
         ]
         okResponse = HTTPResponse.json(body, headers: headers)
+        ofrep = OFREPSnapshot(document: document, version: record.number, environment: record.environment,
+                              contentHash: record.contentHash)
         notModifiedResponse = HTTPResponse.empty(.notModified, headers: headers)
     }
 
