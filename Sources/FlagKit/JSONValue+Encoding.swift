@@ -78,6 +78,12 @@ extension JSONValue {
         return "\(value)"
     }
 
+    /// Appends `value` as a JSON string (RFC 8259 §7), escaping only `"`, `\` and control characters:
+    /// the one string encoder of the package (OFREP's response writer uses it too).
+    public static func appendString(_ value: String, to output: inout [UInt8]) {
+        writeString(value, into: &output)
+    }
+
     private static func writeString(_ value: String, into output: inout [UInt8]) {
         let hex = Array("0123456789abcdef".utf8)
         output.append(UInt8(ascii: "\""))

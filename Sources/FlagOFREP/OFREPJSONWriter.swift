@@ -85,22 +85,8 @@ struct OFREPJSONWriter {
         needsComma = false
     }
 
-    /// Appends `text` as a JSON string (RFC 8259 §7): escapes `"`, `\` and control characters only.
+    /// Appends `text` as a JSON string, with FlagKit's encoder (the same bytes as canonical JSON).
     static func appendString(_ text: String, to out: inout [UInt8]) {
-        out.append(0x22)
-        for b in text.utf8 {
-            switch b {
-            case 0x22: out.append(contentsOf: [0x5C, 0x22])
-            case 0x5C: out.append(contentsOf: [0x5C, 0x5C])
-            case 0x0A: out.append(contentsOf: [0x5C, 0x6E])
-            case 0x0D: out.append(contentsOf: [0x5C, 0x72])
-            case 0x09: out.append(contentsOf: [0x5C, 0x74])
-            case 0..<0x20:
-                let hex = Array("0123456789abcdef".utf8)
-                out.append(contentsOf: [0x5C, 0x75, 0x30, 0x30, hex[Int(b >> 4)], hex[Int(b & 0xF)]])
-            default: out.append(b)
-            }
-        }
-        out.append(0x22)
+        JSONValue.appendString(text, to: &out)
     }
 }
