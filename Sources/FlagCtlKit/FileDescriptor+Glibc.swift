@@ -105,6 +105,25 @@ public struct FileReadError: Error, Sendable, Equatable, CustomStringConvertible
 
 /// Reading whole files (and standard input for `-`).
 public enum FileReader {
+    /// Runs `check` on each readable file in turn and combines the exit statuses: an unreadable file is
+    /// reported on stderr and makes the result `trouble` (2) without stopping the others; a file whose
+    /// `check` returns false (problems found) makes it `failure` (1) unless it is already `trouble`.
+    static func checkEach(_ files: [String], context: RunContext, _ check: (String, [UInt8]) -> Bool) -> Int32 {
+        var status = ExitStatus.success
+        for file in files {
+            let bytes: [UInt8]
+            do {
+                bytes = try read(file)
+            } catch {
+                context.error(error.description)
+                status = ExitStatus.trouble
+                continue
+            }
+            if !check(file, bytes), status == ExitStatus.success { status = ExitStatus.failure }
+        }
+        return status
+    }
+
     /// The bytes of the file at `path`; `-` reads standard input.
     public static func read(_ path: String) throws(FileReadError) -> [UInt8] {
         let descriptor: Int32

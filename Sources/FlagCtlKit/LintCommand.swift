@@ -28,16 +28,7 @@ public struct LintCommand: Command {
 
     /// Lints each file in turn; an unreadable file does not stop the others.
     public func run(_ context: RunContext) -> Int32 {
-        var status = ExitStatus.success
-        for file in files {
-            let bytes: [UInt8]
-            do {
-                bytes = try FileReader.read(file)
-            } catch {
-                context.error(error.description)
-                status = ExitStatus.trouble
-                continue
-            }
+        FileReader.checkEach(files, context: context) { file, bytes in
             let findings = Linter.lint(bytes)
             if json {
                 let object: JSONValue = ["file": .string(file), "findings": .array(findings.map(\.jsonValue))]
@@ -47,8 +38,7 @@ public struct LintCommand: Command {
             } else {
                 for finding in findings { context.print("\(file): \(finding)") }
             }
-            if !findings.isEmpty, status == ExitStatus.success { status = ExitStatus.failure }
+            return findings.isEmpty
         }
-        return status
     }
 }

@@ -23,24 +23,14 @@ public struct ValidateCommand: Command {
 
     /// Validates each file in turn; an unreadable file does not stop the others.
     public func run(_ context: RunContext) -> Int32 {
-        var status = ExitStatus.success
-        for file in files {
-            let bytes: [UInt8]
-            do {
-                bytes = try FileReader.read(file)
-            } catch {
-                context.error(error.description)
-                status = ExitStatus.trouble
-                continue
-            }
+        FileReader.checkEach(files, context: context) { file, bytes in
             let problems = FlagDocument.problems(in: bytes)
             if problems.isEmpty {
                 context.print("\(file): valid")
             } else {
                 for problem in problems { context.print("\(file): \(problem)") }
-                if status == ExitStatus.success { status = ExitStatus.failure }
             }
+            return problems.isEmpty
         }
-        return status
     }
 }
