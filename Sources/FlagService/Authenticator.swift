@@ -1,7 +1,6 @@
 import Foundation
 import FlagStore
 import HTTPServer
-import Synchronization
 
 /// Bearer-token authentication (RFC 6750 §2.1) against the store's hashed tokens.
 ///
@@ -11,12 +10,12 @@ import Synchronization
 /// touches SQLite.
 public final class Authenticator: Sendable {
     let store: FlagStore
-    private let table: Mutex<TokenTable?>
+    private let table: PThreadMutex<TokenTable?>
 
     /// An authenticator over `store`'s tokens; the table is loaded now.
     public init(store: FlagStore) throws {
         self.store = store
-        table = Mutex(try store.tokenTable())
+        table = PThreadMutex(try store.tokenTable())
     }
 
     /// Reloads the in-memory table (after tokens were created or revoked by `flagserver token ...`).

@@ -20,7 +20,7 @@ public final class ServiceMetrics: Sendable {
         public let method: String
         /// The route pattern.
         public let pattern: String
-        let values = Mutex(Values())
+        let values = PThreadMutex(Values())
 
         init(method: String, pattern: String) {
             self.method = method
@@ -40,7 +40,7 @@ public final class ServiceMetrics: Sendable {
         }
     }
 
-    private let routes = Mutex([Route]())
+    private let routes = PThreadMutex([Route]())
     /// New versions committed.
     let published = Atomic<Int>(0)
     /// Writes that changed nothing.

@@ -1,5 +1,5 @@
 import FlagStore
-import Synchronization
+import HTTPServer
 
 /// The registry of every environment's current `Snapshot`, read by GET (and OFREP) handlers without
 /// touching SQLite, and swapped atomically by the writer after each durable commit.
@@ -12,7 +12,7 @@ public final class SnapshotStore: Sendable {
         var environments: [String] = []
     }
 
-    private let state = Mutex(State())
+    private let state = PThreadMutex(State())
 
     /// An empty registry.
     public init() {}

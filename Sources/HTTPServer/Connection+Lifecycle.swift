@@ -21,8 +21,15 @@ extension Connection {
         if hasPendingOutput { want |= System.writable }
         if want != interest {
             interest = want
-            System.epollModify(loop.epfd, fd, want, token)
+            // Before `register`, the interest is only remembered: the first read after accept runs unregistered.
+            if registered { System.epollModify(loop.epfd, fd, want, token) }
         }
+    }
+
+    /// Adds the socket to the loop's epoll set with the current interest; false if epoll refuses it.
+    func register() -> Bool {
+        registered = true
+        return System.epollAdd(loop.epfd, fd, interest, token)
     }
 
     func refreshDeadline() {

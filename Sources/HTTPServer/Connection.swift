@@ -53,6 +53,8 @@ final class Connection: @unchecked Sendable {
     var readPaused = false
     var processing = false
     var interest: UInt32
+    /// Whether the socket is in the loop's epoll set yet (see `EventLoop.acceptAll`).
+    var registered = false
     var deadline: UInt64 = .max
     var headStartedAt: UInt64 = 0
 

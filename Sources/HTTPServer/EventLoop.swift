@@ -4,7 +4,7 @@ import Synchronization
 /// One epoll loop on its own thread, with its own `SO_REUSEPORT` listener.
 /// The loop's mutable state (`connections`, buffers, `now`, `date`, `stopping`) is touched only by the
 /// loop's thread; that is why the class is `@unchecked Sendable`. Other threads use only `deliver`,
-/// `requestStop` and the `Mutex`/`Atomic` members.
+/// `requestStop` and the lock and atomic members.
 final class EventLoop: @unchecked Sendable {
     static let listenerToken = UInt64.max
     static let wakeToken = UInt64.max - 1
@@ -29,7 +29,7 @@ final class EventLoop: @unchecked Sendable {
     let wakeFD: Int32
     var listenFD: Int32
     let threadID = Atomic<UInt64>(0)
-    let mailbox = Mutex(Mailbox())
+    let mailbox = PThreadMutex(Mailbox())
     let wakePending = Atomic<Bool>(false)
     let finished = Atomic<Bool>(false)
     let counters = LoopCounters()
@@ -47,6 +47,8 @@ final class EventLoop: @unchecked Sendable {
     var forceCloseAt: UInt64 = .max
     var nextSweep: UInt64 = 0
     var listenerPausedUntil: UInt64 = 0
+    /// Connections accepted in the current `acceptAll` pass, counted once at its end (one lock, not one per accept).
+    var acceptedSinceCount = 0
     let sweepInterval: UInt64
     /// Copies of configuration values read on every request (no retain/release of the whole configuration).
     let accessLog: HTTPAccessLog
@@ -226,19 +228,27 @@ final class EventLoop: @unchecked Sendable {
                 limits: HTTPRequestParser.Limits(
                     maxRequestLineBytes: limits.maxRequestLineBytes, maxHeaderBytes: limits.maxHeaderBytes,
                     maxHeaderCount: limits.maxHeaderCount, maxBodyBytes: limits.maxBodyBytes))
-            guard System.epollAdd(epfd, fd, System.readable, token) else {
-                Socket.close(fd)
-                core.openConnections.wrappingSubtract(1, ordering: .relaxed)
-                continue
-            }
             let slot = Int(fd)
             if slot >= connections.count { connections.append(contentsOf: repeatElement(nil, count: slot + 1 - connections.count + 64)) }
             connections[slot] = connection
             connectionCount += 1
+            acceptedSinceCount += 1
             // A new connection must send its first request within the header timeout (an opened, silent
             // connection is the cheapest slowloris); the idle timeout applies between requests.
             connection.deadline = now &+ timeouts.header
-            counters.values.withLock { $0.accepted += 1 }
+            // Under load the first request has usually arrived by the time the connection is accepted: read
+            // it now instead of after another epoll_wait. A connection that is answered and closed in this
+            // one step (`Connection: close`) never costs an epoll_ctl at all; one that stays open is
+            // registered with whatever interest the first read left it with.
+            connection.onReadable()
+            if connection.phase != .closed && !connection.register() {
+                connection.close()
+            }
+        }
+        if acceptedSinceCount > 0 {
+            let accepted = acceptedSinceCount
+            acceptedSinceCount = 0
+            counters.values.withLock { $0.accepted += accepted }
         }
     }
 

@@ -1,4 +1,3 @@
-import Synchronization
 
 /// A snapshot of the server's counters, for a Prometheus `/metrics` page.
 public struct HTTPServerMetrics: Sendable, Equatable {
@@ -31,7 +30,7 @@ final class LoopCounters: Sendable {
         var byStatus = [Int](repeating: 0, count: 600)
     }
 
-    let values = Mutex(Values())
+    let values = PThreadMutex(Values())
 
     func recordResponse(status: Int, bodyBytes: Int) {
         values.withLock { v in

@@ -1,0 +1,37 @@
+import Glibc
+
+/// A value guarded by a `pthread_mutex_t`: the lock for state touched on every request.
+///
+/// Why not `Synchronization.Mutex`: on Linux each of its `lock()` calls makes a `gettid` system call to
+/// record the owner (strace shows one per lock), and a GET took three such locks, each costing more
+/// than the work it protects. glibc's default mutex locks and unlocks in user space unless contended,
+/// when it waits in the kernel like any futex.
+package final class PThreadMutex<Value: Sendable>: @unchecked Sendable {
+    // A heap cell: a pthread mutex must not move after `pthread_mutex_init`, and class storage is not
+    // guaranteed to be addressable for a C call.
+    private let mutex: UnsafeMutablePointer<pthread_mutex_t>
+    private var value: Value
+
+    /// A lock around `value`.
+    package init(_ value: Value) {
+        mutex = .allocate(capacity: 1)
+        mutex.initialize(to: pthread_mutex_t())
+        // Default attributes cannot fail to initialize (EINVAL/ENOMEM are for attributes we do not pass).
+        pthread_mutex_init(mutex, nil)
+        self.value = value
+    }
+
+    deinit {
+        pthread_mutex_destroy(mutex)
+        mutex.deinitialize(count: 1)
+        mutex.deallocate()
+    }
+
+    /// Runs `body` with the value while holding the lock; the lock is released when `body` returns or throws.
+    @inline(__always)
+    package func withLock<Result, Failure: Error>(_ body: (inout Value) throws(Failure) -> Result) throws(Failure) -> Result {
+        pthread_mutex_lock(mutex)
+        defer { pthread_mutex_unlock(mutex) }
+        return try body(&value)
+    }
+}
