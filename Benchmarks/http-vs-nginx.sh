@@ -3,10 +3,14 @@
 #
 #   Benchmarks/http-vs-nginx.sh            # 10 s per run
 #   DURATION=5s IDLE=10000 ROUNDS=3 Benchmarks/http-vs-nginx.sh
+#   LISTENER=reuseport Benchmarks/http-vs-nginx.sh   # both servers with a SO_REUSEPORT listener per loop/worker
+#   PIN=1 Benchmarks/http-vs-nginx.sh                # wrk on CPU 1, each server on CPU 0 (one loop, one worker)
 #
 # Starts the release build of `http-bench-server` (a fixed 750-byte JSON document with an ETag) and
 # nginx (Debian nginx-light, its own temporary prefix and config, worker_processes auto, access_log off)
-# serving the same bytes as a static file, then loads each with wrk: 64 keep-alive connections,
+# serving the same bytes as a static file. Both listen the same way: by default one listening socket shared
+# by all loops/workers (ours: EPOLLEXCLUSIVE; nginx's default `listen`), with LISTENER=reuseport one
+# SO_REUSEPORT socket per loop/worker. Then it then loads each with wrk: 64 keep-alive connections,
 # 256 keep-alive connections, and 64 connections with `Connection: close` (a new connection per request).
 # Prints requests/s and p99 for both and the ratio, then the resident memory of each server holding
 # IDLE idle keep-alive connections. It also prints the servers' CPU time per request (all their processes),
@@ -17,6 +21,21 @@ cd "$(dirname "$0")/.."
 DURATION="${DURATION:-10s}"
 THREADS="${THREADS:-2}"
 IDLE="${IDLE:-10000}"
+LISTENER="${LISTENER:-shared}"
+PIN="${PIN:-}"
+NGINX_REUSEPORT=""
+[ "$LISTENER" = reuseport ] && NGINX_REUSEPORT=" reuseport"
+# PIN: the load generator and the servers on separate cores, so the scheduler does not decide the rounds.
+WRK_PREFIX=()
+SERVER_PREFIX=()
+LOOPS=""
+WORKERS=auto
+if [ -n "$PIN" ]; then
+    WRK_PREFIX=(taskset -c 1)
+    SERVER_PREFIX=(taskset -c 0)
+    LOOPS=1
+    WORKERS=1
+fi
 OURS_PORT="${OURS_PORT:-18080}"
 NGINX_PORT="${NGINX_PORT:-18090}"
 
@@ -41,12 +60,12 @@ swift build -c release --product http-bench-server -Xswiftc -warnings-as-errors 
 BIN="$(swift build -c release --show-bin-path)/http-bench-server"
 
 mkdir -p "$TMP/html" "$TMP/logs"
-"$BIN" "$OURS_PORT" "" "$TMP/html/document.json" >"$TMP/ours.log" 2>&1 &
+LISTENER="$LISTENER" "${SERVER_PREFIX[@]}" "$BIN" "$OURS_PORT" "$LOOPS" "$TMP/html/document.json" >"$TMP/ours.log" 2>&1 &
 PIDS+=($!)
 OURS_PID=$!
 
 cat >"$TMP/nginx.conf" <<CONF
-worker_processes auto;
+worker_processes $WORKERS;
 worker_rlimit_nofile 65536;
 pid $TMP/nginx.pid;
 error_log $TMP/logs/error.log warn;
@@ -68,13 +87,13 @@ http {
     scgi_temp_path $TMP/scgi;
     default_type application/json;
     server {
-        listen 127.0.0.1:$NGINX_PORT reuseport backlog=4096;
+        listen 127.0.0.1:$NGINX_PORT$NGINX_REUSEPORT backlog=4096;
         root $TMP/html;
         location / { try_files /document.json =404; add_header Cache-Control no-cache; }
     }
 }
 CONF
-"$NGINX" -p "$TMP" -c "$TMP/nginx.conf" -e "$TMP/logs/error.log" &
+"${SERVER_PREFIX[@]}" "$NGINX" -p "$TMP" -c "$TMP/nginx.conf" -e "$TMP/logs/error.log" &
 PIDS+=($!)
 
 for _ in $(seq 100); do
@@ -86,7 +105,7 @@ echo "== same $(curl -fsS "http://127.0.0.1:$OURS_PORT/" | wc -c)-byte body from
 curl -fsS -o /dev/null -D - "http://127.0.0.1:$OURS_PORT/" | sed 's/^/   ours:  /'
 curl -fsS -o /dev/null -D - "http://127.0.0.1:$NGINX_PORT/" | sed 's/^/   nginx: /'
 
-echo "== machine: $(nproc) cores, load average $(cut -d' ' -f1-3 /proc/loadavg) before the runs"
+echo "== machine: $(nproc) cores, load average $(cut -d' ' -f1-3 /proc/loadavg) before the runs; listener: $LISTENER${PIN:+; pinned: wrk on CPU 1, servers on CPU 0 with 1 loop / 1 worker}"
 
 # CPU time (clock ticks) used so far by the given PIDs: the comparison that does not depend on how busy
 # the shared machine is.
@@ -99,7 +118,7 @@ measure() {
     local url="$1" conns="$2" pids="$3"; shift 3
     local out before after
     before="$(cpu_ticks $pids)"
-    out="$(wrk -t"$THREADS" -c"$conns" -d"$DURATION" --timeout 5s --latency "$@" "$url")"
+    out="$("${WRK_PREFIX[@]}" wrk -t"$THREADS" -c"$conns" -d"$DURATION" --timeout 5s --latency "$@" "$url")"
     after="$(cpu_ticks $pids)"
     local rps p99 errors total cpu
     rps="$(awk '/^Requests\/sec:/ {print $2}' <<<"$out")"

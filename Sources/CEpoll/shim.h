@@ -14,6 +14,7 @@
 #include <netinet/tcp.h>
 #include <arpa/inet.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <stdint.h>
 #include <string.h>
 #include <time.h>
@@ -25,9 +26,13 @@ static const uint32_t CEPOLL_OUT = EPOLLOUT;
 static const uint32_t CEPOLL_ERR = EPOLLERR;
 static const uint32_t CEPOLL_HUP = EPOLLHUP;
 static const uint32_t CEPOLL_RDHUP = EPOLLRDHUP;
+static const uint32_t CEPOLL_EXCLUSIVE = EPOLLEXCLUSIVE;
 
 /// Size of one `struct epoll_event`, so Swift can allocate arrays of them without knowing the packed layout.
 static inline size_t cepoll_event_size(void) { return sizeof(struct epoll_event); }
+
+/// A second descriptor for the same socket, close-on-exec (fcntl is variadic, which Swift cannot call).
+static inline int cepoll_dup_cloexec(int fd) { return fcntl(fd, F_DUPFD_CLOEXEC, 0); }
 
 static inline int cepoll_create(void) { return epoll_create1(EPOLL_CLOEXEC); }
 

@@ -1,7 +1,8 @@
 import Glibc
 import Synchronization
 
-/// One epoll loop on its own thread, with its own `SO_REUSEPORT` listener.
+/// One epoll loop on its own thread, with its own descriptor of the shared listener (or its own
+/// `SO_REUSEPORT` listener).
 /// The loop's mutable state (`connections`, buffers, `now`, `date`, `stopping`) is touched only by the
 /// loop's thread; that is why the class is `@unchecked Sendable`. Other threads use only `deliver`,
 /// `requestStop` and the lock and atomic members.
@@ -50,11 +51,13 @@ final class EventLoop: @unchecked Sendable {
     /// Connections accepted in the current `acceptAll` pass, counted once at its end (one lock, not one per accept).
     var acceptedSinceCount = 0
     let sweepInterval: UInt64
+    /// `EPOLLIN`, with `EPOLLEXCLUSIVE` when the listener is shared (which epoll_ctl cannot MOD, only DEL and ADD).
+    let listenerEvents: UInt32
     /// Copies of configuration values read on every request (no retain/release of the whole configuration).
     let accessLog: HTTPAccessLog
     let timeouts: (header: UInt64, body: UInt64, idle: UInt64, write: UInt64, linger: UInt64)
 
-    init(index: Int, core: ServerCore, listenFD: Int32) throws(HTTPError) {
+    init(index: Int, core: ServerCore, listenFD: Int32, exclusiveListener: Bool) throws(HTTPError) {
         let ep = try System.epollCreate()
         let wake: Int32
         do {
@@ -63,7 +66,8 @@ final class EventLoop: @unchecked Sendable {
             Socket.close(ep)
             throw error
         }
-        guard System.epollAdd(ep, listenFD, System.readable, EventLoop.listenerToken), System.epollAdd(ep, wake, System.readable, EventLoop.wakeToken)
+        let listenerEvents = exclusiveListener ? System.readable | System.exclusive : System.readable
+        guard System.epollAdd(ep, listenFD, listenerEvents, EventLoop.listenerToken), System.epollAdd(ep, wake, System.readable, EventLoop.wakeToken)
         else {
             let e = errno
             Socket.close(ep)
@@ -75,6 +79,7 @@ final class EventLoop: @unchecked Sendable {
         self.epfd = ep
         self.wakeFD = wake
         self.listenFD = listenFD
+        self.listenerEvents = listenerEvents
         readBuffer = .allocate(byteCount: 64 * 1024, alignment: 16)
         events = System.allocateEvents(EventLoop.maxEvents)
         let t = core.configuration.timeouts
@@ -207,7 +212,7 @@ final class EventLoop: @unchecked Sendable {
                     // Out of descriptors or memory: the pending connection stays queued and the level-triggered
                     // listener would wake us forever. Stop accepting briefly instead of spinning.
                     listenerPausedUntil = now &+ 100_000_000
-                    System.epollModify(epfd, listenFD, 0, EventLoop.listenerToken)
+                    System.epollRemove(epfd, listenFD)
                     return
                 }
                 continue
@@ -274,7 +279,7 @@ final class EventLoop: @unchecked Sendable {
     func sweep() {
         if listenFD >= 0 && listenerPausedUntil != 0 && now >= listenerPausedUntil {
             listenerPausedUntil = 0
-            System.epollModify(epfd, listenFD, System.readable, EventLoop.listenerToken)
+            _ = System.epollAdd(epfd, listenFD, listenerEvents, EventLoop.listenerToken)
         }
         for case let connection? in connections where connection.deadline <= now {
             if connection.phase == .lingering {

@@ -1,7 +1,7 @@
 import Glibc
 import Synchronization
 
-/// An HTTP/1.1 server: `eventLoops` epoll threads, each with its own `SO_REUSEPORT` listener,
+/// An HTTP/1.1 server: `eventLoops` epoll threads sharing one listener (or each with its own `SO_REUSEPORT` one),
 /// answering every request through one `HTTPHandler` (usually an `HTTPRouter`).
 ///
 /// ```swift
@@ -47,14 +47,18 @@ public final class HTTPServer: Sendable {
                 throw HTTPError(.internalServerError, code: "bad_port", message: "port \(config.port) out of range")
             }
             var loops: [EventLoop] = []
-            let first = try Socket.listen(host: config.host, port: config.port, backlog: config.backlog)
+            let perLoop = config.listener == .reusePortPerLoop
+            let first = try Socket.listen(host: config.host, port: config.port, backlog: config.backlog, reusePort: perLoop)
             var listeners = [first.fd]
             do throws(HTTPError) {
                 for _ in 1..<max(1, config.eventLoops) {
-                    listeners.append(try Socket.listen(host: config.host, port: first.port, backlog: config.backlog).fd)
+                    // Shared: every loop gets its own descriptor of the one socket, so each can close its own.
+                    listeners.append(perLoop
+                        ? try Socket.listen(host: config.host, port: first.port, backlog: config.backlog, reusePort: true).fd
+                        : try Socket.duplicate(first.fd))
                 }
                 for (i, fd) in listeners.enumerated() {
-                    loops.append(try EventLoop(index: i, core: core, listenFD: fd))
+                    loops.append(try EventLoop(index: i, core: core, listenFD: fd, exclusiveListener: !perLoop && listeners.count > 1))
                 }
             } catch {
                 for fd in listeners.dropFirst(loops.count) { Socket.close(fd) }

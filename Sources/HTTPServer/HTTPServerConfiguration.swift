@@ -4,8 +4,10 @@ public struct HTTPServerConfiguration: Sendable {
     public var host: String
     /// TCP port; 0 picks a free one (read it from `start()`).
     public var port: Int
-    /// Event-loop threads; each has its own `SO_REUSEPORT` listener. Defaults to the number of online cores.
+    /// Event-loop threads. Defaults to the number of online cores.
     public var eventLoops: Int
+    /// How the loops share the listening port.
+    public var listener: Listener
     /// `listen(2)` backlog.
     public var backlog: Int
     /// Size limits; past them requests are refused with 413/414/431.
@@ -14,6 +16,18 @@ public struct HTTPServerConfiguration: Sendable {
     public var timeouts: Timeouts
     /// Where access log lines go.
     public var accessLog: HTTPAccessLog
+
+    /// How event loops get new connections.
+    public enum Listener: Sendable, Equatable {
+        /// One listening socket in every loop's epoll set with `EPOLLEXCLUSIVE`: the kernel wakes one
+        /// loop that is waiting, and that loop accepts what is queued. Connections go to loops with time
+        /// to spare, so on a busy machine they gather on fewer loops (fewer context switches), as with
+        /// nginx's default `listen`. The default.
+        case shared
+        /// A `SO_REUSEPORT` listener per loop: the kernel spreads connections over the loops by a hash of
+        /// the addresses, whether or not a loop is busy (nginx's `listen ... reuseport`).
+        case reusePortPerLoop
+    }
 
     /// Limits on what clients may send and hold.
     public struct Limits: Sendable {
@@ -51,12 +65,13 @@ public struct HTTPServerConfiguration: Sendable {
 
     /// A configuration; every parameter has a default.
     public init(
-        host: String = "127.0.0.1", port: Int = 8080, eventLoops: Int? = nil, backlog: Int = 1024,
-        limits: Limits = Limits(), timeouts: Timeouts = Timeouts(), accessLog: HTTPAccessLog = .off
+        host: String = "127.0.0.1", port: Int = 8080, eventLoops: Int? = nil, listener: Listener = .shared,
+        backlog: Int = 1024, limits: Limits = Limits(), timeouts: Timeouts = Timeouts(), accessLog: HTTPAccessLog = .off
     ) {
         self.host = host
         self.port = port
         self.eventLoops = eventLoops ?? System.onlineCores()
+        self.listener = listener
         self.backlog = backlog
         self.limits = limits
         self.timeouts = timeouts

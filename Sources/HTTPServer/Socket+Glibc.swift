@@ -3,9 +3,10 @@ import Glibc
 
 /// Every raw system call of the module, with EINTR retried where a retry is correct.
 enum Socket {
-    /// Opens a non-blocking listening socket on `host:port` with SO_REUSEADDR and SO_REUSEPORT (so each
-    /// event loop can have its own listener on the same port). Returns the socket and the bound port.
-    static func listen(host: String, port: Int, backlog: Int) throws(HTTPError) -> (fd: Int32, port: Int) {
+    /// Opens a non-blocking listening socket on `host:port` with SO_REUSEADDR, and SO_REUSEPORT when
+    /// `reusePort` (so each event loop can have its own listener on the same port). Returns the socket
+    /// and the bound port.
+    static func listen(host: String, port: Int, backlog: Int, reusePort: Bool) throws(HTTPError) -> (fd: Int32, port: Int) {
         var hints = addrinfo()
         hints.ai_family = AF_UNSPEC
         hints.ai_socktype = Int32(SOCK_STREAM.rawValue)
@@ -24,7 +25,7 @@ enum Socket {
         // Accepted sockets inherit TCP_NODELAY from the listener on Linux: one setsockopt per server
         // instead of one per connection.
         _ = cepoll_set_int_option(fd, Int32(IPPROTO_TCP), TCP_NODELAY, 1)
-        guard cepoll_set_int_option(fd, SOL_SOCKET, SO_REUSEPORT, 1) == 0 else {
+        guard !reusePort || cepoll_set_int_option(fd, SOL_SOCKET, SO_REUSEPORT, 1) == 0 else {
             let e = errno
             Glibc.close(fd)
             throw HTTPError.system("setsockopt(SO_REUSEPORT)", errno: e)
@@ -141,6 +142,13 @@ enum Socket {
 
     static func close(_ fd: Int32) { _ = Glibc.close(fd) }
 
+    /// Another descriptor for the same socket (each loop closes its own; the socket closes with the last).
+    static func duplicate(_ fd: Int32) throws(HTTPError) -> Int32 {
+        let copy = cepoll_dup_cloexec(fd)
+        guard copy >= 0 else { throw HTTPError.system("fcntl(F_DUPFD_CLOEXEC)", errno: errno) }
+        return copy
+    }
+
     /// Adds 1 to an eventfd, waking the loop that polls it.
     static func signal(eventFD fd: Int32) {
         var one: UInt64 = 1
@@ -173,6 +181,8 @@ enum System {
     static let readable = CEPOLL_IN
     static let writable = CEPOLL_OUT
     static let errorOrHangUp = CEPOLL_ERR | CEPOLL_HUP
+    /// With a listener shared by several epoll sets: wake one waiting loop per new connection, not all.
+    static let exclusive = CEPOLL_EXCLUSIVE
 
     static func epollCreate() throws(HTTPError) -> Int32 {
         let fd = cepoll_create()

@@ -78,10 +78,6 @@ do {
     fail("\(error)")
 }
 
-if let problem = PortProbe.problem(host: options.host, port: options.port) {
-    fail(problem)
-}
-
 let server: HTTPServer
 let port: Int
 do {
@@ -89,6 +85,9 @@ do {
     service.attach(server)
     port = try server.start()
 } catch {
+    // The loops share one listener bound without SO_REUSEPORT, so a second flagserver on the same port
+    // fails here instead of silently splitting the traffic with the first (each with its own database).
+    if error.errno == EADDRINUSE { fail("port \(options.port) on \(options.host) is already in use (another flagserver?)") }
     fail("cannot listen on \(options.host):\(options.port): \(error)")
 }
 

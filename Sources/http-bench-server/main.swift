@@ -2,7 +2,7 @@ import HTTPServer
 import Glibc
 
 // Serves a fixed 750-byte JSON document with an ETag on every path, for Benchmarks/http-vs-nginx.sh.
-// Usage: http-bench-server PORT [LOOPS] [BODYFILE]
+// Usage: http-bench-server PORT [LOOPS] [BODYFILE]; LISTENER=reuseport for a SO_REUSEPORT listener per loop.
 
 let arguments = CommandLine.arguments
 let port = arguments.count > 1 ? Int(arguments[1]) ?? 8081 : 8081
@@ -35,7 +35,8 @@ struct Fixed: HTTPHandler {
     }
 }
 
-let server = HTTPServer(configuration: HTTPServerConfiguration(host: "127.0.0.1", port: port, eventLoops: loops, backlog: 4096,
+let listener: HTTPServerConfiguration.Listener = getenv("LISTENER").map { String(cString: $0) } == "reuseport" ? .reusePortPerLoop : .shared
+let server = HTTPServer(configuration: HTTPServerConfiguration(host: "127.0.0.1", port: port, eventLoops: loops, listener: listener, backlog: 4096,
                                                                limits: { var l = HTTPServerConfiguration.Limits(); l.maxConnections = 60_000; return l }()),
                         handler: Fixed(response: response))
 do {

@@ -164,6 +164,40 @@ let storedValue = Mutex<[UInt8]>([])
         }
     }
 
+    @Test(arguments: [HTTPServerConfiguration.Listener.shared, .reusePortPerLoop])
+    func manyConnectionsOverTwoLoopsAreAllServed(listener: HTTPServerConfiguration.Listener) async throws {
+        var b = HTTPRouter.Builder()
+        b.add(.GET, "/n") { request, _ in .text(request.queryParameter("i") ?? "") }
+        let server = HTTPServer(configuration: HTTPServerConfiguration(port: 0, eventLoops: 2, listener: listener), handler: try b.build())
+        let port = try server.start()
+        defer { server.shutdown() }
+        // Connections opened together, then each asked twice (keep-alive), then answered in full.
+        let clients = try (0..<40).map { _ in try RawClient(port: port) }
+        for round in 0..<2 {
+            for (i, client) in clients.enumerated() { try client.send("GET /n?i=\(i)-\(round) HTTP/1.1\r\nHost: h\r\n\r\n") }
+            for (i, client) in clients.enumerated() {
+                let response = try #require(try await offPool { try client.readResponse() })
+                #expect(response.text == "\(i)-\(round)")
+            }
+        }
+        #expect(server.metrics().connectionsAccepted == 40)
+        #expect(server.metrics().responsesTotal == 80)
+    }
+
+    @Test func aSecondServerOnTheSamePortFailsToStartWithTheSharedListener() throws {
+        let first = HTTPServer(configuration: HTTPServerConfiguration(port: 0, eventLoops: 2), handler: try HTTPRouter.Builder().build())
+        let port = try first.start()
+        defer { first.shutdown() }
+        let second = HTTPServer(configuration: HTTPServerConfiguration(port: port, eventLoops: 2), handler: try HTTPRouter.Builder().build())
+        do {
+            try second.start()
+            second.shutdown()
+            Issue.record("the second server started on a port in use")
+        } catch {
+            #expect(error.errno == EADDRINUSE)
+        }
+    }
+
     @Test func startReportsBindFailureWithErrno() throws {
         let first = HTTPServer(configuration: HTTPServerConfiguration(port: 0, eventLoops: 1), handler: try HTTPRouter.Builder().build())
         let port = try first.start()

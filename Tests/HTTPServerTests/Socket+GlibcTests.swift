@@ -4,7 +4,7 @@ import Testing
 
 @Suite struct SocketGlibcTests {
     @Test func acceptedSocketsAreNonBlockingWithNoDelay() async throws {
-        let (listener, port) = try Socket.listen(host: "127.0.0.1", port: 0, backlog: 8)
+        let (listener, port) = try Socket.listen(host: "127.0.0.1", port: 0, backlog: 8, reusePort: false)
         defer { Socket.close(listener) }
         #expect(port > 0)
         let client = try RawClient(port: port)
@@ -38,7 +38,7 @@ import Testing
     }
 
     @Test func listenOnIPv6Loopback() throws {
-        let (fd, port) = try Socket.listen(host: "::1", port: 0, backlog: 8)
+        let (fd, port) = try Socket.listen(host: "::1", port: 0, backlog: 8, reusePort: false)
         Socket.close(fd)
         #expect(port > 0)
     }
@@ -56,12 +56,48 @@ import Testing
         var len = socklen_t(MemoryLayout<sockaddr_in>.size)
         _ = withUnsafeMutablePointer(to: &bound) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &len) } }
         do {
-            let (l, _) = try Socket.listen(host: "127.0.0.1", port: Int(UInt16(bigEndian: bound.sin_port)), backlog: 8)
+            let (l, _) = try Socket.listen(host: "127.0.0.1", port: Int(UInt16(bigEndian: bound.sin_port)), backlog: 8, reusePort: true)
             Socket.close(l)
             Issue.record("bind should have failed")
         } catch {
             #expect(error.errno == EADDRINUSE)
         }
+    }
+
+    @Test func aSecondListenerWithoutReusePortIsRefusedButWithItIsLetIn() throws {
+        // Why the shared listener is the default: without SO_REUSEPORT a second server on the same port
+        // (another flagserver with another database) fails to start instead of taking half the traffic.
+        let (first, port) = try Socket.listen(host: "127.0.0.1", port: 0, backlog: 8, reusePort: false)
+        defer { Socket.close(first) }
+        #expect(throws: HTTPError.self) { try Socket.listen(host: "127.0.0.1", port: port, backlog: 8, reusePort: false) }
+        do {
+            _ = try Socket.listen(host: "127.0.0.1", port: port, backlog: 8, reusePort: false)
+        } catch {
+            #expect(error.errno == EADDRINUSE)
+        }
+        let (a, shared) = try Socket.listen(host: "127.0.0.1", port: 0, backlog: 8, reusePort: true)
+        defer { Socket.close(a) }
+        let (b, again) = try Socket.listen(host: "127.0.0.1", port: shared, backlog: 8, reusePort: true)
+        defer { Socket.close(b) }
+        #expect(again == shared)
+    }
+
+    @Test func aDuplicateDescriptorKeepsTheListenerOpenAfterTheOriginalCloses() throws {
+        let (listener, port) = try Socket.listen(host: "127.0.0.1", port: 0, backlog: 8, reusePort: false)
+        let copy = try Socket.duplicate(listener)
+        defer { Socket.close(copy) }
+        #expect(copy != listener)
+        #expect(fcntl(copy, F_GETFD) & FD_CLOEXEC != 0)
+        Socket.close(listener)
+        // Still listening through the copy: a client connects and is accepted there.
+        let client = try RawClient(port: port)
+        _ = client
+        var accepted: Int32 = -1
+        for _ in 0..<200 where accepted < 0 {
+            if case .accepted(let fd, _)? = Socket.accept(copy) { accepted = fd } else { System.sleep(milliseconds: 5) }
+        }
+        #expect(accepted >= 0)
+        if accepted >= 0 { Socket.close(accepted) }
     }
 
     @Test func durationsInNanoseconds() {
