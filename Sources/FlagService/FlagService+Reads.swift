@@ -19,7 +19,6 @@ extension FlagService {
             return Self.json(["environments": .array(list)])
         }
 
-        // The hot path: a lock, a lookup, and a prebuilt response. Never SQLite.
         // The hot path: a lock, a lookup, and a prebuilt response returned by reference. Never SQLite.
         routes.sync(.GET, "/v1/environments/{env}/document") { [self] request, context in
             try requireReader(request)

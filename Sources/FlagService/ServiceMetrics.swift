@@ -10,7 +10,9 @@ public final class ServiceMetrics: Sendable {
     /// One route's counters. Handlers hold a reference, so recording is one uncontended lock, no lookup.
     public final class Route: Sendable {
         struct Values {
-            var byStatus: [Int: Int] = [:]
+            /// Indexed by status code (100-599; anything else is counted as 0): an array, not a
+            /// dictionary, because this is updated on every request.
+            var byStatus = [Int](repeating: 0, count: 600)
             var buckets = [Int](repeating: 0, count: ServiceMetrics.latencyBuckets.count)
             var count = 0
             var sumNanoseconds: UInt64 = 0
@@ -32,7 +34,7 @@ public final class ServiceMetrics: Sendable {
             let seconds = Double(nanoseconds) / 1e9
             let bucket = ServiceMetrics.latencyBuckets.firstIndex { seconds <= $0 }
             values.withLock { v in
-                v.byStatus[status, default: 0] += 1
+                v.byStatus[status >= 0 && status < 600 ? status : 0] += 1
                 if let bucket { v.buckets[bucket] += 1 }
                 v.count += 1
                 v.sumNanoseconds &+= nanoseconds
@@ -79,7 +81,7 @@ public final class ServiceMetrics: Sendable {
         for route in all {
             let v = route.values.withLock { $0 }
             let labels = "method=\"\(route.method)\",route=\"\(route.pattern)\""
-            for (status, count) in v.byStatus.sorted(by: { $0.key < $1.key }) {
+            for (status, count) in v.byStatus.enumerated() where count > 0 {
                 out += "flagserver_requests_total{\(labels),status=\"\(status)\"} \(count)\n"
             }
             var cumulative = 0

@@ -50,10 +50,10 @@ public final class Snapshot: Sendable {
             "ETag": etag, "Cache-Control": Snapshot.cacheControl, "Vary": "Authorization",
             "Last-Modified": Snapshot.httpDate(record.createdAtMilliseconds),
         ]
-        okResponse = HTTPResponse.json(body, headers: headers)
+        okResponse = HTTPResponse.json(body, headers: headers).encodingHead()
         ofrep = OFREPSnapshot(document: document, version: record.number, environment: record.environment,
                               contentHash: record.contentHash)
-        notModifiedResponse = HTTPResponse.empty(.notModified, headers: headers)
+        notModifiedResponse = HTTPResponse.empty(.notModified, headers: headers).encodingHead()
     }
 
     /// The ETag of version `version` with content `contentHash`: `"<version>-<first 16 hex digits>"`.

@@ -1,5 +1,6 @@
 extension Connection {
-    /// Appends the status line, the handler's headers (minus the ones the server owns), `Date`,
+    /// Appends the status line and the handler's headers minus the ones the server owns (encoded already
+    /// when the response was made with `encodingHead()`), `Date`,
     /// `Content-Length`, `Connection`, and the body unless the request was `HEAD` or the status forbids one.
     func serialize(_ response: HTTPResponse, for request: InFlight, close: Bool) {
         let status = response.status
@@ -9,17 +10,12 @@ extension Connection {
         // dynamic exclusivity check.
         withOutputBuffer { out in
             // One allocation when the buffer must grow instead of a series of doublings.
-            out.reserveCapacity(out.count + 192 + response.headers.count * 48 + response.body.count)
-            out.append(contentsOf: EventLoop.statusLinePrefix)
-            Connection.appendDecimal(status.code, to: &out)
-            out.append(0x20)
-            out.append(contentsOf: status.reasonPhrase.utf8)
-            out.append(contentsOf: EventLoop.crlf)
-            for field in response.headers where !Connection.isServerOwned(field.name) {
-                out.append(contentsOf: field.name.utf8)
-                out.append(contentsOf: EventLoop.colonSpace)
-                out.append(contentsOf: field.value.utf8)
-                out.append(contentsOf: EventLoop.crlf)
+            if let head = response.encodedHead {
+                out.reserveCapacity(out.count + head.count + 128 + response.body.count)
+                out.append(contentsOf: head)
+            } else {
+                out.reserveCapacity(out.count + 192 + response.headers.count * 48 + response.body.count)
+                HTTPResponse.appendHead(status: status, headers: response.headers, to: &out)
             }
             out.append(contentsOf: loop.date.line)
             if !status.forbidsBody {

@@ -14,6 +14,16 @@ public struct HTTPRouter: HTTPHandler {
         let segments: [Segment]
         let handlers: [HTTPMethod: any HTTPHandler]
         let allow: [HTTPMethod]
+        /// Each literal segment's UTF-8 bytes (empty for parameters), compared without building strings.
+        let literalBytes: [[UInt8]]
+
+        init(pattern: String, segments: [Segment], handlers: [HTTPMethod: any HTTPHandler], allow: [HTTPMethod]) {
+            self.pattern = pattern
+            self.segments = segments
+            self.handlers = handlers
+            self.allow = allow
+            literalBytes = segments.map { if case .literal(let l) = $0 { Array(l.utf8) } else { [] } }
+        }
     }
 
     let staticEntries: [String: Entry]
@@ -127,21 +137,40 @@ public struct HTTPRouter: HTTPHandler {
         (Array(staticEntries.values) + parameterEntries).flatMap { e in e.handlers.keys.map { ($0, e.pattern) } }
     }
 
+    /// The route whose pattern matches `path` segment by segment (literals exactly, parameters any
+    /// non-empty segment, percent-decoded). Walks the path's bytes in place: this runs for every request
+    /// to a route with parameters, and splitting the path into an array of substrings cost more than
+    /// the rest of the routing.
     func matchParameters(_ path: String) -> Result<(Entry, HTTPPathParameters), HTTPError>? {
-        let parts = path.utf8.split(separator: 0x2F, omittingEmptySubsequences: false).dropFirst()
-        candidates: for entry in parameterEntries where entry.segments.count == parts.count {
+        var path = path
+        return path.withUTF8 { bytes in matchParameters(bytes) }
+    }
+
+    func matchParameters(_ bytes: UnsafeBufferPointer<UInt8>) -> Result<(Entry, HTTPPathParameters), HTTPError>? {
+        // Segments are what lies between slashes after the first one (`/a/b` has "a" and "b").
+        var slashes = 0
+        for b in bytes where b == 0x2F { slashes += 1 }
+        guard let firstSlash = bytes.firstIndex(of: 0x2F) else { return nil }
+        candidates: for entry in parameterEntries where entry.segments.count == slashes {
             var pairs: [(name: String, value: String)] = []
-            for (segment, part) in zip(entry.segments, parts) {
+            var start = firstSlash + 1
+            for (index, segment) in entry.segments.enumerated() {
+                var end = start
+                while end < bytes.count && bytes[end] != 0x2F { end += 1 }
+                let part = UnsafeBufferPointer(rebasing: bytes[start..<end])
                 switch segment {
-                case .literal(let literal):
-                    guard literal.utf8.elementsEqual(part) else { continue candidates }
+                case .literal:
+                    guard part.elementsEqual(entry.literalBytes[index]) else { continue candidates }
                 case .parameter(let name):
                     guard !part.isEmpty else { continue candidates }
-                    guard let value = HTTPRequest.percentDecode(Substring(part)) else {
+                    let raw = String(decoding: part, as: UTF8.self)
+                    guard let value = part.contains(0x25) ? HTTPRequest.percentDecode(raw) : raw else {
                         return .failure(HTTPError(.badRequest, code: "malformed_path", message: "bad percent-encoding in \(name)"))
                     }
+                    if pairs.isEmpty { pairs.reserveCapacity(entry.segments.count) }
                     pairs.append((name, value))
                 }
+                start = end + 1
             }
             return .success((entry, HTTPPathParameters(pairs)))
         }

@@ -14,4 +14,46 @@ import Testing
         #expect(HTTPResponse.text("hi").headers["content-type"] == "text/plain; charset=utf-8")
         #expect(HTTPResponse.empty(.notModified, headers: ["ETag": "x"]).body.isEmpty)
     }
+
+    @Test func anEncodedHeadIsExactlyWhatWouldBeEncodedAndIsDroppedByAnyChange() {
+        let plain = HTTPResponse.json("{}", headers: ["ETag": "\"7\"", "Content-Length": "999", "Cache-Control": "no-cache"])
+        let encoded = plain.encodingHead()
+        #expect(encoded.encodedHead == HTTPResponse.encodeHead(status: plain.status, headers: plain.headers))
+        #expect(String(decoding: encoded.encodedHead ?? [], as: UTF8.self)
+            == "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nETag: \"7\"\r\nCache-Control: no-cache\r\n")
+        var changedHeaders = encoded
+        changedHeaders.headers.add(name: "X-Later", value: "1")
+        #expect(changedHeaders.encodedHead == nil)
+        var changedStatus = encoded
+        changedStatus.status = .created
+        #expect(changedStatus.encodedHead == nil)
+        var changedBody = encoded
+        changedBody.body = [0x31]
+        #expect(changedBody.encodedHead != nil)  // the body is not part of the head
+    }
+
+    @Test func anEncodedHeadGoesOutByteForByteLikeAnUnencodedOne() async throws {
+        let response = HTTPResponse.json("{\"a\":1}", headers: ["ETag": "\"7\"", "Cache-Control": "public, max-age=5"])
+        let encoded = response.encodingHead()
+        var changing = encoded
+        changing.headers.add(name: "X-Changed", value: "yes")
+        let changed = changing
+        try await withServer(routes: { b in
+            b.add(.GET, "/plain") { _, _ in response }
+            b.add(.GET, "/encoded") { _, _ in encoded }
+            b.add(.GET, "/changed") { _, _ in changed }
+        }) { _, port in
+            let c = try RawClient(port: port)
+            var answers: [RawClient.Response] = []
+            for path in ["/plain", "/encoded", "/changed"] {
+                try c.send("GET \(path) HTTP/1.1\r\nHost: h\r\n\r\n")
+                answers.append(try #require(try await offPool { try c.readResponse() }))
+            }
+            let withoutDate = answers.map { $0.headers.filter { $0.0 != "Date" }.map { "\($0.0): \($0.1)" } }
+            #expect(withoutDate[0] == withoutDate[1])
+            #expect(withoutDate[1] == ["Content-Type: application/json", "ETag: \"7\"", "Cache-Control: public, max-age=5", "Content-Length: 7"])
+            #expect(answers[1].text == "{\"a\":1}")
+            #expect(answers[2].header("X-Changed") == "yes")
+        }
+    }
 }

@@ -106,3 +106,48 @@ func route(_ router: HTTPRouter, _ method: HTTPMethod, _ target: String) async -
         #expect(throws: HTTPError.self) { try repeated.build() }
     }
 }
+
+extension HTTPRouterTests {
+    /// The matcher walks bytes in place; this checks it against the plain split-and-compare definition of
+    /// a match over generated paths (slashes, empty segments, escapes good and bad, non-ASCII).
+    @Test func inPlaceMatchingAgreesWithSplittingThePath() throws {
+        var b = HTTPRouter.Builder()
+        let patterns = ["/v1/environments/{env}/document", "/v1/environments/{env}/flags/{key}", "/v1/environments/{env}/versions/{n}",
+                        "/v1/environments/{env}/versions", "/{a}", "/x/{b}/y", "/x/{b}/{c}", "/ofrep/v1/evaluate/flags/{key}"]
+        for pattern in patterns { b.add(.GET, pattern) { _, _ in .text("") } }
+        let router = try b.build()
+        let pieces = ["v1", "environments", "production", "flags", "document", "versions", "x", "y", "", "%41", "%zz", "%C3%BC", "ü", "a%2Fb",
+                      "ofrep", "evaluate", "42"]
+        var generator = SystemRandomNumberGenerator()
+        for _ in 0..<5_000 {
+            let count = Int.random(in: 1...6, using: &generator)
+            let path = "/" + (0..<count).map { _ in pieces.randomElement(using: &generator) ?? "" }.joined(separator: "/")
+            let expected = Self.referenceMatch(router, path)
+            let actual: String? = switch router.matchParameters(path) {
+            case .none: nil
+            case .some(.failure(let error)): "error \(error.code)"
+            case .some(.success(let (entry, parameters))): entry.pattern + " " + parameters.pairs.map { "\($0.name)=\($0.value)" }.joined(separator: ",")
+            }
+            #expect(actual == expected, "\(path)")
+        }
+    }
+
+    static func referenceMatch(_ router: HTTPRouter, _ path: String) -> String? {
+        let parts = path.split(separator: "/", omittingEmptySubsequences: false).dropFirst()
+        candidates: for entry in router.parameterEntries where entry.segments.count == parts.count {
+            var pairs: [String] = []
+            for (segment, part) in zip(entry.segments, parts) {
+                switch segment {
+                case .literal(let literal):
+                    guard literal == part else { continue candidates }
+                case .parameter(let name):
+                    guard !part.isEmpty else { continue candidates }
+                    guard let value = HTTPRequest.percentDecode(part) else { return "error malformed_path" }
+                    pairs.append("\(name)=\(value)")
+                }
+            }
+            return entry.pattern + " " + pairs.joined(separator: ",")
+        }
+        return nil
+    }
+}
