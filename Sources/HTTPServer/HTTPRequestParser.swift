@@ -95,19 +95,20 @@ struct HTTPRequestParser {
         var request = try HTTPRequestParser.parseHeadBlock(UnsafeRawBufferPointer(rebasing: buffer[0..<end]), limits)
         scanned = 0
         let framing = try HTTPRequestParser.framing(of: &request, limits)
-        pending = request
-        expectsContinue = framing.expectsContinue
         switch framing.body {
         case .none:
-            return (end + 4, finish())
+            // Most requests: handed out directly, never stored in `pending` (saves a copy and a destroy).
+            return (end + 4, .request(request))
         case .length(let n):
             // Reserve at most 64 KiB up front: a client announcing a large body and then stalling must not
             // make every connection hold `maxBodyBytes`.
-            pending?.body.reserveCapacity(min(n, 64 * 1024))
+            request.body.reserveCapacity(min(n, 64 * 1024))
             state = .body(remaining: n)
         case .chunked:
             state = .chunkSize
         }
+        pending = request
+        expectsContinue = framing.expectsContinue
         return (end + 4, expectsContinue && end + 4 == buffer.count ? .continueNeeded : .needMore)
     }
 

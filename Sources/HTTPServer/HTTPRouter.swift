@@ -16,6 +16,9 @@ public struct HTTPRouter: HTTPHandler {
         let allow: [HTTPMethod]
         /// Each literal segment's UTF-8 bytes (empty for parameters), compared without building strings.
         let literalBytes: [[UInt8]]
+        /// `handlers` as a list: a route has one to three methods, and comparing a few short strings is
+        /// cheaper than hashing one on every request.
+        let handlerList: [(method: HTTPMethod, handler: any HTTPHandler)]
 
         init(pattern: String, segments: [Segment], handlers: [HTTPMethod: any HTTPHandler], allow: [HTTPMethod]) {
             self.pattern = pattern
@@ -23,6 +26,13 @@ public struct HTTPRouter: HTTPHandler {
             self.handlers = handlers
             self.allow = allow
             literalBytes = segments.map { if case .literal(let l) = $0 { Array(l.utf8) } else { [] } }
+            handlerList = allow.compactMap { method in handlers[method].map { (method, $0) } }
+        }
+
+        /// The handler for `method`, or nil.
+        func handler(for method: HTTPMethod) -> (any HTTPHandler)? {
+            for entry in handlerList where entry.method == method { return entry.handler }
+            return nil
         }
     }
 
@@ -123,9 +133,9 @@ public struct HTTPRouter: HTTPHandler {
                 context.pathParameters = parameters
             }
         }
-        if let handler = entry.handlers[request.method] {
+        if let handler = entry.handler(for: request.method) {
             handler.handle(request, context: context, responder: responder)
-        } else if request.method == .HEAD, let handler = entry.handlers[.GET] {
+        } else if request.method == .HEAD, let handler = entry.handler(for: .GET) {
             handler.handle(request, context: context, responder: responder)
         } else {
             responder.fail(.methodNotAllowed(request.method, allowed: entry.allow))
