@@ -111,7 +111,7 @@ public struct Rollout: Sendable, Hashable, Comparable, CustomStringConvertible {
     public init?(percent: Double) {
         guard percent.isFinite, percent >= 0, percent <= 100 else { return nil }
         let text = "\(percent)"
-        if text.contains("e") {
+        if text.utf8.contains(UInt8(ascii: "e")) {
             guard percent == 0 else { return nil }
         } else if let point = text.firstIndex(of: ".") {
             let decimals = text[text.index(after: point)...]

@@ -1,5 +1,3 @@
-import Foundation
-
 /// JSON pointers (RFC 6901) that name where in a document a problem is, e.g.
 /// `/flags/premiumFeaturesLocked/rules/1/rollout`.
 public enum JSONPath {
@@ -16,8 +14,19 @@ public enum JSONPath {
 
     /// One reference token, escaped.
     public static func escape(_ token: String) -> String {
-        guard token.contains("~") || token.contains("/") else { return token }
-        return token.replacingOccurrences(of: "~", with: "~0").replacingOccurrences(of: "/", with: "~1")
+        // Byte checks, not `String.contains(String)`: with Foundation imported that resolves to a
+        // locale-aware `range(of:)`, and this runs for every reference a document's validation visits.
+        guard token.utf8.contains(UInt8(ascii: "~")) || token.utf8.contains(UInt8(ascii: "/")) else { return token }
+        var escaped = ""
+        escaped.reserveCapacity(token.utf8.count + 4)
+        for character in token.unicodeScalars {
+            switch character {
+            case "~": escaped += "~0"
+            case "/": escaped += "~1"
+            default: escaped.unicodeScalars.append(character)
+            }
+        }
+        return escaped
     }
 
     /// `base` extended by more tokens.

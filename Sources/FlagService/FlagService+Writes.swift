@@ -90,12 +90,12 @@ extension FlagService {
     static func answer(_ responder: HTTPResponder, flag key: String?) -> @Sendable (WriteOutcome) -> Void {
         { outcome in
             switch outcome {
-            case .published(let snapshot):
-                var body = Snapshot.metadata(snapshot.record)
+            case .published(let published):
+                var body = Snapshot.metadata(published.record)
                 body["changed"] = true
-                body["etag"] = .string(snapshot.etag)
-                if let key, let flag = snapshot.document.flags[key] { body["flag"] = flag.jsonValue }
-                responder.respond(json(body, headers: ["ETag": snapshot.etag]))
+                body["etag"] = .string(published.etag)
+                if let key, let flag = published.document.flags[key] { body["flag"] = flag.jsonValue }
+                responder.respond(json(body, headers: ["ETag": published.etag]))
             case .unchanged(let record):
                 var body = Snapshot.metadata(record)
                 let etag = Snapshot.makeETag(version: record.number, contentHash: record.contentHash)

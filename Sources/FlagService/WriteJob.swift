@@ -48,10 +48,28 @@ public struct WriteJob: Sendable {
     }
 }
 
+/// A version a write committed: what its answer reports.
+public struct PublishedVersion: Sendable {
+    /// The stored version.
+    public let record: VersionRecord
+    /// Its document.
+    public let document: FlagDocument
+    /// Its entity tag, as GET serves it.
+    public let etag: String
+    /// The version number.
+    public var version: Int { record.number }
+
+    init(record: VersionRecord, document: FlagDocument) {
+        self.record = record
+        self.document = document
+        etag = Snapshot.makeETag(version: record.number, contentHash: record.contentHash)
+    }
+}
+
 /// What became of a `WriteJob`.
 public enum WriteOutcome: Sendable {
-    /// A new version was committed durably and is now served.
-    case published(Snapshot)
+    /// A new version was committed durably and is now served (or a newer one from the same group commit is).
+    case published(PublishedVersion)
     /// The content was already current; nothing was written. Carries the current version.
     case unchanged(VersionRecord)
     /// Refused or failed; nothing was written.

@@ -3,8 +3,10 @@ import FlagStore
 
 /// Committing: group commits of publishes, and rollbacks.
 extension WriteQueue {
-    /// Writes `batch` in one durable transaction, installs every new snapshot, THEN completes the jobs,
-    /// so a client that got its 200 reads the new version on its next GET.
+    /// Writes `batch` in one durable transaction, installs the newest snapshot of each environment, THEN
+    /// completes the jobs, so a client that got its 200 reads its version (or a newer one) on its next GET.
+    /// A snapshot (response bytes, OFREP answers) is built only for the last version of an environment in
+    /// the batch: the ones before it would be replaced before anyone could read them.
     func flush(_ batch: inout [(job: WriteJob, request: PublishRequest, document: FlagDocument)]) {
         guard !batch.isEmpty else { return }
         defer { batch.removeAll() }
@@ -21,16 +23,17 @@ extension WriteQueue {
         metrics.batches.add(1, ordering: .relaxed)
         var outcomes: [WriteOutcome] = []
         outcomes.reserveCapacity(batch.count)
+        var newest: [String: PublishedVersion] = [:]
         for (entry, result) in zip(batch, results) {
             switch result {
             case .success(.published(let record)):
-                let snapshot = Snapshot(record: record, document: entry.document, documentIsCanonical: true)
-                snapshots.install(snapshot)
+                let published = PublishedVersion(record: record, document: entry.document)
+                newest[record.environment] = published
                 metrics.recordPublish(changed: true)
                 logger.log(.info, "publish", ["env": record.environment, "version": "\(record.number)",
                                               "author": record.author, "hash": record.contentHash,
                                               "batch": "\(batch.count)", "message": record.message])
-                outcomes.append(.published(snapshot))
+                outcomes.append(.published(published))
             case .success(.unchanged(let record)):
                 metrics.recordPublish(changed: false)
                 outcomes.append(.unchanged(record))
@@ -39,6 +42,9 @@ extension WriteQueue {
                 logger.log(.warning, "publish_refused", ["env": entry.request.environment, "error": "\(error)"])
                 outcomes.append(.failed(ServiceError.store(error)))
             }
+        }
+        for published in newest.values {
+            snapshots.install(Snapshot(record: published.record, document: published.document, documentIsCanonical: true))
         }
         for (entry, outcome) in zip(batch, outcomes) { entry.job.completion(outcome) }
     }
@@ -75,7 +81,7 @@ extension WriteQueue {
                 metrics.recordPublish(changed: true)
                 logger.log(.info, "rollback", ["env": environment, "version": "\(record.number)", "from": "\(number)",
                                                "author": record.author, "message": record.message])
-                job.completion(.published(snapshot))
+                job.completion(.published(PublishedVersion(record: record, document: document)))
             case .unchanged(let record):
                 metrics.recordPublish(changed: false)
                 job.completion(.unchanged(record))
