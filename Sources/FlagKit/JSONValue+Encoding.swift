@@ -46,14 +46,15 @@ extension JSONValue {
         case .object(let members):
             guard !members.isEmpty else { output.append(contentsOf: "{}".utf8); return }
             output.append(UInt8(ascii: "{"))
-            let keys = members.keys.sorted(by: Self.utf8Order)
-            for (position, key) in keys.enumerated() {
+            // Sorted pairs, not sorted keys and a lookup per key: no second hash of every key.
+            let sortedMembers = members.sorted { Self.utf8Order($0.key, $1.key) }
+            for (position, member) in sortedMembers.enumerated() {
                 if position > 0 { output.append(UInt8(ascii: ",")) }
                 Self.newline(into: &output, indent: indent, level: level + 1)
-                Self.writeString(key, into: &output)
+                Self.writeString(member.key, into: &output)
                 output.append(UInt8(ascii: ":"))
                 if indent != nil { output.append(UInt8(ascii: " ")) }
-                members[key, default: .null].write(into: &output, indent: indent, level: level + 1)
+                member.value.write(into: &output, indent: indent, level: level + 1)
             }
             Self.newline(into: &output, indent: indent, level: level)
             output.append(UInt8(ascii: "}"))
@@ -84,9 +85,17 @@ extension JSONValue {
         writeString(value, into: &output)
     }
 
+    private static let hexDigits: [UInt8] = Array("0123456789abcdef".utf8)
+
     private static func writeString(_ value: String, into output: inout [UInt8]) {
-        let hex = Array("0123456789abcdef".utf8)
         output.append(UInt8(ascii: "\""))
+        // Most strings (keys, identifiers, versions) need no escape: one bulk copy instead of byte appends.
+        if !value.utf8.contains(where: { $0 < 0x20 || $0 == UInt8(ascii: "\"") || $0 == UInt8(ascii: "\\") }) {
+            output.append(contentsOf: value.utf8)
+            output.append(UInt8(ascii: "\""))
+            return
+        }
+        let hex = hexDigits
         for byte in value.utf8 {
             switch byte {
             case UInt8(ascii: "\""): output.append(contentsOf: "\\\"".utf8)

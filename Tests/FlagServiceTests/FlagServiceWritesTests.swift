@@ -119,6 +119,13 @@ import Testing
         #expect(try await server.write("PUT", flag, json: "true", contentType: "text/plain").status == 415)
         #expect(try await server.write("PUT", flag, json: "true", contentType: "application/x-www-form-urlencoded").status == 415)
         #expect(try await server.write("PUT", flag, json: "true", contentType: "application/merge-patch+json").status == 200)
+        // Media types that are all separator or space: refused, and the server is still there (`;` once
+        // split into nothing and crashed it).
+        for odd in [";", " ; charset=utf-8", " ", "\t;"] {
+            #expect(try await server.write("PUT", flag, json: "true", contentType: odd).status == 415, "\(odd)")
+        }
+        #expect(try await server.write("PUT", flag, json: "true", contentType: " application/json ; charset=utf-8").status == 200)
+        #expect(try await server.write("PUT", flag, json: "true", message: "\u{00A0}\u{2003}").status == 400)
         let noMessage = try await server.write("PUT", flag, json: "false", message: nil)
         #expect(noMessage.status == 400)
         #expect(try noMessage.errorCode() == "message_required")
