@@ -14,6 +14,21 @@ public struct FlagDocument: Sendable, Equatable {
         self.cohorts = cohorts
     }
 
+    /// This document with flag `key` set to `value` for everyone: its default becomes `value` and its
+    /// rules are dropped; type, description, prerequisites and salt stay. Nil when there is no flag `key`
+    /// or `value` is not of its type.
+    ///
+    /// The result needs no second validation of the whole document (a flip is the most frequent write):
+    /// the rest was valid and is unchanged, a prerequisite naming this flag compares with a value of its
+    /// unchanged type, and no check depends on a flag's rules.
+    public func settingDefault(_ value: JSONValue, for key: String) -> FlagDocument? {
+        guard let existing = flags[key], existing.type.accepts(value) else { return nil }
+        var edited = flags
+        edited[key] = Flag(type: existing.type, description: existing.description, defaultValue: value, rules: [],
+                           requires: existing.requires, salt: existing.salt)
+        return FlagDocument(uncheckedFlags: edited, cohorts: cohorts)
+    }
+
     /// Flag keys in UTF-8 order, the order used by every listing and encoding.
     public var sortedFlagKeys: [String] { flags.keys.sorted(by: JSONValue.utf8Order) }
 

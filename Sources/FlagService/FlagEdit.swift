@@ -1,4 +1,3 @@
-import Foundation
 import FlagKit
 
 /// What `PUT /v1/environments/{env}/flags/{key}` asks for: a whole flag definition, or a bare value
@@ -36,27 +35,28 @@ public enum FlagEdit: Sendable, Equatable {
     /// The document with this edit applied to flag `key`, validated as a whole (paths are document paths).
     /// Throws 422 (`type_mismatch` or `invalid_document`) listing what is wrong.
     public func apply(to document: FlagDocument?, key: String) throws(ServiceError) -> FlagDocument {
-        var root = document?.jsonValue.objectValue ?? [:]
-        var flags = root["flags"]?.objectValue ?? [:]
+        let replacement: JSONValue
         switch self {
         case .definition(let definition):
-            flags[key] = definition
+            replacement = definition
         case .value(let value):
-            if let existing = document?.flags[key] {
-                guard existing.type.accepts(value) else {
-                    throw ServiceError(
-                        .unprocessableContent, code: "type_mismatch",
-                        message: "flag '\(key)' is \(existing.type.rawValue); got \(value.typeName)",
-                        details: [ValidationIssue(path: "/flags/\(Self.escape(key))/default",
-                                                  message: "expected \(existing.type.rawValue), got \(value.typeName)")])
-                }
-                let flag = Flag(type: existing.type, description: existing.description, defaultValue: value, rules: [],
-                                requires: existing.requires, salt: existing.salt)
-                flags[key] = flag.jsonValue
-            } else {
-                flags[key] = Flag(type: Self.inferredType(of: value), defaultValue: value).jsonValue
+            guard let existing = document?.flags[key] else {
+                replacement = Flag(type: Self.inferredType(of: value), defaultValue: value).jsonValue
+                break
             }
+            // A flip: the result is valid without re-validating the whole document (see `settingDefault`).
+            guard let edited = document?.settingDefault(value, for: key) else {
+                throw ServiceError(
+                    .unprocessableContent, code: "type_mismatch",
+                    message: "flag '\(key)' is \(existing.type.rawValue); got \(value.typeName)",
+                    details: [ValidationIssue(path: "/flags/\(Self.escape(key))/default",
+                                              message: "expected \(existing.type.rawValue), got \(value.typeName)")])
+            }
+            return edited
         }
+        var root = document?.jsonValue.objectValue ?? [:]
+        var flags = root["flags"]?.objectValue ?? [:]
+        flags[key] = replacement
         root["flags"] = .object(flags)
         do {
             return try FlagDocument(validating: .object(root))
@@ -66,7 +66,5 @@ public enum FlagEdit: Sendable, Equatable {
     }
 
     /// RFC 6901 §3 escaping of one reference token.
-    static func escape(_ token: String) -> String {
-        token.replacingOccurrences(of: "~", with: "~0").replacingOccurrences(of: "/", with: "~1")
-    }
+    static func escape(_ token: String) -> String { JSONPath.escape(token) }
 }
