@@ -1,7 +1,7 @@
-import Synchronization
+import HTTPServer
 
 /// A token bucket per client (Anderson's "leaky bucket as a meter"): each client may make `burst`
-/// requests at once and `rate` per second on average. Thread-safe (one `Mutex`), and pure logic:
+/// requests at once and `rate` per second on average. Thread-safe (one `PThreadMutex`), and pure logic:
 /// time comes from an injected clock so that tests step it instead of sleeping.
 public final class TokenBucketRateLimiter: Sendable {
     /// What a client may do now.
@@ -30,7 +30,7 @@ public final class TokenBucketRateLimiter: Sendable {
     /// however many peers or tokens appear.
     public let maximumClients: Int
     private let now: @Sendable () -> UInt64
-    private let state = Mutex(State())
+    private let state = PThreadMutex(State())
 
     /// A limiter allowing `rate` requests per second per client with bursts of `burst`.
     /// `now` returns monotonic nanoseconds (default: `CLOCK_MONOTONIC` through `ContinuousClock`).
