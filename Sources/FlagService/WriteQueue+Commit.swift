@@ -54,7 +54,7 @@ extension WriteQueue {
     func rollback(_ job: WriteJob, to number: Int) {
         let environment = job.environment
         let current = snapshots.snapshot(environment)
-        if let refusal = Self.check(job.precondition, etag: current?.etag) {
+        if let refusal = Self.check(job.precondition, etag: current?.etag, version: current?.version ?? 0) {
             job.completion(.failed(refusal))
             return
         }

@@ -122,7 +122,7 @@ public final class WriteQueue: @unchecked Sendable {
                 base.etag = Snapshot.makeETag(version: base.version, contentHash: SHA256.hexDigest(bytes))
                 pending[environment] = base
             }
-            if let refusal = Self.check(job.precondition, etag: base.etag) {
+            if let refusal = Self.check(job.precondition, etag: base.etag, version: base.version) {
                 job.completion(.failed(refusal))
                 continue
             }
@@ -158,8 +158,9 @@ public final class WriteQueue: @unchecked Sendable {
                     etag: snapshot.etag)
     }
 
-    /// 412 when the precondition fails against `etag` (nil: no version yet), with the current ETag.
-    static func check(_ precondition: WriteJob.Precondition, etag: String?) -> ServiceError? {
+    /// 412 when the precondition fails against `etag` (nil: no version yet), with the current ETag header and,
+    /// like the store's own conflict, `currentVersion` in the body (0: no version yet).
+    static func check(_ precondition: WriteJob.Precondition, etag: String?, version: Int) -> ServiceError? {
         switch precondition {
         case .none:
             return nil
@@ -167,14 +168,15 @@ public final class WriteQueue: @unchecked Sendable {
             if EntityTags.matchHits(fields, current: etag) { return nil }
             var error = ServiceError(.preconditionFailed, code: "precondition_failed",
                                      message: "If-Match does not match the current version"
-                                         + (etag.map { " (current ETag \($0))" } ?? " (the environment has no version yet)"))
+                                         + (etag.map { " (current ETag \($0))" } ?? " (the environment has no version yet)"),
+                                     extra: ["currentVersion": .integer(Int64(version))])
             if let etag { error.headers.add(name: "ETag", value: etag) }
             return error
         case .ifNoneMatchAny:
             guard let etag else { return nil }
             return ServiceError(.preconditionFailed, code: "precondition_failed",
                                 message: "If-None-Match: * but the environment has a version (ETag \(etag))",
-                                headers: ["ETag": etag])
+                                extra: ["currentVersion": .integer(Int64(version))], headers: ["ETag": etag])
         }
     }
 }

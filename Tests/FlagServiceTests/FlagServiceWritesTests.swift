@@ -21,6 +21,8 @@ import Testing
         #expect(stale.status == 412)
         let etag = try await server.etag()
         #expect(stale.header("ETag") == etag)
+        // The same shape as the store's own conflict: the current version in the body too.
+        #expect(try stale.json().objectValue?["error"]?.objectValue?["currentVersion"] == .integer(1))
         let weak = try await server.write("PUT", Self.documentPath, json: text, headers: [("If-Match", "W/\(etag)")])
         #expect(weak.status == 412, "If-Match uses strong comparison")
 
