@@ -95,8 +95,7 @@ enum OFREPContextScanner {
                     skipWhitespace()
                     if let builtIn = builtIn(name) {
                         // Built-ins must be strings; anything else is the general path's INVALID_CONTEXT.
-                        guard strings[builtIn] == nil, let range = plainString(),
-                              let text = String(validating: bytes[range], as: UTF8.self) else { return nil }
+                        guard strings[builtIn] == nil, let range = plainString(), let text = string(range) else { return nil }
                         strings[builtIn] = text
                     } else {
                         guard let value = scalar() else { return nil }
@@ -127,7 +126,7 @@ enum OFREPContextScanner {
             guard index < bytes.count else { return nil }
             switch bytes[index] {
             case UInt8(ascii: "\""):
-                guard let range = plainString(), let text = String(validating: bytes[range], as: UTF8.self) else { return nil }
+                guard let range = plainString(), let text = string(range) else { return nil }
                 return .string(text)
             case UInt8(ascii: "t"): return literal("true") ? .bool(true) : nil
             case UInt8(ascii: "f"): return literal("false") ? .bool(false) : nil
@@ -177,6 +176,12 @@ enum OFREPContextScanner {
                 index += 1
             }
             return nil
+        }
+
+        /// The text of a string's bytes; nil for invalid UTF-8 (as the general parser, which refuses it).
+        /// ASCII, the usual case, is copied without a validation pass (it is valid UTF-8 as it is).
+        private func string(_ range: Range<Int>) -> String? {
+            isASCII(range) ? String(decoding: bytes[range], as: UTF8.self) : String(validating: bytes[range], as: UTF8.self)
         }
 
         private func builtIn(_ name: Range<Int>) -> BuiltIn? {
