@@ -19,13 +19,23 @@ enum OFREPContextScanner {
     /// The context of `body`, or nil when the general parser must decide.
     static func context(in body: [UInt8]) -> EvaluationContext? {
         body.withUnsafeBufferPointer { buffer in
-            var scanner = Scanner(bytes: buffer)
-            return scanner.scanBody()
+            var scanner = Scanner(bytes: buffer, collectsMembers: false)
+            return scanner.scanBody()?.context
+        }
+    }
+
+    /// The whole request of `body` (with the `context` member as a `JSONValue`, for the bulk `ETag`),
+    /// or nil when the general parser must decide.
+    static func request(in body: [UInt8]) -> OFREPRequest? {
+        body.withUnsafeBufferPointer { buffer in
+            var scanner = Scanner(bytes: buffer, collectsMembers: true)
+            guard let (context, members) = scanner.scanBody() else { return nil }
+            return OFREPRequest(context: context, contextValue: .object(members))
         }
     }
 
     /// The built-in attributes; `targetingKey` and `installId` both name the install id.
-    private enum BuiltIn {
+    private enum BuiltIn: String, CaseIterable {
         case targetingKey, installId, appVersion, osVersion, platform, locale, country, channel
     }
 
@@ -63,11 +73,17 @@ enum OFREPContextScanner {
 
     private struct Scanner {
         let bytes: UnsafeBufferPointer<UInt8>
+        /// Whether to keep every member as a `JSONValue` too (only the bulk endpoint needs them).
+        let collectsMembers: Bool
         var index = 0
 
-        init(bytes: UnsafeBufferPointer<UInt8>) { self.bytes = bytes }
+        init(bytes: UnsafeBufferPointer<UInt8>, collectsMembers: Bool) {
+            self.bytes = bytes
+            self.collectsMembers = collectsMembers
+        }
 
-        mutating func scanBody() -> EvaluationContext? {
+        /// The context and, when collecting, the context object's members as the general parser has them.
+        mutating func scanBody() -> (context: EvaluationContext, members: [String: JSONValue])? {
             skipWhitespace()
             guard take(UInt8(ascii: "{")) else { return nil }
             skipWhitespace()
@@ -82,7 +98,7 @@ enum OFREPContextScanner {
             return index == bytes.count ? context : nil
         }
 
-        private mutating func scanContext() -> EvaluationContext? {
+        private mutating func scanContext() -> (context: EvaluationContext, members: [String: JSONValue])? {
             guard take(UInt8(ascii: "{")) else { return nil }
             var strings = BuiltInValues()
             var custom: [String: JSONValue] = [:]
@@ -118,7 +134,11 @@ enum OFREPContextScanner {
                 country: strings.country, channel: strings.channel, custom: custom)
             // As in the general path: an empty key identifies nobody.
             if context.installId?.isEmpty == true { context.installId = nil }
-            return context
+            guard collectsMembers else { return (context, [:]) }
+            // Built-ins are strings under the names they were sent with (`targetingKey` stays so).
+            var members = custom
+            for name in BuiltIn.allCases { if let text = strings[name] { members[name.rawValue] = .string(text) } }
+            return (context, members)
         }
 
         /// A string, `true`, `false`, `null` or a number; nil for anything else (arrays, objects, escapes).

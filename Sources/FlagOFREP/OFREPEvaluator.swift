@@ -37,9 +37,13 @@ public enum OFREPEvaluator {
     /// - 400 `{"errorCode","errorDetails"}` (`bulkEvaluationFailure`) for an unusable body.
     public static func evaluateAll(body: [UInt8], ifNoneMatch: String?, snapshot: OFREPSnapshot) -> HTTPResponse {
         let request: OFREPRequest
-        switch OFREPRequest.parse(body) {
-        case .success(let parsed): request = parsed
-        case .failure(let failure): return bulkFailure(failure)
+        if let scanned = OFREPContextScanner.request(in: body) {
+            request = scanned
+        } else {
+            switch OFREPRequest.parse(body) {
+            case .success(let parsed): request = parsed
+            case .failure(let failure): return bulkFailure(failure)
+            }
         }
         let tag = etag(snapshot: snapshot, canonicalContext: request.canonicalContext)
         let headers: HTTPHeaders = ["ETag": tag]

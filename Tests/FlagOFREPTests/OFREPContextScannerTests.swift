@@ -50,7 +50,10 @@ import Testing
             #"{"context":{"a":tru}}"#, #"{"context":{"a":truex}}"#, #"{"context":{"a":nul}}"#, #"{"context":{a:1}}"#,
             #"{"context":{"a" 1}}"#, #"{"context":{"a":1 "b":2}}"#, #"{"context":{"a":"unterminated}}"#,
         ]
-        for text in bodies { #expect(scanned(text) == nil, "\(text)") }
+        for text in bodies {
+            #expect(scanned(text) == nil, "\(text)")
+            #expect(OFREPContextScanner.request(in: Array(text.utf8)) == nil, "\(text)")
+        }
         // Invalid UTF-8 and raw control characters inside strings.
         #expect(OFREPContextScanner.context(in: Array(#"{"context":{"a":""#.utf8) + [0xC3, 0x28] + Array(#""}}"#.utf8)) == nil)
         #expect(OFREPContextScanner.context(in: Array(#"{"context":{"a":""#.utf8) + [0x01] + Array(#""}}"#.utf8)) == nil)
@@ -67,6 +70,10 @@ import Testing
             guard let context = OFREPContextScanner.context(in: bytes) else { continue }
             accepted += 1
             #expect(general(bytes) == context, "\(String(decoding: bytes, as: UTF8.self))")
+            // The bulk endpoint's request: the same context member, so the same canonical bytes and ETag.
+            let request = OFREPContextScanner.request(in: bytes)
+            #expect(request == (try? OFREPRequest.parse(bytes).get()), "\(String(decoding: bytes, as: UTF8.self))")
+            #expect(request?.canonicalContext == (try? OFREPRequest.parse(bytes).get())?.canonicalContext)
         }
         // The generator must exercise the fast path, not only the fallback.
         #expect(accepted > 2_000)
