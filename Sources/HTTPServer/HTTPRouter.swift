@@ -128,20 +128,10 @@ public struct HTTPRouter: HTTPHandler {
     }
 
     func matchParameters(_ path: String) -> Result<(Entry, HTTPPathParameters), HTTPError>? {
-        // The parts are what follows each `/` (the text before the first one is ignored). They are
-        // sliced as each candidate is compared rather than split into an array first: this runs for
-        // every request to a parameterized route, and the array was most of its cost.
-        let utf8 = path.utf8
-        var partCount = 0
-        for byte in utf8 where byte == 0x2F { partCount += 1 }
-        guard partCount > 0, let firstSlash = utf8.firstIndex(of: 0x2F) else { return nil }
-        candidates: for entry in parameterEntries where entry.segments.count == partCount {
+        let parts = path.utf8.split(separator: 0x2F, omittingEmptySubsequences: false).dropFirst()
+        candidates: for entry in parameterEntries where entry.segments.count == parts.count {
             var pairs: [(name: String, value: String)] = []
-            var start = utf8.index(after: firstSlash)
-            for segment in entry.segments {
-                let end = utf8[start...].firstIndex(of: 0x2F) ?? utf8.endIndex
-                let part = utf8[start..<end]
-                start = end == utf8.endIndex ? end : utf8.index(after: end)
+            for (segment, part) in zip(entry.segments, parts) {
                 switch segment {
                 case .literal(let literal):
                     guard literal.utf8.elementsEqual(part) else { continue candidates }

@@ -49,51 +49,6 @@ func route(_ router: HTTPRouter, _ method: HTTPMethod, _ target: String) async -
         #expect(await route(r, .GET, "/v1/environments/bad%zz/document")?.status.code == 400)
     }
 
-    /// The matcher slices parts as it goes; this is the split-then-compare version it replaced, as
-    /// the oracle: the same entry, parameters and errors for every generated path.
-    @Test func matchingAgreesWithSplittingFirst() throws {
-        let r = try sample()
-        func split(_ path: String) -> String {
-            let parts = path.utf8.split(separator: 0x2F, omittingEmptySubsequences: false).dropFirst()
-            candidates: for entry in r.parameterEntries where entry.segments.count == parts.count {
-                var pairs: [String] = []
-                for (segment, part) in zip(entry.segments, parts) {
-                    switch segment {
-                    case .literal(let literal):
-                        guard literal.utf8.elementsEqual(part) else { continue candidates }
-                    case .parameter(let name):
-                        guard !part.isEmpty else { continue candidates }
-                        guard let value = HTTPRequest.percentDecode(Substring(part)) else { return "error \(name)" }
-                        pairs.append("\(name)=\(value)")
-                    }
-                }
-                return "\(entry.pattern) \(pairs)"
-            }
-            return "none"
-        }
-        func sliced(_ path: String) -> String {
-            switch r.matchParameters(path) {
-            case .none: return "none"
-            case .some(.failure(let error)): return "error \(error.message.split(separator: " ").last ?? "")"
-            case .some(.success(let (entry, parameters))):
-                return "\(entry.pattern) \(parameters.pairs.map { "\($0.name)=\($0.value)" })"
-            }
-        }
-        let pieces = ["v1", "environments", "prod", "document", "flags", "x", "versions", "latest", "7", "my%20env", "bad%zz",
-                      "", "%C3%A9", "healthz"]
-        var generator = SystemRandomNumberGenerator()
-        var matched = 0
-        for index in 0..<5_000 {
-            var parts = (0..<Int.random(in: 0...6, using: &generator)).map { _ in pieces.randomElement(using: &generator) ?? "" }
-            if index % 3 == 0 { parts = ["v1", "environments"] + parts.prefix(3) }
-            let path = (index % 50 == 0 ? "" : "/") + parts.joined(separator: "/")
-            let expected = split(path)
-            #expect(sliced(path) == expected, "\(path)")
-            if expected != "none" { matched += 1 }
-        }
-        #expect(matched > 100)
-    }
-
     @Test func unknownPathIs404() async throws {
         let r = try sample()
         let response = try #require(await route(r, .GET, "/nope"))
