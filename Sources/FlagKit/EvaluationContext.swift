@@ -3,9 +3,9 @@ public struct EvaluationContext: Sendable, Equatable {
     /// The stable random id of the install: the targeting key, the unit of rollouts.
     public var installId: String?
     /// The app's version (`2.4.1`), compared as a semantic version.
-    public var appVersion: String? { didSet { parsedAppVersion = appVersion.flatMap(SemanticVersion.init) } }
+    public var appVersion: String? { didSet { parsedAppVersion = appVersion.flatMap { SemanticVersion($0) } } }
     /// The OS version (`17.4`), compared as a semantic version.
-    public var osVersion: String? { didSet { parsedOSVersion = osVersion.flatMap(SemanticVersion.init) } }
+    public var osVersion: String? { didSet { parsedOSVersion = osVersion.flatMap { SemanticVersion($0) } } }
     /// `appVersion` parsed once, not at every comparison of every evaluation.
     private(set) var parsedAppVersion: SemanticVersion?
     /// `osVersion` parsed once.
@@ -30,8 +30,8 @@ public struct EvaluationContext: Sendable, Equatable {
         self.installId = installId
         self.appVersion = appVersion
         self.osVersion = osVersion
-        self.parsedAppVersion = appVersion.flatMap(SemanticVersion.init)
-        self.parsedOSVersion = osVersion.flatMap(SemanticVersion.init)
+        self.parsedAppVersion = appVersion.flatMap { SemanticVersion($0) }
+        self.parsedOSVersion = osVersion.flatMap { SemanticVersion($0) }
         self.platform = platform
         self.locale = locale
         self.country = country

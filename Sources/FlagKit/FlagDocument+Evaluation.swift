@@ -9,8 +9,8 @@ extension FlagDocument {
         guard let flag = flags[key] else {
             return .failure(key: key, code: .flagNotFound, message: "flag \"\(key)\" is not in the document", version: version)
         }
-        let resolution = resolve(key: key, flag: flag, context: context, depth: 0)
-        return EvaluationResult(key: key, value: resolution.value, variant: resolution.variant, reason: resolution.reason,
+        let outcome = outcome(key: key, flag: flag, context: context)
+        return EvaluationResult(key: key, value: outcome.value(of: flag), variant: outcome.variant, reason: outcome.reason,
                                 version: version)
     }
 
@@ -22,35 +22,34 @@ extension FlagDocument {
         return results
     }
 
-    private struct Resolution {
-        let value: JSONValue
-        let variant: String
-        let reason: EvaluationReason
+    /// Which of `flag`'s values (stored under `key`) applies to `context`, without building a result:
+    /// OFREP answers with bytes prepared per outcome (`FlagEvaluationOutcome`), so it needs only this.
+    package func outcome(key: String, flag: Flag, context: EvaluationContext) -> FlagEvaluationOutcome {
+        resolve(key: key, flag: flag, context: context, depth: 0)
     }
 
     /// Prerequisite chains are acyclic in a validated document; the depth bound is a second guard
     /// so that no input can recurse without end.
     private static let maximumPrerequisiteDepth = 64
 
-    private func resolve(key: String, flag: Flag, context: EvaluationContext, depth: Int) -> Resolution {
+    private func resolve(key: String, flag: Flag, context: EvaluationContext, depth: Int) -> FlagEvaluationOutcome {
         for (requiredKey, requiredValue) in flag.requires {
             guard depth < Self.maximumPrerequisiteDepth, let prerequisite = flags[requiredKey],
-                  resolve(key: requiredKey, flag: prerequisite, context: context, depth: depth + 1).value == requiredValue
+                  resolve(key: requiredKey, flag: prerequisite, context: context, depth: depth + 1).value(of: prerequisite)
+                    == requiredValue
             else {
-                return Resolution(value: flag.defaultValue, variant: "default", reason: .disabled)
+                return .defaultValue(.disabled)
             }
         }
-        if flag.rules.isEmpty { return Resolution(value: flag.defaultValue, variant: "default", reason: .staticValue) }
+        if flag.rules.isEmpty { return .defaultValue(.staticValue) }
         for (index, rule) in flag.rules.enumerated() {
             if let cohort = rule.cohort, !isMember(context, of: cohort, depth: 0) { continue }
-            guard let rollout = rule.rollout else {
-                return Resolution(value: rule.value, variant: Self.variantName(index), reason: .targetingMatch)
-            }
+            guard let rollout = rule.rollout else { return .rule(index, .targetingMatch) }
             guard let installId = context.installId,
                   rollout.includes(bucket: Bucketing.bucket(salt: flag.salt ?? key, unit: installId)) else { continue }
-            return Resolution(value: rule.value, variant: Self.variantName(index), reason: .split)
+            return .rule(index, .split)
         }
-        return Resolution(value: flag.defaultValue, variant: "default", reason: .defaultValue)
+        return .defaultValue(.defaultValue)
     }
 
     private static let commonVariantNames = (0..<32).map { "rule-\($0)" }
@@ -83,6 +82,38 @@ extension FlagDocument {
             case .not(let inner): return !matches(inner, context, depth: depth)
             case .cohort(let name): return isMember(context, of: name, depth: depth + 1)
             }
+        }
+    }
+}
+
+/// Which value an evaluation chose: a rule's (by index) or the flag's default, and why.
+/// Every successful evaluation of a flag is one of `rules.count + 3` outcomes at most.
+package enum FlagEvaluationOutcome: Sendable, Equatable {
+    /// Rule `index` gave the value (`targetingMatch` or `split`).
+    case rule(Int, EvaluationReason)
+    /// The flag's default (`staticValue`, `defaultValue` or `disabled`).
+    case defaultValue(EvaluationReason)
+
+    /// The reason reported for this outcome.
+    package var reason: EvaluationReason {
+        switch self {
+        case .rule(_, let reason), .defaultValue(let reason): reason
+        }
+    }
+
+    /// `default` or `rule-N`.
+    package var variant: String {
+        switch self {
+        case .rule(let index, _): FlagDocument.variantName(index)
+        case .defaultValue: "default"
+        }
+    }
+
+    /// The value this outcome gives for `flag`.
+    package func value(of flag: Flag) -> JSONValue {
+        switch self {
+        case .rule(let index, _): index < flag.rules.count ? flag.rules[index].value : flag.defaultValue
+        case .defaultValue: flag.defaultValue
         }
     }
 }

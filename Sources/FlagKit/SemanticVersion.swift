@@ -25,6 +25,18 @@ public struct SemanticVersion: Sendable, Hashable, Comparable, CustomStringConve
 
     /// Parses `1`, `1.2`, `1.2.3`, `1.2.3-beta.1`, `1.2.3+build.5`; `nil` for anything else.
     public init?(_ text: String) {
+        // Most app and OS versions are plain `2.4.1`: those are read from the UTF-8 bytes without
+        // building substrings (this runs for every OFREP request that sends a version).
+        if let plain = Self.plainRelease(text.utf8) {
+            guard let plain else { return nil }
+            self = plain
+        } else {
+            self.init(general: text)
+        }
+    }
+
+    /// The general parser (pre-release and build parts); the plain fast path must agree with it.
+    init?(general text: String) {
         var rest = Substring(text)
         var build: [String] = []
         if let plus = rest.firstIndex(of: "+") {
@@ -61,6 +73,49 @@ public struct SemanticVersion: Sendable, Hashable, Comparable, CustomStringConve
         self.patch = numbers[2]
         self.preRelease = preRelease
         self.build = build
+    }
+
+    /// A version of digits and dots only, by the same rules as the general parser (one to three
+    /// non-empty numeric parts, no leading zeros, each fitting `UInt64`): `.some(nil)` when such text
+    /// is not a version, nil when the text has other characters and needs the general parser.
+    private static func plainRelease(_ bytes: String.UTF8View) -> SemanticVersion?? {
+        var numbers: (UInt64, UInt64, UInt64) = (0, 0, 0)
+        var part = 0, digits = 0, value: UInt64 = 0, leadingZero = false, valid = true
+        for byte in bytes {
+            if byte == UInt8(ascii: ".") {
+                if digits == 0 || part == 2 { valid = false } else {
+                    if part == 0 { numbers.0 = value } else { numbers.1 = value }
+                }
+                part += 1
+                digits = 0
+                value = 0
+                leadingZero = false
+                continue
+            }
+            guard byte >= UInt8(ascii: "0"), byte <= UInt8(ascii: "9") else { return nil }
+            if digits == 1 && leadingZero { valid = false }
+            if digits == 0 && byte == UInt8(ascii: "0") { leadingZero = true }
+            let (times, overflowA) = value.multipliedReportingOverflow(by: 10)
+            let (sum, overflowB) = times.addingReportingOverflow(UInt64(byte - UInt8(ascii: "0")))
+            if overflowA || overflowB { valid = false }
+            value = sum
+            digits += 1
+        }
+        guard valid, digits > 0, part <= 2 else { return .some(nil) }
+        switch part {
+        case 0: numbers.0 = value
+        case 1: numbers.1 = value
+        default: numbers.2 = value
+        }
+        return .some(SemanticVersion(major: numbers.0, minor: numbers.1, patch: numbers.2))
+    }
+
+    private init(major: UInt64, minor: UInt64, patch: UInt64) {
+        self.major = major
+        self.minor = minor
+        self.patch = patch
+        self.preRelease = []
+        self.build = []
     }
 
     private static func isIdentifierCharacter(_ character: Character) -> Bool {

@@ -10,19 +10,23 @@ public enum OFREPEvaluator {
     /// - 400 `{"key","errorCode","errorDetails"}` for `PARSE_ERROR`, `INVALID_CONTEXT` and
     ///   `TARGETING_KEY_MISSING` (`evaluationFailure`).
     /// Every body carries `metadata` with the document version and environment.
+    ///
+    /// The body is read by `OFREPContextScanner` when it is a plain context and by
+    /// `OFREPRequest.parse` otherwise (every refusal comes from there); a success is one of the
+    /// answers prepared in the snapshot, returned by reference.
     public static func evaluateFlag(key: String, body: [UInt8], snapshot: OFREPSnapshot) -> HTTPResponse {
-        let request: OFREPRequest
-        switch OFREPRequest.parse(body) {
-        case .success(let parsed): request = parsed
-        case .failure(let failure): return flagFailure(key: key, failure, snapshot: snapshot)
+        let context: EvaluationContext
+        if let scanned = OFREPContextScanner.context(in: body) {
+            context = scanned
+        } else {
+            switch OFREPRequest.parse(body) {
+            case .success(let parsed): context = parsed.context
+            case .failure(let failure): return flagFailure(key: key, failure, snapshot: snapshot)
+            }
         }
-        switch evaluate(key: key, context: request.context, snapshot: snapshot) {
-        case .success(let result):
-            var writer = OFREPJSONWriter()
-            writeSuccess(result, snapshot: snapshot, into: &writer)
-            return .json(writer.bytes)
-        case .failure(let failure):
-            return flagFailure(key: key, failure, snapshot: snapshot)
+        switch answer(key: key, context: context, snapshot: snapshot) {
+        case .success(let answer): return answer.response
+        case .failure(let failure): return flagFailure(key: key, failure, snapshot: snapshot)
         }
     }
 
@@ -33,9 +37,13 @@ public enum OFREPEvaluator {
     /// - 400 `{"errorCode","errorDetails"}` (`bulkEvaluationFailure`) for an unusable body.
     public static func evaluateAll(body: [UInt8], ifNoneMatch: String?, snapshot: OFREPSnapshot) -> HTTPResponse {
         let request: OFREPRequest
-        switch OFREPRequest.parse(body) {
-        case .success(let parsed): request = parsed
-        case .failure(let failure): return bulkFailure(failure)
+        if let scanned = OFREPContextScanner.request(in: body) {
+            request = scanned
+        } else {
+            switch OFREPRequest.parse(body) {
+            case .success(let parsed): request = parsed
+            case .failure(let failure): return bulkFailure(failure)
+            }
         }
         let tag = etag(snapshot: snapshot, canonicalContext: request.canonicalContext)
         let headers: HTTPHeaders = ["ETag": tag]
@@ -45,10 +53,10 @@ public enum OFREPEvaluator {
         var writer = OFREPJSONWriter(capacity: 128 * snapshot.sortedFlagKeys.count + 64)
         writer.beginObject()
         writer.beginArray("flags")
-        for key in snapshot.sortedFlagKeys {
-            switch evaluate(key: key, context: request.context, snapshot: snapshot) {
-            case .success(let result): writeSuccess(result, snapshot: snapshot, into: &writer)
-            case .failure(let failure): writeFailure(key: key, failure, snapshot: snapshot, into: &writer)
+        for answers in snapshot.sortedAnswers {
+            switch answer(answers, context: request.context, snapshot: snapshot) {
+            case .success(let answer): writer.raw(answer.body)
+            case .failure(let failure): writeFailure(key: answers.key, failure, snapshot: snapshot, into: &writer)
             }
         }
         writer.endArray()
@@ -71,6 +79,35 @@ public enum OFREPEvaluator {
                 "flag '\(key)' has a percentage rollout for this context; send the install id as context.targetingKey"))
         }
         return .success(snapshot.document.evaluate(key, context: context, version: snapshot.version))
+    }
+
+    /// The prepared answer for one flag, or why not: the same decisions as `evaluate`, in one lookup.
+    static func answer(key: String, context: EvaluationContext, snapshot: OFREPSnapshot)
+        -> Result<(body: [UInt8], response: HTTPResponse), OFREPFailure>
+    {
+        guard let answers = snapshot.answers[key] else {
+            return .failure(OFREPFailure(.flagNotFound, "flag '\(key)' was not found in environment '\(snapshot.environment)'"))
+        }
+        return answer(answers, context: context, snapshot: snapshot)
+    }
+
+    private static func answer(_ answers: OFREPFlagAnswers, context: EvaluationContext, snapshot: OFREPSnapshot)
+        -> Result<(body: [UInt8], response: HTTPResponse), OFREPFailure>
+    {
+        let key = answers.key
+        if context.installId == nil && needsTargetingKey(key, context: context, document: snapshot.document) {
+            return .failure(OFREPFailure(
+                .targetingKeyMissing,
+                "flag '\(key)' has a percentage rollout for this context; send the install id as context.targetingKey"))
+        }
+        let outcome = snapshot.document.outcome(key: key, flag: answers.flag, context: context)
+        if let prepared = answers.answer(outcome) { return .success(prepared) }
+        // Not reached while FlagKit gives only the outcomes prepared; written afresh rather than wrong.
+        var writer = OFREPJSONWriter()
+        writeSuccess(key: key, value: outcome.value(of: answers.flag), reason: outcome.reason, variant: outcome.variant,
+                     isFloat: answers.flag.type == .number, environment: snapshot.environment,
+                     version: snapshot.version, into: &writer)
+        return .success((writer.bytes, .json(writer.bytes)))
     }
 
     /// Whether evaluating `key` for `context` would reach a rule with a rollout (its cohort matches,
@@ -107,13 +144,15 @@ public enum OFREPEvaluator {
         return "\"" + SHA256.hex(Array(hash.finalize().prefix(16))) + "\""
     }
 
-    private static func writeSuccess(_ result: EvaluationResult, snapshot: OFREPSnapshot, into writer: inout OFREPJSONWriter) {
+    /// One `serverEvaluationSuccess` object: `{"key","value","reason","variant","metadata"}`.
+    static func writeSuccess(key: String, value: JSONValue, reason: EvaluationReason, variant: String, isFloat: Bool,
+                             environment: String, version: Int, into writer: inout OFREPJSONWriter) {
         writer.beginObject()
-        writer.string("key", result.key)
-        writer.value("value", result.value, asFloat: snapshot.document.flags[result.key]?.type == .number)
-        writer.string("reason", result.reason.rawValue)
-        writer.string("variant", result.variant)
-        writer.metadata(snapshot)
+        writer.string("key", key)
+        writer.value("value", value, asFloat: isFloat)
+        writer.string("reason", reason.rawValue)
+        writer.string("variant", variant)
+        writer.metadata(environment: environment, version: version)
         writer.endObject()
     }
 

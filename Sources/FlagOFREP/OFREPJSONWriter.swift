@@ -68,10 +68,22 @@ struct OFREPJSONWriter {
 
     /// The `metadata` object of every OFREP answer: `{"environment":"...","version":N}`.
     mutating func metadata(_ snapshot: OFREPSnapshot) {
+        metadata(environment: snapshot.environment, version: snapshot.version)
+    }
+
+    /// The `metadata` object for an environment and version.
+    mutating func metadata(environment: String, version: Int) {
         beginObject("metadata")
-        string("environment", snapshot.environment)
-        integer("version", snapshot.version)
+        string("environment", environment)
+        integer("version", version)
         endObject()
+    }
+
+    /// A complete JSON value already encoded (a prepared answer object), as the next array element.
+    mutating func raw(_ encoded: [UInt8]) {
+        separate()
+        bytes.append(contentsOf: encoded)
+        needsComma = true
     }
 
     private mutating func key(_ name: String) {

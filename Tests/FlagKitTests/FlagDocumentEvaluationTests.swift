@@ -115,4 +115,28 @@ import Testing
         #expect(Set(results.keys) == Set(Self.document.flags.keys))
         #expect(results.values.allSatisfy { $0.version == 3 })
     }
+
+    /// The outcome OFREP answers from names the same value, variant and reason as `evaluate`, and a
+    /// rule's reason follows from whether it has a rollout (OFREP prepares one answer per rule on that).
+    @Test func outcomeAgreesWithEvaluate() throws {
+        let contexts = (0..<400).map { n in
+            EvaluationContext(installId: n % 7 == 0 ? nil : "install-\(n)", appVersion: ["2.3.9", "2.4.0", "3", nil][n % 4],
+                              country: n % 5 == 0 ? "XX" : "DE", channel: ["testflight", "appstore"][n % 2])
+        }
+        var reasons = Set<EvaluationReason>()
+        for context in contexts {
+            for (key, flag) in Self.document.flags {
+                let outcome = Self.document.outcome(key: key, flag: flag, context: context)
+                let result = evaluate(key, context)
+                #expect(outcome.value(of: flag) == result.value)
+                #expect(outcome.variant == result.variant)
+                #expect(outcome.reason == result.reason)
+                if case .rule(let index, let reason) = outcome {
+                    #expect(reason == (flag.rules[index].rollout == nil ? .targetingMatch : .split))
+                }
+                reasons.insert(outcome.reason)
+            }
+        }
+        #expect(reasons == [.staticValue, .targetingMatch, .split, .defaultValue, .disabled])
+    }
 }

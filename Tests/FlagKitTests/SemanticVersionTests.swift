@@ -33,4 +33,24 @@ import Testing
     func refusesInvalidVersions(text: String) {
         #expect(SemanticVersion(text) == nil)
     }
+
+    /// The digits-and-dots fast path must answer exactly as the general parser, for valid and
+    /// invalid texts alike (leading zeros, empty parts, too many parts, UInt64 overflow).
+    @Test func plainFastPathAgreesWithGeneralParser() {
+        var texts = ["", ".", "..", "0", "00", "01", "1.", ".1", "1..2", "1.2.3.4", "1.2.3.", "0.0.0", "2.4", "2.4.0",
+                     "10.20.30", "1.02.3", "1.2.03", "18446744073709551615", "18446744073709551616",
+                     "1.18446744073709551615.0", "1.99999999999999999999", "1.2.3-rc.1", "1.2.3+b", "v1.2.3", "1.2.x", " 1.2"]
+        let alphabet = Array("0123.")
+        var generator = SystemRandomNumberGenerator()
+        for _ in 0..<5_000 {
+            let length = Int.random(in: 0...8, using: &generator)
+            texts.append(String((0..<length).map { _ in alphabet.randomElement(using: &generator) ?? "0" }))
+        }
+        for text in texts {
+            let fast = SemanticVersion(text)
+            let general = SemanticVersion(general: text)
+            #expect(fast == general, "\(text)")
+            #expect(fast?.description == general?.description, "\(text)")
+        }
+    }
 }
