@@ -25,7 +25,7 @@ final class OFREPFlagAnswers: Sendable {
             OFREPEvaluator.writeSuccess(key: key, value: outcome.value(of: flag), reason: outcome.reason,
                                         variant: outcome.variant, isFloat: flag.type == .number,
                                         environment: environment, version: version, into: &writer)
-            return (writer.bytes, .json(writer.bytes))
+            return (writer.bytes, HTTPResponse.json(writer.bytes).encodingHead())
         }
         rules = flag.rules.indices.map { index in
             prepare(.rule(index, flag.rules[index].rollout == nil ? .targetingMatch : .split))
