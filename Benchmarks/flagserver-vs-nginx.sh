@@ -83,7 +83,7 @@ http {
   keepalive_requests 1000000;
   default_type application/json;
   server {
-    listen 127.0.0.1:$NGINX_PORT;
+    listen 127.0.0.1:$NGINX_PORT deferred;  # TCP_DEFER_ACCEPT, as flagserver by default
     root $DIR/www;
     location = /production.json { add_header Cache-Control "public, max-age=5"; }
   }

@@ -10,7 +10,8 @@
 # nginx (Debian nginx-light, its own temporary prefix and config, worker_processes auto, access_log off)
 # serving the same bytes as a static file. Both listen the same way: by default one listening socket shared
 # by all loops/workers (ours: EPOLLEXCLUSIVE; nginx's default `listen`), with LISTENER=reuseport one
-# SO_REUSEPORT socket per loop/worker. Then it then loads each with wrk: 64 keep-alive connections,
+# SO_REUSEPORT socket per loop/worker; and both with TCP_DEFER_ACCEPT (our default; nginx `deferred`).
+# Then it then loads each with wrk: 64 keep-alive connections,
 # 256 keep-alive connections, and 64 connections with `Connection: close` (a new connection per request).
 # Prints requests/s and p99 for both and the ratio, then the resident memory of each server holding
 # IDLE idle keep-alive connections. It also prints the servers' CPU time per request (all their processes),
@@ -87,7 +88,7 @@ http {
     scgi_temp_path $TMP/scgi;
     default_type application/json;
     server {
-        listen 127.0.0.1:$NGINX_PORT$NGINX_REUSEPORT backlog=4096;
+        listen 127.0.0.1:$NGINX_PORT$NGINX_REUSEPORT deferred backlog=4096;
         root $TMP/html;
         location / { try_files /document.json =404; add_header Cache-Control no-cache; }
     }

@@ -69,7 +69,7 @@ http {
     uwsgi_temp_path $work/nginx/uwsgi;
     scgi_temp_path $work/nginx/scgi;
     server {
-        listen 127.0.0.1:$nginx_port;
+        listen 127.0.0.1:$nginx_port deferred;  # TCP_DEFER_ACCEPT, as flagserver by default
         root $work/www;
     }
 }

@@ -48,13 +48,15 @@ public final class HTTPServer: Sendable {
             }
             var loops: [EventLoop] = []
             let perLoop = config.listener == .reusePortPerLoop
-            let first = try Socket.listen(host: config.host, port: config.port, backlog: config.backlog, reusePort: perLoop)
+            let first = try Socket.listen(host: config.host, port: config.port, backlog: config.backlog, reusePort: perLoop,
+                                          deferAcceptSeconds: config.deferAcceptSeconds)
             var listeners = [first.fd]
             do throws(HTTPError) {
                 for _ in 1..<max(1, config.eventLoops) {
                     // Shared: every loop gets its own descriptor of the one socket, so each can close its own.
                     listeners.append(perLoop
-                        ? try Socket.listen(host: config.host, port: first.port, backlog: config.backlog, reusePort: true).fd
+                        ? try Socket.listen(host: config.host, port: first.port, backlog: config.backlog, reusePort: true,
+                                            deferAcceptSeconds: config.deferAcceptSeconds).fd
                         : try Socket.duplicate(first.fd))
                 }
                 for (i, fd) in listeners.enumerated() {

@@ -10,6 +10,13 @@ public struct HTTPServerConfiguration: Sendable {
     public var listener: Listener
     /// `listen(2)` backlog.
     public var backlog: Int
+    /// Accept a connection only once its first bytes have arrived (`TCP_DEFER_ACCEPT`, Linux), as Apache
+    /// httpd does by default and nginx with `listen ... deferred`. The loop then reads the request in the
+    /// same step as the accept, and a connection that is answered and closed (`Connection: close`) costs
+    /// four system calls and no wake-up of its own. A client that connects and stays silent is held by the
+    /// kernel (no descriptor, no slot against `maxConnections`) and handed over, to face the header
+    /// timeout, after about this many seconds. nil: accept at once.
+    public var deferAcceptSeconds: Int?
     /// Size limits; past them requests are refused with 413/414/431.
     public var limits: Limits
     /// Timeouts; past them connections are closed.
@@ -66,13 +73,15 @@ public struct HTTPServerConfiguration: Sendable {
     /// A configuration; every parameter has a default.
     public init(
         host: String = "127.0.0.1", port: Int = 8080, eventLoops: Int? = nil, listener: Listener = .shared,
-        backlog: Int = 1024, limits: Limits = Limits(), timeouts: Timeouts = Timeouts(), accessLog: HTTPAccessLog = .off
+        backlog: Int = 1024, deferAcceptSeconds: Int? = 1, limits: Limits = Limits(), timeouts: Timeouts = Timeouts(),
+        accessLog: HTTPAccessLog = .off
     ) {
         self.host = host
         self.port = port
         self.eventLoops = eventLoops ?? System.onlineCores()
         self.listener = listener
         self.backlog = backlog
+        self.deferAcceptSeconds = deferAcceptSeconds
         self.limits = limits
         self.timeouts = timeouts
         self.accessLog = accessLog

@@ -6,7 +6,7 @@ enum Socket {
     /// Opens a non-blocking listening socket on `host:port` with SO_REUSEADDR, and SO_REUSEPORT when
     /// `reusePort` (so each event loop can have its own listener on the same port). Returns the socket
     /// and the bound port.
-    static func listen(host: String, port: Int, backlog: Int, reusePort: Bool) throws(HTTPError) -> (fd: Int32, port: Int) {
+    static func listen(host: String, port: Int, backlog: Int, reusePort: Bool, deferAcceptSeconds: Int? = nil) throws(HTTPError) -> (fd: Int32, port: Int) {
         var hints = addrinfo()
         hints.ai_family = AF_UNSPEC
         hints.ai_socktype = Int32(SOCK_STREAM.rawValue)
@@ -25,6 +25,10 @@ enum Socket {
         // Accepted sockets inherit TCP_NODELAY from the listener on Linux: one setsockopt per server
         // instead of one per connection.
         _ = cepoll_set_int_option(fd, Int32(IPPROTO_TCP), TCP_NODELAY, 1)
+        if let seconds = deferAcceptSeconds {
+            // Best effort: without it connections are accepted at once, which is only slower.
+            _ = cepoll_set_int_option(fd, Int32(IPPROTO_TCP), TCP_DEFER_ACCEPT, Int32(clamping: max(1, seconds)))
+        }
         guard !reusePort || cepoll_set_int_option(fd, SOL_SOCKET, SO_REUSEPORT, 1) == 0 else {
             let e = errno
             Glibc.close(fd)

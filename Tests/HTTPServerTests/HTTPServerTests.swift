@@ -184,6 +184,33 @@ let storedValue = Mutex<[UInt8]>([])
         #expect(server.metrics().responsesTotal == 80)
     }
 
+    @Test func aSilentConnectionIsAcceptedOnlyOnceItSendsWithDeferredAccept() async throws {
+        var b = HTTPRouter.Builder()
+        b.add(.GET, "/x") { _, _ in .text("x") }
+        let router = try b.build()
+        let deferred = HTTPServer(configuration: HTTPServerConfiguration(port: 0, eventLoops: 1), handler: router)
+        let immediate = HTTPServer(configuration: HTTPServerConfiguration(port: 0, eventLoops: 1, deferAcceptSeconds: nil), handler: router)
+        let deferredPort = try deferred.start()
+        let immediatePort = try immediate.start()
+        defer {
+            deferred.shutdown()
+            immediate.shutdown()
+        }
+        let quiet = try RawClient(port: deferredPort)
+        let plain = try RawClient(port: immediatePort)
+        // Without deferral the connection is accepted while silent; with it, the kernel holds it (for at
+        // least a second) until bytes arrive.
+        #expect(await eventually { immediate.metrics().connectionsAccepted == 1 })
+        System.sleep(milliseconds: 300)
+        #expect(deferred.metrics().connectionsAccepted == 0)
+        try quiet.send("GET /x HTTP/1.1\r\nHost: h\r\n\r\n")
+        let response = try #require(try await offPool { try quiet.readResponse() })
+        #expect(response.text == "x")
+        #expect(deferred.metrics().connectionsAccepted == 1)
+        try plain.send("GET /x HTTP/1.1\r\nHost: h\r\n\r\n")
+        #expect(try await offPool { try plain.readResponse() }?.text == "x")
+    }
+
     @Test func aSecondServerOnTheSamePortFailsToStartWithTheSharedListener() throws {
         let first = HTTPServer(configuration: HTTPServerConfiguration(port: 0, eventLoops: 2), handler: try HTTPRouter.Builder().build())
         let port = try first.start()
