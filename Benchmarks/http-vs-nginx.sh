@@ -136,8 +136,15 @@ run_mode() {
     # Warm both up briefly, then measure one after the other.
     wrk -t1 -c8 -d1s "$@" "http://127.0.0.1:$OURS_PORT/" >/dev/null
     wrk -t1 -c8 -d1s "$@" "http://127.0.0.1:$NGINX_PORT/" >/dev/null
-    read -r o_rps o_p99 o_cpu o_err <<<"$(measure "http://127.0.0.1:$OURS_PORT/" "$conns" "$OURS_PID" "$@")"
-    read -r n_rps n_p99 n_cpu n_err <<<"$(measure "http://127.0.0.1:$NGINX_PORT/" "$conns" "$(nginx_pids)" "$@")"
+    # Who goes first alternates by round, so neither always runs after the other's leftovers (TIME_WAIT).
+    if [ $((round % 2)) = 1 ]; then
+        read -r o_rps o_p99 o_cpu o_err <<<"$(measure "http://127.0.0.1:$OURS_PORT/" "$conns" "$OURS_PID" "$@")"
+        read -r n_rps n_p99 n_cpu n_err <<<"$(measure "http://127.0.0.1:$NGINX_PORT/" "$conns" "$(nginx_pids)" "$@")"
+    else
+        read -r n_rps n_p99 n_cpu n_err <<<"$(measure "http://127.0.0.1:$NGINX_PORT/" "$conns" "$(nginx_pids)" "$@")"
+        read -r o_rps o_p99 o_cpu o_err <<<"$(measure "http://127.0.0.1:$OURS_PORT/" "$conns" "$OURS_PID" "$@")"
+    fi
+    echo "$name|$o_rps|$o_p99|$o_cpu|$n_rps|$n_p99|$n_cpu" >>"$TMP/rounds.txt"
     printf '%-24s %11.0f %7.2fms %6.1fus %11.0f %7.2fms %6.1fus %7.2fx %7.2fx %7.2fx\n' "$name" \
         "$o_rps" "$o_p99" "$o_cpu" "$n_rps" "$n_p99" "$n_cpu" \
         "$(awk -v a="$o_rps" -v b="$n_rps" 'BEGIN{print a/b}')" "$(awk -v a="$o_p99" -v b="$n_p99" 'BEGIN{print (b>0)?a/b:0}')" \
@@ -152,6 +159,24 @@ for round in $(seq "${ROUNDS:-1}"); do
     run_mode "Connection: close, 64" 64 -H "Connection: close"
 done
 echo "(req x > 1: ours serves more; p99 x < 1: ours has the lower p99; cpu = server CPU microseconds per request, all processes; cpu x < 1: ours uses less)"
+if [ "${ROUNDS:-1}" -gt 1 ]; then
+    # One round's p99 is decided by a few scheduler stalls of either server; the median over the rounds
+    # is the steadier figure (as in ofrep-vs-nginx.sh).
+    echo
+    echo "== medians over ${ROUNDS} rounds"
+    python3 - "$TMP/rounds.txt" <<'PY'
+import statistics, sys
+rows = {}
+for line in open(sys.argv[1]):
+    name, *values = line.rstrip("\n").split("|")
+    rows.setdefault(name, []).append([float(v) for v in values])
+print("%-24s %11s %9s %11s %9s %8s %8s %8s" % ("mode", "ours req/s", "ours p99", "nginx req/s", "nginx p99", "req x", "p99 x", "cpu x"))
+for name, runs in rows.items():
+    med = [statistics.median(r[i] for r in runs) for i in range(6)]
+    print("%-24s %11.0f %7.2fms %11.0f %7.2fms %7.2fx %7.2fx %7.2fx" % (
+        name, med[0], med[1], med[3], med[4], med[0] / med[3], med[1] / med[4], med[2] / med[5]))
+PY
+fi
 
 rss_kb() { awk '/^VmRSS:/ {s+=$2} END {print s+0}' "$@"; }
 nginx_status_files() {

@@ -26,7 +26,7 @@ if arguments.count > 3 {
         close(fd)
     }
 }
-let response = HTTPResponse.json(body, headers: ["ETag": "\"v42\"", "Cache-Control": "no-cache"])
+let response = HTTPResponse.json(body, headers: ["ETag": "\"v42\"", "Cache-Control": "no-cache"]).encodingHead()
 
 struct Fixed: HTTPHandler {
     let response: HTTPResponse
