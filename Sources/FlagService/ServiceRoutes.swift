@@ -44,9 +44,15 @@ public struct ServiceRoutes: Sendable {
 }
 
 /// Runs a synchronous body and records its status and latency without any allocation of its own.
-struct InstrumentedSyncHandler: HTTPHandler {
+/// A final class so that calling it through `any HTTPHandler` costs one retain, not a copy of each field.
+final class InstrumentedSyncHandler: HTTPHandler, Sendable {
     let route: ServiceMetrics.Route
     let body: @Sendable (HTTPRequest, HTTPRequestContext) throws -> HTTPResponse
+
+    init(route: ServiceMetrics.Route, body: @escaping @Sendable (HTTPRequest, HTTPRequestContext) throws -> HTTPResponse) {
+        self.route = route
+        self.body = body
+    }
 
     func handle(_ request: HTTPRequest, context: HTTPRequestContext, responder: HTTPResponder) {
         let response: HTTPResponse
@@ -68,9 +74,15 @@ struct InstrumentedSyncHandler: HTTPHandler {
 }
 
 /// Hands the body a responder that records status and latency when it is finally called.
-struct InstrumentedDeferredHandler: HTTPHandler {
+/// A final class for the same reason as `InstrumentedSyncHandler`.
+final class InstrumentedDeferredHandler: HTTPHandler, Sendable {
     let route: ServiceMetrics.Route
     let body: @Sendable (HTTPRequest, HTTPRequestContext, HTTPResponder) -> Void
+
+    init(route: ServiceMetrics.Route, body: @escaping @Sendable (HTTPRequest, HTTPRequestContext, HTTPResponder) -> Void) {
+        self.route = route
+        self.body = body
+    }
 
     func handle(_ request: HTTPRequest, context: HTTPRequestContext, responder: HTTPResponder) {
         let route = self.route

@@ -1,15 +1,18 @@
 /// Routes requests by method and path pattern (`/v1/environments/{env}/flags/{key}`). Built once with
 /// `HTTPRouter.Builder`, then immutable. Unknown paths get 404; known paths with another method get 405
 /// with `Allow`. `HEAD` is served by the `GET` route when no `HEAD` route exists (RFC 9110 §9.3.2).
-public struct HTTPRouter: HTTPHandler {
+///
+/// A final class, not a struct: the server calls it through `any HTTPHandler` for every request, and
+/// calling a struct existential copied it (a retain and release of each stored property) every time.
+public final class HTTPRouter: HTTPHandler, Sendable {
     /// One segment of a pattern.
     enum Segment: Sendable, Equatable {
         case literal(String)
         case parameter(String)
     }
 
-    /// All routes of one pattern.
-    struct Entry: Sendable {
+    /// All routes of one pattern (a class: a match hands out one reference, not a copy of six fields).
+    final class Entry: Sendable {
         let pattern: String
         let segments: [Segment]
         let handlers: [HTTPMethod: any HTTPHandler]
@@ -38,6 +41,11 @@ public struct HTTPRouter: HTTPHandler {
 
     let staticEntries: [String: Entry]
     let parameterEntries: [Entry]
+
+    init(staticEntries: [String: Entry], parameterEntries: [Entry]) {
+        self.staticEntries = staticEntries
+        self.parameterEntries = parameterEntries
+    }
 
     /// Collects routes; `build()` checks them and freezes the router.
     public struct Builder: Sendable {
