@@ -22,6 +22,8 @@ public final class HTTPServer: Sendable {
 
     let core: ServerCore
     let state = Mutex(State.idle)
+    /// Opened once `shutdown()` has finished; `waitUntilStopped()` blocks on it.
+    let stopped = Latch()
 
     /// A server that has not started yet.
     public init(configuration: HTTPServerConfiguration, handler: any HTTPHandler) {
@@ -97,6 +99,7 @@ public final class HTTPServer: Sendable {
                 return (loops, threads)
             case .idle:
                 state = .stopped(loops: [])
+                stopped.open()
                 return nil
             case .stopping, .stopped:
                 return nil
@@ -106,13 +109,12 @@ public final class HTTPServer: Sendable {
         for loop in loops { loop.requestStop(grace: gracePeriod) }
         for thread in threads { System.join(thread) }
         state.withLock { $0 = .stopped(loops: loops) }
+        stopped.open()
     }
 
     /// Blocks the calling thread until a `shutdown()` (called from another thread) has finished.
     public func waitUntilStopped() {
-        while !state.withLock({ if case .stopped = $0 { true } else { false } }) {
-            System.sleep(milliseconds: 20)
-        }
+        stopped.wait()
     }
 
     /// Counters summed over all loops: open connections, accepted, rejected, timed out, responses by status.
