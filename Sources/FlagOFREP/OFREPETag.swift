@@ -1,3 +1,5 @@
+import HTTPServer
+
 /// `If-None-Match` evaluation (RFC 9110 §13.1.2).
 enum OFREPETag {
     /// Whether the field value matches `current`: `*` matches any current representation; otherwise
@@ -7,7 +9,7 @@ enum OFREPETag {
     static func matches(_ field: String, _ current: String) -> Bool {
         let currentOpaque = opaque(Substring(current))
         for member in field.split(separator: ",") {
-            let tag = member.trimmingWhitespace()
+            let tag = HTTPHeaders.trimmed(member)
             if tag == "*" { return true }
             if !tag.isEmpty && opaque(tag) == currentOpaque { return true }
         }
@@ -19,15 +21,5 @@ enum OFREPETag {
         if tag.hasPrefix("W/") { tag = tag.dropFirst(2) }
         if tag.count >= 2 && tag.hasPrefix("\"") && tag.hasSuffix("\"") { tag = tag.dropFirst().dropLast() }
         return tag
-    }
-}
-
-extension Substring {
-    /// Without leading and trailing spaces and tabs (OWS, RFC 9110 §5.6.3).
-    func trimmingWhitespace() -> Substring {
-        var s = self
-        while let first = s.first, first == " " || first == "\t" { s = s.dropFirst() }
-        while let last = s.last, last == " " || last == "\t" { s = s.dropLast() }
-        return s
     }
 }

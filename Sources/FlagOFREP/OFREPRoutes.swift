@@ -111,7 +111,7 @@ public enum OFREPRoutes {
         guard let field = request.headers["Authorization"] else { return nil }
         let parts = field.split(separator: " ", maxSplits: 1)
         guard parts.count == 2, parts[0].lowercased() == "bearer" else { return nil }
-        let token = parts[1].trimmingWhitespace()
+        let token = HTTPHeaders.trimmed(parts[1])
         return token.isEmpty ? nil : String(token)
     }
 

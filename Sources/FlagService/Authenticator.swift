@@ -32,7 +32,7 @@ public final class Authenticator: Sendable {
         guard parts.count == 2, parts[0].lowercased() == "bearer" else {
             throw ServiceError.unauthorized("use Authorization: Bearer <token>", invalidToken: true)
         }
-        let secret = parts[1].trimmingOptionalWhitespace
+        let secret = String(HTTPHeaders.trimmed(parts[1]))
         guard !secret.isEmpty else { throw ServiceError.unauthorized("empty bearer token", invalidToken: true) }
         return secret
     }

@@ -49,7 +49,7 @@ public enum FlagEdit: Sendable, Equatable {
                 throw ServiceError(
                     .unprocessableContent, code: "type_mismatch",
                     message: "flag '\(key)' is \(existing.type.rawValue); got \(value.typeName)",
-                    details: [ValidationIssue(path: "/flags/\(Self.escape(key))/default",
+                    details: [ValidationIssue(path: "/flags/\(JSONPath.escape(key))/default",
                                               message: "expected \(existing.type.rawValue), got \(value.typeName)")])
             }
             return edited
@@ -65,6 +65,4 @@ public enum FlagEdit: Sendable, Equatable {
         }
     }
 
-    /// RFC 6901 §3 escaping of one reference token.
-    static func escape(_ token: String) -> String { JSONPath.escape(token) }
 }

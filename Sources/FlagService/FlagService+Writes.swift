@@ -135,7 +135,7 @@ extension FlagService {
     /// 415 unless `Content-Type` is `application/json` or `application/*+json` (a missing one is taken as JSON).
     static func requireJSONContentType(_ request: HTTPRequest) throws(ServiceError) {
         guard let value = request.headers["Content-Type"] else { return }
-        let mediaType = value.split(separator: ";", maxSplits: 1, omittingEmptySubsequences: false)[0].trimmingOptionalWhitespace.lowercased()
+        let mediaType = HTTPHeaders.trimmed(value.split(separator: ";", maxSplits: 1, omittingEmptySubsequences: false)[0]).lowercased()
         if mediaType == "application/json" || (mediaType.hasPrefix("application/") && mediaType.hasSuffix("+json")) { return }
         throw ServiceError(.unsupportedMediaType, code: "unsupported_media_type",
                            message: "send Content-Type: application/json (got \(value))", headers: ["Accept-Put": "application/json"])
@@ -180,7 +180,7 @@ extension FlagService {
     static func optionalPrecondition(_ request: HTTPRequest) -> WriteJob.Precondition {
         let ifMatch = request.headers.values(for: "If-Match")
         if !ifMatch.isEmpty { return .ifMatch(ifMatch) }
-        if request.headers.values(for: "If-None-Match").contains(where: { $0.trimmingOptionalWhitespace == "*" }) {
+        if request.headers.values(for: "If-None-Match").contains(where: { HTTPHeaders.trimmed(Substring($0)) == "*" }) {
             return .ifNoneMatchAny
         }
         return .none
@@ -196,7 +196,8 @@ extension FlagService {
         } else if let header = request.headers[messageHeader] {
             text = HTTPRequest.percentDecode(header) ?? header
         }
-        guard let text, !text.isBlank else {
+        // Blank in the Unicode sense (no-break spaces too), without Foundation's NSString bridge.
+        guard let text, !text.unicodeScalars.allSatisfy(\.properties.isWhitespace) else {
             throw .badRequest("message_required", "every change needs a message: send the \(messageHeader) header")
         }
         guard text.utf8.count <= 10_000 else { throw .badRequest("message_too_long", "the message is longer than 10000 bytes") }

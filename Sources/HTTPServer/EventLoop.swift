@@ -48,8 +48,6 @@ final class EventLoop: @unchecked Sendable {
     var forceCloseAt: UInt64 = .max
     var nextSweep: UInt64 = 0
     var listenerPausedUntil: UInt64 = 0
-    /// Connections accepted in the current `acceptAll` pass, counted once at its end (one lock, not one per accept).
-    var acceptedSinceCount = 0
     let sweepInterval: UInt64
     /// `EPOLLIN`, with `EPOLLEXCLUSIVE` when the listener is shared (which epoll_ctl cannot MOD, only DEL and ADD).
     let listenerEvents: UInt32
@@ -206,6 +204,9 @@ final class EventLoop: @unchecked Sendable {
     func acceptAll() {
         guard listenFD >= 0, now >= listenerPausedUntil else { return }
         let limit = core.configuration.limits.maxConnections
+        // Counted once at the end of the pass: one lock, not one per accept.
+        var acceptedNow = 0
+        defer { if acceptedNow > 0 { counters.values.withLock { $0.accepted += acceptedNow } } }
         while let accepted = Socket.accept(listenFD) {
             guard case .accepted(let fd, let peer) = accepted else {
                 if case .failed(let e) = accepted, e == EMFILE || e == ENFILE || e == ENOBUFS || e == ENOMEM {
@@ -237,7 +238,7 @@ final class EventLoop: @unchecked Sendable {
             if slot >= connections.count { connections.append(contentsOf: repeatElement(nil, count: slot + 1 - connections.count + 64)) }
             connections[slot] = connection
             connectionCount += 1
-            acceptedSinceCount += 1
+            acceptedNow += 1
             // A new connection must send its first request within the header timeout (an opened, silent
             // connection is the cheapest slowloris); the idle timeout applies between requests.
             connection.deadline = now &+ timeouts.header
@@ -249,11 +250,6 @@ final class EventLoop: @unchecked Sendable {
             if connection.phase != .closed && !connection.register() {
                 connection.close()
             }
-        }
-        if acceptedSinceCount > 0 {
-            let accepted = acceptedSinceCount
-            acceptedSinceCount = 0
-            counters.values.withLock { $0.accepted += accepted }
         }
     }
 

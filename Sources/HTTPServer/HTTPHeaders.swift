@@ -118,8 +118,8 @@ public struct HTTPHeaders: Sendable, Equatable, RandomAccessCollection, Expressi
         return true
     }
 
-    /// `element` without leading and trailing spaces and tabs.
-    static func trimmed(_ element: Substring) -> Substring {
+    /// `element` without leading and trailing spaces and tabs (OWS, RFC 9110 §5.6.3).
+    package static func trimmed(_ element: Substring) -> Substring {
         var s = element
         while let f = s.first, f == " " || f == "\t" { s = s.dropFirst() }
         while let l = s.last, l == " " || l == "\t" { s = s.dropLast() }
