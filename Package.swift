@@ -26,7 +26,9 @@ let package = Package(
         // A general HTTP/1.1 server on POSIX sockets and epoll; knows nothing about flags.
         .systemLibrary(name: "CEpoll", path: "Sources/CEpoll"),
         .target(name: "HTTPServer", dependencies: ["CEpoll"]),
-        .testTarget(name: "HTTPServerTests", dependencies: ["HTTPServer"]),
+        // A raw-socket HTTP client for the tests of HTTPServer and FlagOFREP (no product; tests only).
+        .target(name: "RawHTTPClient"),
+        .testTarget(name: "HTTPServerTests", dependencies: ["HTTPServer", "RawHTTPClient"]),
         .executableTarget(name: "http-bench-server", dependencies: ["HTTPServer"]),
 
         // Versioned documents, tokens and audit in SQLite.
@@ -38,7 +40,7 @@ let package = Package(
 
         // OpenFeature Remote Evaluation Protocol on FlagKit and HTTPServer, mounted by FlagService.
         .target(name: "FlagOFREP", dependencies: ["FlagKit", "HTTPServer"]),
-        .testTarget(name: "FlagOFREPTests", dependencies: ["FlagOFREP", "FlagKit", "HTTPServer"]),
+        .testTarget(name: "FlagOFREPTests", dependencies: ["FlagOFREP", "FlagKit", "HTTPServer", "RawHTTPClient"]),
         .executableTarget(name: "ofrep-test-server", dependencies: ["FlagOFREP", "FlagKit", "HTTPServer"]),
         .executableTarget(name: "ofrep-expectations", dependencies: ["FlagKit", "FlagOFREP"]),
 

@@ -1,5 +1,6 @@
 import FlagKit
 import HTTPServer
+import RawHTTPClient
 import Testing
 @testable import FlagOFREP
 

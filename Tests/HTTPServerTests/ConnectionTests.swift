@@ -1,5 +1,6 @@
 import Glibc
 import Synchronization
+import RawHTTPClient
 import Testing
 @testable import HTTPServer
 

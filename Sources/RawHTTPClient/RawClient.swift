@@ -1,27 +1,38 @@
 import Glibc
-@testable import HTTPServer
 
-/// A blocking TCP client for tests: sends exact bytes, reads responses framed by Content-Length.
-/// Used by one thread at a time (handed to `offPool` and back), hence `@unchecked Sendable`.
-final class RawClient: @unchecked Sendable {
-    struct Failure: Error, CustomStringConvertible {
-        let description: String
+/// A blocking HTTP/1.1 client over a real TCP socket to 127.0.0.1, shared by the test targets of HTTPServer
+/// and FlagOFREP: sends exact bytes (malformed ones too) and reads responses framed by `Content-Length`.
+/// Used by one thread at a time (handed to another and back), hence `@unchecked Sendable`.
+package final class RawClient: @unchecked Sendable {
+    /// A socket call failed, the stream ended early, or the bytes were not a response.
+    package struct Failure: Error, CustomStringConvertible {
+        /// What went wrong, with errno where there is one.
+        package let description: String
     }
 
-    struct Response: Sendable {
-        var status: Int
-        var headers: [(String, String)]
-        var body: [UInt8]
-        func header(_ name: String) -> String? {
+    /// One response as read.
+    package struct Response: Sendable {
+        /// The status code.
+        package var status: Int
+        /// Header fields in order, values without surrounding spaces.
+        package var headers: [(String, String)]
+        /// The body (empty for HEAD, 1xx, 204 and 304).
+        package var body: [UInt8]
+        /// The first field named `name`, compared case-insensitively.
+        package func header(_ name: String) -> String? {
             headers.first { $0.0.lowercased() == name.lowercased() }?.1
         }
-        var text: String { String(decoding: body, as: UTF8.self) }
+        /// The body as UTF-8 text.
+        package var text: String { String(decoding: body, as: UTF8.self) }
     }
 
-    let fd: Int32
-    var buffer: [UInt8] = []
+    /// The socket.
+    package let fd: Int32
+    /// Bytes received and not read yet.
+    package var buffer: [UInt8] = []
 
-    init(port: Int, timeoutSeconds: Int = 10) throws {
+    /// Connects to 127.0.0.1:`port`; reads give up after `timeoutSeconds`.
+    package init(port: Int, timeoutSeconds: Int = 10) throws {
         fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         guard fd >= 0 else { throw Failure(description: "socket: \(errno)") }
         var tv = timeval(tv_sec: timeoutSeconds, tv_usec: 0)
@@ -41,19 +52,34 @@ final class RawClient: @unchecked Sendable {
 
     deinit { Glibc.close(fd) }
 
-    func send(_ text: String) throws { try send(Array(text.utf8)) }
+    /// Sends one request with a JSON body and reads its response.
+    package func request(_ method: String, _ path: String, body: String = "", headers: [(String, String)] = []) throws -> Response {
+        var head = "\(method) \(path) HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n"
+        head += "Content-Length: \(body.utf8.count)\r\n"
+        for (name, value) in headers { head += "\(name): \(value)\r\n" }
+        try send(head + "\r\n" + body)
+        guard let response = try readResponse() else { throw Failure(description: "connection closed before a response") }
+        return response
+    }
 
-    func send(_ bytes: [UInt8]) throws {
+    /// Sends `text` as UTF-8, all of it.
+    package func send(_ text: String) throws { try send(Array(text.utf8)) }
+
+    /// Sends `bytes`, all of them.
+    package func send(_ bytes: [UInt8]) throws {
         var offset = 0
         while offset < bytes.count {
-            let n = bytes.withUnsafeBytes { Glibc.send(fd, $0.baseAddress! + offset, bytes.count - offset, Int32(MSG_NOSIGNAL)) }
+            let n = bytes.withUnsafeBytes { raw -> Int in
+                guard let base = raw.baseAddress else { return -1 }
+                return Glibc.send(fd, base + offset, raw.count - offset, Int32(MSG_NOSIGNAL))
+            }
             guard n > 0 else { throw Failure(description: "send: \(errno)") }
             offset += n
         }
     }
 
     /// Reads more bytes; false at end of stream.
-    func fill() throws -> Bool {
+    package func fill() throws -> Bool {
         var chunk = [UInt8](repeating: 0, count: 65536)
         let n = chunk.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
         if n == 0 { return false }
@@ -63,7 +89,7 @@ final class RawClient: @unchecked Sendable {
     }
 
     /// Reads one response; nil when the server closed the connection cleanly before one began.
-    func readResponse(head: Bool = false) throws -> Response? {
+    package func readResponse(head: Bool = false) throws -> Response? {
         while true {
             if let end = find([13, 10, 13, 10]) {
                 let headText = String(decoding: buffer[0..<end], as: UTF8.self)
@@ -73,7 +99,7 @@ final class RawClient: @unchecked Sendable {
                 guard parts.count >= 2, let status = Int(parts[1]) else { throw Failure(description: "bad status line \(statusLine)") }
                 let headers = lines.map { line -> (String, String) in
                     let colon = line.firstIndex(of: ":") ?? line.endIndex
-                    return (String(line[..<colon]), String(line[line.index(after: colon)...]).trimmingCharacters(in: " "))
+                    return (String(line[..<colon]), colon < line.endIndex ? Self.trimmingSpaces(line[line.index(after: colon)...]) : "")
                 }
                 let length = head || status < 200 || status == 204 || status == 304
                     ? 0 : Int(headers.first { $0.0.lowercased() == "content-length" }?.1 ?? "0") ?? 0
@@ -92,14 +118,14 @@ final class RawClient: @unchecked Sendable {
     }
 
     /// Reads until the server closes; returns everything unread.
-    func readToEnd() throws -> [UInt8] {
+    package func readToEnd() throws -> [UInt8] {
         while try fill() {}
         defer { buffer = [] }
         return buffer
     }
 
     /// Whether the server has closed the connection (reads to end, discarding).
-    func isClosedByServer() -> Bool {
+    package func isClosedByServer() -> Bool {
         (try? readToEnd()) != nil
     }
 
@@ -110,59 +136,11 @@ final class RawClient: @unchecked Sendable {
         }
         return nil
     }
-}
 
-extension String {
-    func trimmingCharacters(in set: Character) -> String {
-        var s = Substring(self)
-        while s.first == set { s = s.dropFirst() }
-        while s.last == set { s = s.dropLast() }
+    static func trimmingSpaces(_ text: Substring) -> String {
+        var s = text
+        while s.first == " " { s = s.dropFirst() }
+        while s.last == " " { s = s.dropLast() }
         return String(s)
-    }
-}
-
-/// Starts a server on 127.0.0.1 port 0, runs `body`, and always shuts it down.
-func withServer<T>(
-    _ configure: (inout HTTPServerConfiguration) -> Void = { _ in },
-    routes: (inout HTTPRouter.Builder) -> Void,
-    _ body: (HTTPServer, Int) async throws -> T
-) async throws -> T {
-    var builder = HTTPRouter.Builder()
-    routes(&builder)
-    var config = HTTPServerConfiguration(host: "127.0.0.1", port: 0, eventLoops: 2)
-    configure(&config)
-    let server = HTTPServer(configuration: config, handler: try builder.build())
-    let port = try server.start()
-    do {
-        let result = try await body(server, port)
-        server.shutdown(gracePeriod: .seconds(2))
-        return result
-    } catch {
-        server.shutdown(gracePeriod: .seconds(2))
-        throw error
-    }
-}
-
-/// Polls `condition` until it holds or `seconds` pass.
-func eventually(_ seconds: Double = 10, _ condition: () -> Bool) async -> Bool {
-    let deadline = ContinuousClock.now + .milliseconds(Int(seconds * 1000))
-    while ContinuousClock.now < deadline {
-        if condition() { return true }
-        try? await Task.sleep(for: .milliseconds(10))
-    }
-    return condition()
-}
-
-/// Runs blocking socket work on its own thread, so it never occupies a thread of the cooperative pool
-/// that the server's `async` handlers need (with 2 cores the pool has only 2 threads).
-func offPool<T: Sendable>(_ body: @escaping @Sendable () throws -> T) async throws -> T {
-    try await withCheckedThrowingContinuation { continuation in
-        Thread.detach {
-            do {
-                continuation.resume(returning: try body())
-            } catch {
-                continuation.resume(throwing: error)
-            }
-        }
     }
 }
