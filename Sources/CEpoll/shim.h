@@ -90,6 +90,12 @@ static inline ssize_t cepoll_send(int fd, const void *buf, size_t len) {
     return send(fd, buf, len, MSG_NOSIGNAL);
 }
 
+/// send with MSG_MORE: the kernel holds the tail segment back, so a close() right after tacks the FIN
+/// onto it (tcp_send_fin) and the response and the FIN leave as one segment instead of two.
+static inline ssize_t cepoll_send_more(int fd, const void *buf, size_t len) {
+    return send(fd, buf, len, MSG_NOSIGNAL | MSG_MORE);
+}
+
 static inline int cepoll_errno(void) { return errno; }
 
 /// Monotonic clock in nanoseconds (vDSO, no syscall).

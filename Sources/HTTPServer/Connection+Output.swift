@@ -19,7 +19,17 @@ extension Connection {
         swap(&buffer, &loop.sharedOutput)
     }
 
+    /// Whether the bytes being flushed end the connection and the close follows at once, so they may wait
+    /// in the kernel for the FIN (see `Socket.send(_:_:finBehind:)`). Only when the client itself asked to
+    /// close (RFC 9112 §9.6: it sends nothing more), nothing is unread, and no linger is due: a close with
+    /// unread input makes the kernel send a reset and drop what is still held back.
+    var finFollowsOutput: Bool {
+        phase == .closeAfterFlush && clientAskedToClose && !lingerOnClose && !sawEndOfStream
+            && inbound.isEmpty && parser.isBetweenRequests
+    }
+
     func flush() {
+        let finBehind = finFollowsOutput
         if usesSharedOutput {
             usesSharedOutput = false
             var shared: [UInt8] = []
@@ -28,7 +38,7 @@ extension Connection {
             var failed = false
             shared.withUnsafeBytes { bytes in
                 while sent < bytes.count {
-                    switch Socket.send(fd, UnsafeRawBufferPointer(rebasing: bytes[sent...])) {
+                    switch Socket.send(fd, UnsafeRawBufferPointer(rebasing: bytes[sent...]), finBehind: finBehind) {
                     case .wrote(let n): sent += n
                     case .wouldBlock: return
                     case .failed:
@@ -49,7 +59,9 @@ extension Connection {
             }
         }
         while outboundOffset < outbound.count {
-            let result = outbound.withUnsafeBytes { Socket.send(fd, UnsafeRawBufferPointer(rebasing: $0[outboundOffset...])) }
+            let result = outbound.withUnsafeBytes {
+                Socket.send(fd, UnsafeRawBufferPointer(rebasing: $0[outboundOffset...]), finBehind: finBehind)
+            }
             switch result {
             case .wrote(let n): outboundOffset += n
             case .wouldBlock: return

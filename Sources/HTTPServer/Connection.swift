@@ -49,6 +49,8 @@ final class Connection: @unchecked Sendable {
     var requestIndex = 0
     var phase = Phase.open
     var lingerOnClose = false
+    /// The client's last request asked to close (`Connection: close`, or HTTP/1.0 without keep-alive).
+    var clientAskedToClose = false
     var sawEndOfStream = false
     var readPaused = false
     var processing = false
@@ -171,6 +173,7 @@ final class Connection: @unchecked Sendable {
             sequence: sequence, method: request.method, target: request.target, keepAlive: keepAlive,
             http10: request.version.minor == 0, startedAt: loop.now, response: nil)
         if !keepAlive { phase = .noMoreRequests }
+        if !request.wantsKeepAlive { clientAskedToClose = true }
         let context = HTTPRequestContext(peer: peer, connectionID: id, requestIndex: requestIndex, receivedAtNanoseconds: loop.now)
         requestIndex += 1
         loop.core.handler.handle(request, context: context, responder: HTTPResponder(connection: self, sequence: sequence))

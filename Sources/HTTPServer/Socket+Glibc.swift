@@ -130,9 +130,13 @@ enum Socket {
     }
 
     /// send(2) with MSG_NOSIGNAL, so a vanished peer gives EPIPE instead of killing the process.
-    static func send(_ fd: Int32, _ bytes: UnsafeRawBufferPointer) -> WriteResult {
+    /// With `finBehind` (the caller closes the socket right after its last byte), MSG_MORE holds the tail
+    /// back so the close sends it together with the FIN: one segment less per `Connection: close` request.
+    static func send(_ fd: Int32, _ bytes: UnsafeRawBufferPointer, finBehind: Bool = false) -> WriteResult {
         while true {
-            let n = cepoll_send(fd, bytes.baseAddress, bytes.count)
+            let n = finBehind
+                ? cepoll_send_more(fd, bytes.baseAddress, bytes.count)
+                : cepoll_send(fd, bytes.baseAddress, bytes.count)
             if n >= 0 { return .wrote(n) }
             switch errno {
             case EINTR: continue

@@ -99,6 +99,44 @@ import Testing
         }
     }
 
+    /// Segments the client's socket has received so far: `tcpi_segs_in` of Linux's `struct tcp_info`
+    /// (byte offset 140, since Linux 4.2), which glibc's older `tcp_info` does not declare.
+    static func segmentsReceived(_ fd: Int32) -> UInt32 {
+        var info = [UInt8](repeating: 0, count: 256)
+        var length = socklen_t(info.count)
+        guard getsockopt(fd, Int32(IPPROTO_TCP), TCP_INFO, &info, &length) == 0, length >= 144 else { return .max }
+        return info.withUnsafeBytes { $0.loadUnaligned(fromByteOffset: 140, as: UInt32.self) }
+    }
+
+    @Test func closingResponseLeavesTogetherWithTheFIN() async throws {
+        try await withServer(routes: Self.routes) { _, port in
+            // Keep-alive: SYN-ACK and the response; the server keeps the connection.
+            let open = try RawClient(port: port)
+            try open.send("GET /hello HTTP/1.1\r\nHost: h\r\n\r\n")
+            #expect(try open.readResponse()?.text == "hello")
+            try await Task.sleep(for: .milliseconds(50))
+            let keepAliveSegments = Self.segmentsReceived(open.fd)
+            // `Connection: close`: the same segments, the FIN riding on the response's (MSG_MORE).
+            let closing = try RawClient(port: port)
+            try closing.send("GET /hello HTTP/1.1\r\nHost: h\r\nConnection: close\r\n\r\n")
+            let r = try #require(try closing.readResponse())
+            #expect(r.text == "hello")
+            #expect(r.header("Connection") == "close")
+            #expect(closing.isClosedByServer())
+            #expect(Self.segmentsReceived(closing.fd) == keepAliveSegments)
+        }
+    }
+
+    @Test func largeClosingResponseArrivesWhole() async throws {
+        try await withServer(routes: Self.routes) { _, port in
+            let c = try RawClient(port: port)
+            try c.send("GET /big HTTP/1.1\r\nHost: h\r\nConnection: close\r\n\r\n")
+            let r = try #require(try c.readResponse())
+            #expect(r.body == Self.big)
+            #expect(c.isClosedByServer())
+        }
+    }
+
     @Test func clientDisconnectingMidResponseDoesNotHurtOthers() async throws {
         try await withServer(routes: Self.routes) { server, port in
             for _ in 0..<5 {
