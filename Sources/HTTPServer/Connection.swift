@@ -145,7 +145,8 @@ final class Connection: @unchecked Sendable {
             do {
                 let (used, event) = try parser.parse(UnsafeRawBufferPointer(rebasing: buffer[offset...]))
                 offset += used
-                switch event {
+                // Consumed, so the request inside is moved to the handler rather than copied and destroyed.
+                switch consume event {
                 case .needMore:
                     if used == 0 || offset == buffer.count { break parsing }
                 case .continueNeeded:
@@ -208,8 +209,12 @@ final class Connection: @unchecked Sendable {
     /// Serializes the response once it is ready; pipeline order (RFC 9112 §9.3.2) holds because the next
     /// request is not parsed before this.
     func writeReady() {
-        if let current = inFlight, let response = current.response {
-            inFlight = nil
+        // Moved out, not copied: a copy would retain and release each of its references.
+        if let current = inFlight.take() {
+            guard let response = current.response else {
+                inFlight = current
+                return
+            }
             let close = !current.keepAlive || response.closeConnection || loop.stopping
             serialize(response, for: current, close: close)
             if close {

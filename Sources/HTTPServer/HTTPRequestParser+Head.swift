@@ -21,7 +21,7 @@ extension HTTPRequestParser {
 
     /// Parses the request line and field lines of `head` (without the final CRLFCRLF).
     static func parseHeadBlock(_ head: UnsafeRawBufferPointer, _ limits: Limits) throws(HTTPError) -> HTTPRequest {
-        let lineEnd = head.firstIndex(of: 0x0D) ?? head.count
+        let lineEnd = head.index(of: 0x0D) ?? head.count
         if lineEnd > limits.maxRequestLineBytes {
             throw HTTPError(.uriTooLong, code: "request_line_too_long", message: "request line too long", closesConnection: true)
         }
@@ -30,13 +30,12 @@ extension HTTPRequestParser {
         }
         let line = UnsafeRawBufferPointer(rebasing: head[0..<lineEnd])
         // request-line = method SP request-target SP HTTP-version (RFC 9112 §3)
-        guard let sp1 = line.firstIndex(of: 0x20), sp1 > 0 else { throw HTTPError.malformed("malformed_request_line", "no method") }
+        guard let sp1 = line.index(of: 0x20), sp1 > 0 else { throw HTTPError.malformed("malformed_request_line", "no method") }
         for i in 0..<sp1 where !isToken(line[i]) { throw HTTPError.malformed("malformed_request_line", "bad method") }
         let afterMethod = sp1 + 1
-        guard let sp2rel = UnsafeRawBufferPointer(rebasing: line[afterMethod...]).firstIndex(of: 0x20) else {
+        guard let sp2 = line.index(of: 0x20, from: afterMethod) else {
             throw HTTPError.malformed("malformed_request_line", "no version")
         }
-        let sp2 = afterMethod + sp2rel
         guard sp2 > afterMethod else { throw HTTPError.malformed("malformed_request_line", "empty target") }
         var queryStart = -1
         for i in afterMethod..<sp2 {
@@ -72,7 +71,7 @@ extension HTTPRequestParser {
         var headers = HTTPHeaders(reservingCapacity: 8)
         var i = lineEnd + 2
         while i < head.count {
-            let end = UnsafeRawBufferPointer(rebasing: head[i...]).firstIndex(of: 0x0D).map { i + $0 } ?? head.count
+            let end = head.index(of: 0x0D, from: i) ?? head.count
             headers.appendParsed(try parseField(UnsafeRawBufferPointer(rebasing: head[i..<end])))
             if headers.count > limits.maxHeaderCount {
                 throw HTTPError(.requestHeaderFieldsTooLarge, code: "too_many_headers", message: "more than \(limits.maxHeaderCount) header fields", closesConnection: true)
@@ -97,7 +96,7 @@ extension HTTPRequestParser {
     /// field-line = field-name ":" OWS field-value OWS (RFC 9112 §5). No whitespace before the colon
     /// (§5.1: must be refused), no obs-fold (§5.2), no CTL in the value except HTAB.
     static func parseField(_ line: UnsafeRawBufferPointer) throws(HTTPError) -> HTTPHeaders.Field {
-        guard let colon = line.firstIndex(of: 0x3A), colon > 0 else {
+        guard let colon = line.index(of: 0x3A), colon > 0 else {
             if let f = line.first, f == 0x20 || f == 0x09 { throw HTTPError.malformed("obsolete_line_folding", "obs-fold is not accepted") }
             throw HTTPError.malformed("malformed_header", "header line without name and colon")
         }

@@ -87,7 +87,7 @@ struct HTTPRequestParser {
         guard let end = try findHeadEnd(buffer) else {
             let maxHead = limits.maxRequestLineBytes + limits.maxHeaderBytes
             if buffer.count > maxHead { throw HTTPRequestParser.tooLarge(buffer, limits) }
-            if buffer.firstIndex(of: 0x0A) == nil && buffer.count > limits.maxRequestLineBytes {
+            if buffer.index(of: 0x0A) == nil && buffer.count > limits.maxRequestLineBytes {
                 throw HTTPError(.uriTooLong, code: "request_line_too_long", message: "request line too long", closesConnection: true)
             }
             return (0, .needMore)
@@ -113,26 +113,31 @@ struct HTTPRequestParser {
     }
 
     /// Index of the CR of the blank line ending the head, or nil. Bare CR or LF is refused (RFC 9112 §2.2).
+    /// Goes line by line with `memchr`: each LF must follow a CR, and no other CR may appear in the line.
+    /// `scanned` is where the first incomplete line starts.
     mutating func findHeadEnd(_ buffer: UnsafeRawBufferPointer) throws(HTTPError) -> Int? {
-        var i = scanned
+        var start = scanned
         let count = buffer.count
-        while i < count {
-            let b = buffer[i]
-            if b == 0x0A {
-                guard i > 0, buffer[i - 1] == 0x0D else { throw HTTPError.malformed("bare_lf", "line ends with LF without CR") }
-                if i >= 3, buffer[i - 2] == 0x0A, buffer[i - 3] == 0x0D { return i - 3 }
-            } else if i > 0, buffer[i - 1] == 0x0D, b != 0x0A {
-                throw HTTPError.malformed("bare_cr", "CR not followed by LF")
+        while let lf = buffer.index(of: 0x0A, from: start) {
+            // The first CR of the line must be the one right before the LF; the earlier fault is reported.
+            guard let cr = buffer.index(of: 0x0D, in: start..<lf) else {
+                throw HTTPError.malformed("bare_lf", "line ends with LF without CR")
             }
-            i += 1
+            if cr != lf - 1 { throw HTTPError.malformed("bare_cr", "CR not followed by LF") }
+            // An empty line after at least one line ends the head (leading empty lines are skipped earlier).
+            if lf - 1 == start && start >= 2 { return start - 2 }
+            start = lf + 1
         }
-        // Re-check the last byte next time: it may be a CR whose LF has not arrived.
-        scanned = max(0, count - 1)
+        // The unfinished line may end with a CR whose LF has not arrived; a CR anywhere before that is bare.
+        if let cr = buffer.index(of: 0x0D, in: start..<count), cr < count - 1 {
+            throw HTTPError.malformed("bare_cr", "CR not followed by LF")
+        }
+        scanned = start
         return nil
     }
 
     static func tooLarge(_ buffer: UnsafeRawBufferPointer, _ limits: Limits) -> HTTPError {
-        if let lf = buffer.firstIndex(of: 0x0A), lf <= limits.maxRequestLineBytes {
+        if let lf = buffer.index(of: 0x0A), lf <= limits.maxRequestLineBytes {
             return HTTPError(.requestHeaderFieldsTooLarge, code: "headers_too_large", message: "header section too large", closesConnection: true)
         }
         return HTTPError(.uriTooLong, code: "request_line_too_long", message: "request line too long", closesConnection: true)

@@ -41,11 +41,17 @@ public final class HTTPRouter: HTTPHandler, Sendable {
 
     let staticEntries: [String: Entry]
     let parameterEntries: [Entry]
+    /// Bit `n` is set when a static pattern is `n` bytes long (bit 63: 63 bytes or more), so a path of
+    /// another length skips hashing itself for the static lookup.
+    let staticPathLengths: UInt64
 
     init(staticEntries: [String: Entry], parameterEntries: [Entry]) {
         self.staticEntries = staticEntries
         self.parameterEntries = parameterEntries
+        staticPathLengths = staticEntries.keys.reduce(0) { $0 | Self.lengthBit($1) }
     }
+
+    static func lengthBit(_ path: String) -> UInt64 { 1 << UInt64(min(path.utf8.count, 63)) }
 
     /// Collects routes; `build()` checks them and freezes the router.
     public struct Builder: Sendable {
@@ -126,7 +132,7 @@ public final class HTTPRouter: HTTPHandler, Sendable {
     public func handle(_ request: HTTPRequest, context: HTTPRequestContext, responder: HTTPResponder) {
         let entry: Entry
         var context = context
-        if let e = staticEntries[request.path] {
+        if staticPathLengths & Self.lengthBit(request.path) != 0, let e = staticEntries[request.path] {
             entry = e
         } else {
             switch matchParameters(request.path) {
@@ -178,7 +184,7 @@ public final class HTTPRouter: HTTPHandler, Sendable {
                 let part = UnsafeBufferPointer(rebasing: bytes[start..<end])
                 switch segment {
                 case .literal:
-                    guard part.elementsEqual(entry.literalBytes[index]) else { continue candidates }
+                    guard part.equalBytes(entry.literalBytes[index]) else { continue candidates }
                 case .parameter(let name):
                     guard !part.isEmpty else { continue candidates }
                     let raw = String(decoding: part, as: UTF8.self)

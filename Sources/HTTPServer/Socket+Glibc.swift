@@ -111,7 +111,7 @@ enum Socket {
 
     static func read(_ fd: Int32, into buffer: UnsafeMutableRawBufferPointer) -> ReadResult {
         while true {
-            let n = Glibc.read(fd, buffer.baseAddress, buffer.count)
+            let n = cepoll_read(fd, buffer.baseAddress, buffer.count)
             if n > 0 { return .bytes(n) }
             if n == 0 { return .endOfStream }
             switch errno {
@@ -148,7 +148,7 @@ enum Socket {
 
     static func shutdownWrite(_ fd: Int32) { _ = Glibc.shutdown(fd, Int32(SHUT_WR)) }
 
-    static func close(_ fd: Int32) { _ = Glibc.close(fd) }
+    static func close(_ fd: Int32) { _ = cepoll_close(fd) }
 
     /// Another descriptor for the same socket (each loop closes its own; the socket closes with the last).
     static func duplicate(_ fd: Int32) throws(HTTPError) -> Int32 {

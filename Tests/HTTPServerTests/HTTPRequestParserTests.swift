@@ -235,4 +235,55 @@ func refusal(_ input: String, limits: HTTPRequestParser.Limits = HTTPRequestPars
         #expect(parseAll("GET / HTTP/1.1\r\n\r\n").error?.closesConnection == true)
         #expect(parseAll("GET / HTTP/2.0\r\n\r\n").error?.closesConnection == true)
     }
+
+    enum HeadEnd: Equatable {
+        case end(Int)
+        case needMore
+        case refused(String)
+    }
+
+    /// The byte-by-byte scan `findHeadEnd` replaced: the CR of the blank line ending the head, nil, or
+    /// the refusal's code.
+    static func referenceHeadEnd(_ b: [UInt8]) -> HeadEnd {
+        var i = 0
+        while i < b.count {
+            if b[i] == 0x0A {
+                guard i > 0, b[i - 1] == 0x0D else { return .refused("bare_lf") }
+                if i >= 3, b[i - 2] == 0x0A, b[i - 3] == 0x0D { return .end(i - 3) }
+            } else if i > 0, b[i - 1] == 0x0D, b[i] != 0x0A {
+                return .refused("bare_cr")
+            }
+            i += 1
+        }
+        return .needMore
+    }
+
+    @Test func headEndSearchAgreesWithTheByteByByteScan() {
+        var generator = SystemRandomNumberGenerator()
+        let alphabet: [UInt8] = [0x61, 0x20, 0x3A, 0x0D, 0x0A, 0x0D, 0x0A]
+        for _ in 0..<20_000 {
+            // A line that is never empty first: leading empty lines are skipped before the search runs.
+            var bytes: [UInt8] = [0x61]
+            for _ in 0..<Int.random(in: 0...40, using: &generator) { bytes.append(alphabet.randomElement(using: &generator) ?? 0x61) }
+            let expected = Self.referenceHeadEnd(bytes)
+            // Fed growing, as bytes arrive: the search resumes where the previous call stopped.
+            var parser = HTTPRequestParser(limits: .init())
+            var outcome = HeadEnd.needMore
+            var fed = 0
+            while fed < bytes.count {
+                fed = min(bytes.count, fed + Int.random(in: 1...8, using: &generator))
+                let prefix = Array(bytes[0..<fed])
+                do {
+                    let end = try prefix.withUnsafeBytes { try parser.findHeadEnd($0) }
+                    outcome = end.map(HeadEnd.end) ?? .needMore
+                    if end != nil { break }
+                } catch {
+                    outcome = .refused((error as? HTTPError)?.code ?? "\(error)")
+                    break
+                }
+            }
+            // The reference scans everything at once; a stop at an earlier prefix must be the same answer.
+            #expect(outcome == expected, "\(bytes)")
+        }
+    }
 }

@@ -1,0 +1,32 @@
+import Glibc
+
+/// Byte searches for the parser and the router through libc's `memchr`/`memcmp`, which compare a vector
+/// of bytes per instruction. The generic `firstIndex(of:)` and `elementsEqual` go byte by byte through
+/// the collection protocols; in a profile of a `304` they were about 9% of the server's instructions.
+extension UnsafeRawBufferPointer {
+    /// Index of the first `byte` at or after `start`, or nil.
+    func index(of byte: UInt8, from start: Int = 0) -> Int? {
+        guard start < count, let base = baseAddress else { return nil }
+        guard let found = memchr(base + start, Int32(byte), count - start) else { return nil }
+        return base.distance(to: UnsafeRawPointer(found))
+    }
+
+    /// Index of the first `byte` in `start..<end`, or nil.
+    func index(of byte: UInt8, in range: Range<Int>) -> Int? {
+        guard !range.isEmpty, range.upperBound <= count, let base = baseAddress else { return nil }
+        guard let found = memchr(base + range.lowerBound, Int32(byte), range.count) else { return nil }
+        return base.distance(to: UnsafeRawPointer(found))
+    }
+}
+
+extension UnsafeBufferPointer<UInt8> {
+    /// Whether the bytes equal `other`'s.
+    func equalBytes(_ other: [UInt8]) -> Bool {
+        guard count == other.count else { return false }
+        guard let base = baseAddress, count > 0 else { return true }
+        return other.withUnsafeBytes { bytes in
+            guard let otherBase = bytes.baseAddress else { return false }
+            return memcmp(base, otherBase, count) == 0
+        }
+    }
+}
