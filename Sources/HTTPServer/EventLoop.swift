@@ -28,26 +28,26 @@ final class EventLoop: @unchecked Sendable {
     let core: ServerCore
     let epfd: Int32
     let wakeFD: Int32
-    var listenFD: Int32
+    @exclusivity(unchecked) var listenFD: Int32
     let threadID = Atomic<UInt64>(0)
     let mailbox = PThreadMutex(Mailbox())
     let wakePending = Atomic<Bool>(false)
     let finished = Atomic<Bool>(false)
     let counters = LoopCounters()
 
-    var connections: [Connection?] = []
-    var connectionCount = 0
-    var generation: UInt32 = 0
+    @exclusivity(unchecked) var connections: [Connection?] = []
+    @exclusivity(unchecked) var connectionCount = 0
+    @exclusivity(unchecked) var generation: UInt32 = 0
     let readBuffer: UnsafeMutableRawBufferPointer
     let events: UnsafeMutableRawPointer
-    var date = HTTPDate()
+    @exclusivity(unchecked) var date = HTTPDate()
     /// Responses are serialized here and sent at once; see `Connection.withOutputBuffer`.
-    var sharedOutput: [UInt8] = []
-    var now: UInt64 = 0
-    var stopping = false
-    var forceCloseAt: UInt64 = .max
-    var nextSweep: UInt64 = 0
-    var listenerPausedUntil: UInt64 = 0
+    @exclusivity(unchecked) var sharedOutput: [UInt8] = []
+    @exclusivity(unchecked) var now: UInt64 = 0
+    @exclusivity(unchecked) var stopping = false
+    @exclusivity(unchecked) var forceCloseAt: UInt64 = .max
+    @exclusivity(unchecked) var nextSweep: UInt64 = 0
+    @exclusivity(unchecked) var listenerPausedUntil: UInt64 = 0
     let sweepInterval: UInt64
     /// `EPOLLIN`, with `EPOLLEXCLUSIVE` when the listener is shared (which epoll_ctl cannot MOD, only DEL and ADD).
     let listenerEvents: UInt32

@@ -10,7 +10,9 @@ package final class PThreadMutex<Value: Sendable>: @unchecked Sendable {
     // A heap cell: a pthread mutex must not move after `pthread_mutex_init`, and class storage is not
     // guaranteed to be addressable for a C call.
     private let mutex: UnsafeMutablePointer<pthread_mutex_t>
-    private var value: Value
+    // Only touched inside `withLock`, whose lock already excludes a second access: a nested `withLock` on
+    // the same mutex would deadlock before it could overlap. The dynamic check is skipped.
+    @exclusivity(unchecked) private var value: Value
 
     /// A lock around `value`.
     package init(_ value: Value) {
