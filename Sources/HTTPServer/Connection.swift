@@ -174,12 +174,13 @@ final class Connection: @unchecked Sendable {
     func dispatch(_ request: HTTPRequest) {
         let sequence = nextSequence
         nextSequence += 1
-        let keepAlive = request.wantsKeepAlive && !loop.stopping
+        let clientKeepsAlive = request.wantsKeepAlive
+        let keepAlive = clientKeepsAlive && !loop.stopping
         inFlight = InFlight(
             sequence: sequence, method: request.method, target: request.target, keepAlive: keepAlive,
             http10: request.version.minor == 0, startedAt: loop.now, response: nil)
         if !keepAlive { phase = .noMoreRequests }
-        if !request.wantsKeepAlive { clientAskedToClose = true }
+        if !clientKeepsAlive { clientAskedToClose = true }
         let context = HTTPRequestContext(peer: peer, connectionID: id, requestIndex: requestIndex, receivedAtNanoseconds: loop.now)
         requestIndex += 1
         loop.core.handler.handle(request, context: context, responder: HTTPResponder(connection: self, sequence: sequence))

@@ -44,7 +44,20 @@ public struct HTTPHeaders: Sendable, Equatable, RandomAccessCollection, Expressi
 
     /// The first value for `name` (case-insensitive), or nil.
     public subscript(name: String) -> String? {
-        for field in fields where HTTPHeaders.equalsIgnoringCase(field.name, name) { return field.value }
+        guard let i = firstIndex(named: name) else { return nil }
+        return fields[i].value
+    }
+
+    /// Index of the first field called `name` (case-insensitive). Fields are visited by index and names of
+    /// another length skipped before any comparison: iterating `fields` copied each field, a retain and a
+    /// release of both strings, for every field on every lookup.
+    func firstIndex(named name: String, from start: Int = 0) -> Int? {
+        let length = name.utf8.count
+        var i = start
+        while i < fields.count {
+            if fields[i].name.utf8.count == length && HTTPHeaders.equalsIgnoringCase(fields[i].name, name) { return i }
+            i += 1
+        }
         return nil
     }
 
@@ -55,7 +68,7 @@ public struct HTTPHeaders: Sendable, Equatable, RandomAccessCollection, Expressi
 
     /// Whether a field called `name` is present.
     public func contains(_ name: String) -> Bool {
-        fields.contains { HTTPHeaders.equalsIgnoringCase($0.name, name) }
+        firstIndex(named: name) != nil
     }
 
     /// Appends a field, keeping any existing ones with the same name.
@@ -77,8 +90,10 @@ public struct HTTPHeaders: Sendable, Equatable, RandomAccessCollection, Expressi
     /// Whether a comma-separated field (`Connection`, `Transfer-Encoding`) lists `token`, ignoring case (RFC 9110 §5.6.1).
     /// Walks the bytes without splitting (no allocation: it runs for every request).
     public func hasToken(_ token: String, in name: String) -> Bool {
-        for field in fields where HTTPHeaders.equalsIgnoringCase(field.name, name) {
-            let value = field.value.utf8
+        var next = firstIndex(named: name)
+        while let index = next {
+            next = firstIndex(named: name, from: index + 1)
+            let value = fields[index].value.utf8
             var start = value.startIndex
             while start < value.endIndex {
                 let end = value[start...].firstIndex(of: 0x2C) ?? value.endIndex

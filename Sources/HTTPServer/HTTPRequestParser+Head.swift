@@ -124,13 +124,17 @@ extension HTTPRequestParser {
     {
         var hosts = 0, transferEncodings: [Substring] = [], lengths: [Substring] = []
         var expect: String?
-        for field in request.headers {
+        var sawTransferEncoding = false
+        // By index: iterating the headers would copy each field (a retain and release of both strings).
+        for index in request.headers.indices {
+            let field = request.headers.fields[index]
             let n = field.name.utf8
             if n.count == 4 && HTTPHeaders.equalsIgnoringCase(field.name, "Host") {
                 hosts += 1
             } else if n.count == 14 && HTTPHeaders.equalsIgnoringCase(field.name, "Content-Length") {
                 lengths.append(contentsOf: field.value.split(separator: ",", omittingEmptySubsequences: false).map(HTTPHeaders.trimmed))
             } else if n.count == 17 && HTTPHeaders.equalsIgnoringCase(field.name, "Transfer-Encoding") {
+                sawTransferEncoding = true
                 transferEncodings.append(contentsOf: field.value.split(separator: ",").map(HTTPHeaders.trimmed).filter { !$0.isEmpty })
             } else if n.count == 6 && HTTPHeaders.equalsIgnoringCase(field.name, "Expect") {
                 expect = field.value
@@ -145,7 +149,7 @@ extension HTTPRequestParser {
             }
             expectsContinue = request.version.minor >= 1
         }
-        if !transferEncodings.isEmpty || request.headers.contains("Transfer-Encoding") {
+        if sawTransferEncoding {
             if !lengths.isEmpty { throw HTTPError.malformed("smuggling", "both Content-Length and Transfer-Encoding") }
             if request.version.minor == 0 { throw HTTPError.malformed("smuggling", "Transfer-Encoding in an HTTP/1.0 request") }
             guard let last = transferEncodings.last, HTTPHeaders.equalsIgnoringCase(last, "chunked") else {

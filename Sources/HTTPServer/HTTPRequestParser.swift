@@ -98,7 +98,7 @@ struct HTTPRequestParser {
         switch framing.body {
         case .none:
             // Most requests: handed out directly, never stored in `pending` (saves a copy and a destroy).
-            return (end + 4, .request(request))
+            return (end + 4, .request(consume request))
         case .length(let n):
             // Reserve at most 64 KiB up front: a client announcing a large body and then stalling must not
             // make every connection hold `maxBodyBytes`.
