@@ -28,24 +28,49 @@ public struct HTTPRequestContext: Sendable {
 
 /// The `{name}` → value pairs of a matched route, in pattern order.
 public struct HTTPPathParameters: Sendable, Equatable {
+    // Most routes have one parameter (`{env}`): it is kept inline, so matching such a route allocates no
+    // array (an allocation and a free per request on the document route). Further pairs go to `rest`.
+    private var first: (name: String, value: String)?
+    private var rest: [(name: String, value: String)] = []
+
     /// The pairs in order.
-    public private(set) var pairs: [(name: String, value: String)]
+    public var pairs: [(name: String, value: String)] {
+        guard let first else { return [] }
+        return [first] + rest
+    }
+
+    /// The number of parameters.
+    public var count: Int { first == nil ? 0 : 1 + rest.count }
 
     /// No parameters.
-    public init() { pairs = [] }
+    public init() {}
 
     /// Given pairs.
-    public init(_ pairs: [(name: String, value: String)]) { self.pairs = pairs }
+    public init(_ pairs: [(name: String, value: String)]) {
+        for pair in pairs { append(name: pair.name, value: pair.value) }
+    }
+
+    /// Adds a pair after the others.
+    mutating func append(name: String, value: String) {
+        if first == nil {
+            first = (name, value)
+        } else {
+            rest.append((name, value))
+        }
+    }
 
     /// The value of parameter `name`, or nil.
     public subscript(name: String) -> String? {
-        for pair in pairs where pair.name == name { return pair.value }
+        guard let first else { return nil }
+        if first.name == name { return first.value }
+        for pair in rest where pair.name == name { return pair.value }
         return nil
     }
 
     /// Compares names and values in order.
     public static func == (lhs: HTTPPathParameters, rhs: HTTPPathParameters) -> Bool {
-        lhs.pairs.count == rhs.pairs.count && zip(lhs.pairs, rhs.pairs).allSatisfy { $0.name == $1.name && $0.value == $1.value }
+        let l = lhs.pairs, r = rhs.pairs
+        return l.count == r.count && zip(l, r).allSatisfy { $0.name == $1.name && $0.value == $1.value }
     }
 }
 

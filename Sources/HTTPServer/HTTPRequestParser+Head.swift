@@ -17,7 +17,15 @@ extension HTTPRequestParser {
         }
     }
 
-    static func isToken(_ b: UInt8) -> Bool { tokenTable[Int(b)] }
+    /// `tokenTable` as two 64-bit masks (bytes 0-63 and 64-127): a test of one bit, with no lazily
+    /// initialized array to reach first (`swift_once`) and no bounds check, for every byte of every name.
+    static let tokenMaskLow: UInt64 = 0x03FF_6CFA_0000_0000
+    static let tokenMaskHigh: UInt64 = 0x57FF_FFFF_C7FF_FFFE
+
+    @inline(__always)
+    static func isToken(_ b: UInt8) -> Bool {
+        b < 64 ? (tokenMaskLow >> UInt64(b)) & 1 == 1 : b < 128 && (tokenMaskHigh >> UInt64(b - 64)) & 1 == 1
+    }
 
     /// Parses the request line and field lines of `head` (without the final CRLFCRLF).
     static func parseHeadBlock(_ head: UnsafeRawBufferPointer, _ limits: Limits) throws(HTTPError) -> HTTPRequest {

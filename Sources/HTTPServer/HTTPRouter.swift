@@ -19,9 +19,12 @@ public final class HTTPRouter: HTTPHandler, Sendable {
         let allow: [HTTPMethod]
         /// Each literal segment's UTF-8 bytes (empty for parameters), compared without building strings.
         let literalBytes: [[UInt8]]
-        /// `handlers` as a list: a route has one to three methods, and comparing a few short strings is
-        /// cheaper than hashing one on every request.
-        let handlerList: [(method: HTTPMethod, handler: any HTTPHandler)]
+        /// `handlers` as two lists searched by index: a route has one to three methods, comparing a few
+        /// short strings is cheaper than hashing one, and iterating (method, handler) tuples copied each
+        /// (a retain of the string and of the handler). `GET`, most requests, has its own slot.
+        let methods: [HTTPMethod]
+        let methodHandlers: [any HTTPHandler]
+        let getHandler: (any HTTPHandler)?
 
         init(pattern: String, segments: [Segment], handlers: [HTTPMethod: any HTTPHandler], allow: [HTTPMethod]) {
             self.pattern = pattern
@@ -29,12 +32,20 @@ public final class HTTPRouter: HTTPHandler, Sendable {
             self.handlers = handlers
             self.allow = allow
             literalBytes = segments.map { if case .literal(let l) = $0 { Array(l.utf8) } else { [] } }
-            handlerList = allow.compactMap { method in handlers[method].map { (method, $0) } }
+            let list = allow.compactMap { method in handlers[method].map { (method: method, handler: $0) } }
+            methods = list.map(\.method)
+            methodHandlers = list.map(\.handler)
+            getHandler = handlers[.GET]
         }
 
         /// The handler for `method`, or nil.
         func handler(for method: HTTPMethod) -> (any HTTPHandler)? {
-            for entry in handlerList where entry.method == method { return entry.handler }
+            if method == .GET { return getHandler }
+            var i = 0
+            while i < methods.count {
+                if methods[i] == method { return methodHandlers[i] }
+                i += 1
+            }
             return nil
         }
     }
@@ -176,7 +187,7 @@ public final class HTTPRouter: HTTPHandler, Sendable {
         for b in bytes where b == 0x2F { slashes += 1 }
         guard let firstSlash = bytes.firstIndex(of: 0x2F) else { return nil }
         candidates: for entry in parameterEntries where entry.segments.count == slashes {
-            var pairs: [(name: String, value: String)] = []
+            var parameters = HTTPPathParameters()
             var start = firstSlash + 1
             for (index, segment) in entry.segments.enumerated() {
                 var end = start
@@ -191,12 +202,11 @@ public final class HTTPRouter: HTTPHandler, Sendable {
                     guard let value = part.contains(0x25) ? HTTPRequest.percentDecode(raw) : raw else {
                         return .failure(HTTPError(.badRequest, code: "malformed_path", message: "bad percent-encoding in \(name)"))
                     }
-                    if pairs.isEmpty { pairs.reserveCapacity(entry.segments.count) }
-                    pairs.append((name, value))
+                    parameters.append(name: name, value: value)
                 }
                 start = end + 1
             }
-            return .success((entry, HTTPPathParameters(pairs)))
+            return .success((entry, parameters))
         }
         return nil
     }

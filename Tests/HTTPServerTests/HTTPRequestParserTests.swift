@@ -40,6 +40,12 @@ func refusal(_ input: String, limits: HTTPRequestParser.Limits = HTTPRequestPars
 }
 
 @Suite struct HTTPRequestParserTests {
+    @Test func tokenMasksAgreeWithTheTcharTable() {
+        for b in 0...255 {
+            #expect(HTTPRequestParser.isToken(UInt8(b)) == HTTPRequestParser.tokenTable[b], "byte \(b)")
+        }
+    }
+
     @Test func simpleGet() throws {
         let (requests, _, error) = parseAll("GET /a/b?x=1&y=%20z HTTP/1.1\r\nHost: example\r\nX-Two: 1\r\nx-two: 2\r\n\r\n")
         #expect(error == nil)
