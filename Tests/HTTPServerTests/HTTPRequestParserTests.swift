@@ -46,6 +46,18 @@ func refusal(_ input: String, limits: HTTPRequestParser.Limits = HTTPRequestPars
         }
     }
 
+    @Test func commonFieldNamesAreSharedOnlyWhenSpelledExactly() {
+        for name in ["Host", "Accept", "Expect", "Connection", "User-Agent", "Content-Type", "If-None-Match",
+                     "Authorization", "Content-Length", "Accept-Encoding", "Accept-Language"] {
+            let bytes = Array(name.utf8)
+            #expect(bytes.withUnsafeBytes { HTTPRequestParser.commonFieldName($0) } == name)
+            let lower = Array(name.lowercased().utf8)
+            #expect(lower.withUnsafeBytes { HTTPRequestParser.commonFieldName($0) } == nil)
+        }
+        #expect(Array("X-Hostx".utf8).withUnsafeBytes { HTTPRequestParser.commonFieldName($0) } == nil)
+        #expect(Array("Hosu".utf8).withUnsafeBytes { HTTPRequestParser.commonFieldName($0) } == nil)
+    }
+
     @Test func simpleGet() throws {
         let (requests, _, error) = parseAll("GET /a/b?x=1&y=%20z HTTP/1.1\r\nHost: example\r\nX-Two: 1\r\nx-two: 2\r\n\r\n")
         #expect(error == nil)
