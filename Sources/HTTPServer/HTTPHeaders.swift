@@ -93,16 +93,27 @@ public struct HTTPHeaders: Sendable, Equatable, RandomAccessCollection, Expressi
         var next = firstIndex(named: name)
         while let index = next {
             next = firstIndex(named: name, from: index + 1)
-            let value = fields[index].value.utf8
-            var start = value.startIndex
-            while start < value.endIndex {
-                let end = value[start...].firstIndex(of: 0x2C) ?? value.endIndex
-                var s = start, e = end
-                while s < e, value[s] == 0x20 || value[s] == 0x09 { s = value.index(after: s) }
-                while e > s, value[value.index(before: e)] == 0x20 || value[value.index(before: e)] == 0x09 { e = value.index(before: e) }
-                if HTTPHeaders.equalsIgnoringCase(Substring(value[s..<e]), token) { return true }
-                start = end < value.endIndex ? value.index(after: end) : end
+            let found = fields[index].value.utf8.withContiguousStorageIfAvailable { value in
+                token.utf8.withContiguousStorageIfAvailable { wanted in
+                    HTTPHeaders.list(UnsafeRawBufferPointer(value), contains: UnsafeRawBufferPointer(wanted))
+                } ?? false
             }
+            if found == true { return true }
+        }
+        return false
+    }
+
+    /// Whether the comma-separated `list` has an element equal to `token` ignoring ASCII case, after
+    /// trimming spaces and tabs around each element (RFC 9110 §5.6.1).
+    static func list(_ list: UnsafeRawBufferPointer, contains token: UnsafeRawBufferPointer) -> Bool {
+        var start = 0
+        while start <= list.count {
+            let end = list.index(of: 0x2C, from: start) ?? list.count
+            var s = start, e = end
+            while s < e, list[s] == 0x20 || list[s] == 0x09 { s += 1 }
+            while e > s, list[e - 1] == 0x20 || list[e - 1] == 0x09 { e -= 1 }
+            if equalsIgnoringCase(UnsafeRawBufferPointer(rebasing: list[s..<e]), token) { return true }
+            start = end + 1
         }
         return false
     }

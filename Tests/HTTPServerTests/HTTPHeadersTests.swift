@@ -26,6 +26,15 @@ import Testing
         #expect(h.hasToken("close", in: "Connection"))
         #expect(h.hasToken("upgrade", in: "connection"))
         #expect(!h.hasToken("keep", in: "Connection"))
+        // Empty elements, tabs, a token at either end, and a longer token that merely starts like it.
+        let edge: HTTPHeaders = ["Connection": ",\tclose-ish ,, te\t,"]
+        #expect(edge.hasToken("te", in: "Connection"))
+        #expect(edge.hasToken("close-ish", in: "Connection"))
+        #expect(edge.hasToken("", in: "Connection"))
+        #expect(!edge.hasToken("close", in: "Connection"))
+        let closed: HTTPHeaders = ["Connection": "closed"]
+        #expect(!closed.hasToken("close", in: "Connection"))
+        #expect(!HTTPHeaders().hasToken("close", in: "Connection"))
     }
 
     @Test func caseFoldingIsASCIIOnly() {
