@@ -1,0 +1,121 @@
+#!/usr/bin/env bash
+# User-space instructions per request, counted by callgrind (run by hand, not in CI). Wall-clock rates on two
+# shared cores move by +-10% between runs; instruction counts do not, so this is how a change to the request
+# path is judged before the nginx comparisons. Each figure is (Ir after N2 requests - Ir after N1) / (N2 - N1),
+# so start-up and shut-down cancel out. Kernel time is not counted (see `strace -c` for system calls).
+#
+#   Benchmarks/instructions.sh                 # flagserver GET 304, GET 200, one flip; http-bench-server close
+#   BIN=/path/to/other/flagserver Benchmarks/instructions.sh   # the same for another build, to compare
+#
+# Needs: valgrind (Debian package), python3, curl.
+set -euo pipefail
+shopt -s inherit_errexit  # a failing client inside $(...) stops the script
+cd "$(dirname "$0")/.."
+command -v valgrind >/dev/null || { echo "valgrind is not installed (apt-get install -y valgrind)" >&2; exit 2; }
+swift build -c release --product flagserver >/dev/null
+swift build -c release --product http-bench-server >/dev/null
+BIN=${BIN:-$PWD/.build/release/flagserver}
+HTTP_BIN=${HTTP_BIN:-$PWD/.build/release/http-bench-server}
+DIR=$(mktemp -d "${TMPDIR:-/tmp}/instructions.XXXXXX")
+trap 'rm -rf "$DIR"' EXIT
+
+cat >"$DIR/client.py" <<'PY'
+import socket, sys
+mode, port, n = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
+extra = sys.argv[4] if len(sys.argv) > 4 else ""
+
+def read_response(s, buf):
+    while b"\r\n\r\n" not in buf:
+        chunk = s.recv(65536)
+        assert chunk, "connection closed"
+        buf += chunk
+    head, _, buf = buf.partition(b"\r\n\r\n")
+    length = 0
+    for line in head.split(b"\r\n")[1:]:
+        if line.lower().startswith(b"content-length:"):
+            length = int(line.split(b":")[1])
+    while len(buf) < length:
+        buf += s.recv(65536)
+    return head, buf[length:]
+
+if mode == "close":
+    request = b"GET / HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n"
+    for _ in range(n):
+        s = socket.create_connection(("127.0.0.1", port))
+        s.sendall(request)
+        data = b""
+        while True:
+            chunk = s.recv(65536)
+            if not chunk:
+                break
+            data += chunk
+        assert data.startswith(b"HTTP/1.1 200"), data[:60]
+        s.close()
+else:
+    s = socket.create_connection(("127.0.0.1", port))
+    buf = b""
+    for i in range(n):
+        if mode == "get":
+            headers = "If-None-Match: %s\r\n" % extra if extra else ""
+            request = ("GET /v1/environments/production/document HTTP/1.1\r\nHost: 127.0.0.1:%d\r\n%s\r\n" % (port, headers)).encode()
+            expected = b"HTTP/1.1 304" if extra else b"HTTP/1.1 200"
+        else:
+            body = str(1000 + i).encode()
+            request = (b"PUT /v1/environments/production/flags/benchCounter HTTP/1.1\r\nHost: 127.0.0.1\r\n"
+                       b"Authorization: Bearer " + extra.encode() + b"\r\nContent-Type: application/json\r\n"
+                       b"X-Change-Message: instruction count\r\n"
+                       b"Content-Length: " + str(len(body)).encode() + b"\r\n\r\n" + body)
+            expected = b"HTTP/1.1 200"
+        s.sendall(request)
+        head, buf = read_response(s, buf)
+        assert head.startswith(expected), head[:80]
+PY
+
+# total Ir of flagserver serving `count` requests of `mode`
+flagserver_ir() {  # mode count
+  local run="$DIR/run-$1-$2"
+  mkdir -p "$run"
+  local token=""
+  [ "$1" = put ] && token=$("$BIN" --database "$run/flags.sqlite" token create --name bench --role writer | grep '^sfl_')
+  valgrind --tool=callgrind --callgrind-out-file="$run/cg.out" "$BIN" --port 0 --database "$run/flags.sqlite" \
+    --flags-dir flags --log-level warning >"$run/out" 2>"$run/err" &
+  local pid=$! port=""
+  for _ in $(seq 600); do
+    port=$(sed -n 's#^listening on http://127.0.0.1:\([0-9]*\)$#\1#p' "$run/out")
+    [ -n "$port" ] && break
+    sleep 0.1
+  done
+  [ -n "$port" ] || { echo "flagserver did not start: $(cat "$run/err")" >&2; exit 1; }
+  local extra=""
+  case $1 in
+    get304) extra=$(curl -sfI "http://127.0.0.1:$port/v1/environments/production/document" | sed -n 's/^[Ee][Tt][Aa][Gg]: //p' | tr -d '\r') ;;
+    put) extra=$token ;;
+  esac
+  local mode=$1
+  [ "$mode" = get304 ] || [ "$mode" = get200 ] && mode=get
+  python3 "$DIR/client.py" "$mode" "$port" "$2" "$extra"
+  kill -TERM "$pid"; wait "$pid" || true
+  awk '/^(summary|totals):/ {print $2; exit}' "$run/cg.out"
+}
+
+http_close_ir() {  # count
+  local run="$DIR/http-$1" port
+  mkdir -p "$run/html"
+  port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1]); s.close()')
+  valgrind --tool=callgrind --callgrind-out-file="$run/cg.out" "$HTTP_BIN" "$port" "" "$run/html/document.json" >"$run/out" 2>&1 &
+  local pid=$!
+  for _ in $(seq 100); do curl -sf -o /dev/null "http://127.0.0.1:$port/" && break; sleep 0.2; done
+  python3 "$DIR/client.py" close "$port" "$1"
+  kill -TERM "$pid"; wait "$pid" || true
+  awk '/^(summary|totals):/ {print $2; exit}' "$run/cg.out"
+}
+
+per_request() {  # label n1 n2 ir1 ir2
+  printf "%-44s %10d instructions per request\n" "$1" $(( ($5 - $4) / ($3 - $2) ))
+}
+
+echo "== user-space instructions per request (callgrind), $(date -u +%Y-%m-%dT%H:%MZ)"
+per_request "flagserver GET /document, 304 (keep-alive)" 1000 11000 "$(flagserver_ir get304 1000)" "$(flagserver_ir get304 11000)"
+per_request "flagserver GET /document, 200 (keep-alive)" 1000 11000 "$(flagserver_ir get200 1000)" "$(flagserver_ir get200 11000)"
+per_request "flagserver PUT of one flag (one per commit)" 200 1200 "$(flagserver_ir put 200)" "$(flagserver_ir put 1200)"
+per_request "http-bench-server, Connection: close" 500 3500 "$(http_close_ir 500)" "$(http_close_ir 3500)"
