@@ -10,7 +10,7 @@
 #      land rather than how long the queue is.
 #   3. Cold start to "listening" with >= 10,000 versions stored.
 # Needs: wrk, nginx (nginx-light), curl, python3. Tunables: DURATION (s), GET_ROUNDS, CONNECTIONS, PUT_CONNECTIONS,
-# PACED_PUT_CONNECTIONS, FLIP_RATE, READ_RATE.
+# PACED_PUT_CONNECTIONS, FLIP_RATE, READ_RATE; GET_ONLY=1 stops after step 1.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 DURATION=${DURATION:-10}
@@ -65,12 +65,24 @@ print("%.0f %.3f %s %s" % (rps, p99, bad.group(1) if bad else "0", "errors" if e
 PY
 }
 
-run_wrk() {  # name url [extra header]
+# CPU time (clock ticks) used so far by the given PIDs: unlike requests/s it does not depend on how the two
+# cores happen to be shared with wrk in that round.
+cpu_ticks() { local t=0 pid; for pid in "$@"; do t=$((t + $(awk '{print $14 + $15}' "/proc/$pid/stat" 2>/dev/null || echo 0))); done; echo "$t"; }
+nginx_pids() { local master; master="$(cat "$DIR/nginx.pid")"; echo "$master" $(cat "/proc/$master/task/$master/children" 2>/dev/null); }
+TICK_US=$((1000000 / $(getconf CLK_TCK)))
+
+run_wrk() {  # name "pids" url [extra header] -> "req/s p99_ms non2xx errors cpu_us_per_request"
   local out="$DIR/wrk-$1.txt"; shift
+  local pids=$1; shift
   local url=$1; shift
+  local before after
+  before=$(cpu_ticks $pids)
   if [ $# -gt 0 ]; then wrk -t2 -c"$CONNECTIONS" -d"${DURATION}s" --latency -H "$1" "$url" >"$out"
   else wrk -t2 -c"$CONNECTIONS" -d"${DURATION}s" --latency "$url" >"$out"; fi
-  summarize "$out"
+  after=$(cpu_ticks $pids)
+  local total
+  total=$(sed -n 's/^ *\([0-9]*\) requests in.*/\1/p' "$out")
+  echo "$(summarize "$out") $(awk -v t=$((after - before)) -v n="$total" -v u="$TICK_US" 'BEGIN{printf "%.2f", (n>0)? t*u/n : 0}')"
 }
 
 start_server
@@ -109,21 +121,22 @@ NGINX_ETAG=$(curl -sfI "$NGINX_URL" | sed -n 's/^[Ee][Tt][Aa][Gg]: //p' | tr -d 
 echo "== GET of the production document ($(wc -c <"$DIR/www/production.json") bytes), wrk -t2 -c$CONNECTIONS -d${DURATION}s, $(nproc) cores, $GET_ROUNDS rounds"
 # Each round measures both servers within seconds of each other, who goes first alternating; the summary
 # takes the median of each column over the rounds (one round is at the mercy of the scheduler).
-printf "%-10s %12s %10s %12s %10s %8s\n" "" "flagserver" "p99 ms" "nginx" "p99 ms" "ratio"
+printf "%-10s %12s %10s %12s %10s %8s %9s %9s %8s\n" "" "flagserver" "p99 ms" "nginx" "p99 ms" "ratio" "fs cpu" "ngx cpu" "cpu x"
 fs200bad=0
 for round in $(seq "$GET_ROUNDS"); do
   for kind in 200 304; do
     if [ "$kind" = 200 ]; then ours=("$DOC_URL"); theirs=("$NGINX_URL"); else ours=("$DOC_URL" "If-None-Match: $ETAG"); theirs=("$NGINX_URL" "If-None-Match: $NGINX_ETAG"); fi
     if [ $((round % 2)) = 1 ]; then
-      read -r fs fsp99 bad _ < <(run_wrk "fs$kind" "${ours[@]}")
-      read -r ng ngp99 _ _ < <(run_wrk "ng$kind" "${theirs[@]}")
+      read -r fs fsp99 bad _ fscpu < <(run_wrk "fs$kind" "$SERVER_PID" "${ours[@]}")
+      read -r ng ngp99 _ _ ngcpu < <(run_wrk "ng$kind" "$(nginx_pids)" "${theirs[@]}")
     else
-      read -r ng ngp99 _ _ < <(run_wrk "ng$kind" "${theirs[@]}")
-      read -r fs fsp99 bad _ < <(run_wrk "fs$kind" "${ours[@]}")
+      read -r ng ngp99 _ _ ngcpu < <(run_wrk "ng$kind" "$(nginx_pids)" "${theirs[@]}")
+      read -r fs fsp99 bad _ fscpu < <(run_wrk "fs$kind" "$SERVER_PID" "${ours[@]}")
     fi
     fs200bad=$((fs200bad + bad))
-    echo "$kind $fs $fsp99 $ng $ngp99" >>"$DIR/get-rounds.txt"
-    printf "%-10s %12s %10s %12s %10s %7.2fx\n" "$kind r$round" "$fs" "$fsp99" "$ng" "$ngp99" "$(python3 -c "print($fs/$ng)")"
+    echo "$kind $fs $fsp99 $ng $ngp99 $fscpu $ngcpu" >>"$DIR/get-rounds.txt"
+    printf "%-10s %12s %10s %12s %10s %7.2fx %7sus %7sus %7.2fx\n" "$kind r$round" "$fs" "$fsp99" "$ng" "$ngp99" \
+      "$(python3 -c "print($fs/$ng)")" "$fscpu" "$ngcpu" "$(python3 -c "print($fscpu/$ngcpu if $ngcpu else 0)")"
   done
 done
 python3 - "$DIR/get-rounds.txt" <<'PY'
@@ -133,11 +146,14 @@ for line in open(sys.argv[1]):
     kind, *values = line.split()
     rows.setdefault(kind, []).append([float(v) for v in values])
 for kind, runs in rows.items():
-    fs, fsp, ng, ngp = (statistics.median(r[i] for r in runs) for i in range(4))
-    print("%-10s %12.0f %10.3f %12.0f %10.3f %7.2fx   (median of %d; p99 x %.2f)" % (kind + " median", fs, fsp, ng, ngp, fs / ng, len(runs), fsp / ngp))
+    fs, fsp, ng, ngp, fsc, ngc = (statistics.median(r[i] for r in runs) for i in range(6))
+    print("%-10s %12.0f %10.3f %12.0f %10.3f %7.2fx %7.2fus %7.2fus %7.2fx   (medians of %d; p99 x %.2f)"
+          % (kind + " median", fs, fsp, ng, ngp, fs / ng, fsc, ngc, fsc / ngc if ngc else 0, len(runs), fsp / ngp))
+print("(ratio > 1: flagserver serves more; cpu = server CPU microseconds per request, all its processes; cpu x < 1: flagserver uses less)")
 PY
 [ "$fs200bad" = 0 ] || echo "warning: $fs200bad non-2xx answers from flagserver"
 kill "$(cat "$DIR/nginx.pid")"; rm -f "$DIR/nginx.pid"
+[ -n "${GET_ONLY:-}" ] && exit 0   # GET_ONLY=1: step 1 only
 
 TOKEN=$("$BIN" --database "$DIR/flags.sqlite" token create --name bench --role writer | grep '^sfl_')
 cat >"$DIR/put.lua" <<LUA
