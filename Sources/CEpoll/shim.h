@@ -78,18 +78,21 @@ static inline int cepoll_tcp_socket(int family) {
     return socket(family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
 }
 
-/// accept4 with the accepted socket already non-blocking and close-on-exec.
 // The per-request calls (accept4, read, send, close) go through syscall(2) instead of their glibc
 // wrappers: those are thread-cancellation points and switch asynchronous cancellation on and off around
 // every call, 1-2% of a request's CPU. The server never cancels threads, so it skips that.
+
+/// accept4 with the accepted socket already non-blocking and close-on-exec.
 static inline int cepoll_accept(int fd, struct sockaddr_storage *addr, socklen_t *len) {
     return (int)syscall(SYS_accept4, fd, (struct sockaddr *)addr, len, SOCK_NONBLOCK | SOCK_CLOEXEC);
 }
 
+/// read(2).
 static inline ssize_t cepoll_read(int fd, void *buf, size_t len) {
     return (ssize_t)syscall(SYS_read, fd, buf, len);
 }
 
+/// close(2); EINTR is not retried (on Linux the descriptor is released anyway).
 static inline int cepoll_close(int fd) {
     return (int)syscall(SYS_close, fd);
 }

@@ -39,9 +39,6 @@ public struct HTTPPathParameters: Sendable, Equatable {
         return [first] + rest
     }
 
-    /// The number of parameters.
-    public var count: Int { first == nil ? 0 : 1 + rest.count }
-
     /// No parameters.
     public init() {}
 
