@@ -92,7 +92,7 @@ flagserver_ir() {  # mode count
     put) extra=$token ;;
   esac
   local mode=$1
-  [ "$mode" = get304 ] || [ "$mode" = get200 ] && mode=get
+  case $mode in get304 | get200) mode=get ;; esac
   python3 "$DIR/client.py" "$mode" "$port" "$2" "$extra"
   kill -TERM "$pid"; wait "$pid" || true
   awk '/^(summary|totals):/ {print $2; exit}' "$run/cg.out"

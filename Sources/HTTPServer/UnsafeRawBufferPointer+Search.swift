@@ -6,12 +6,10 @@ import Glibc
 extension UnsafeRawBufferPointer {
     /// Index of the first `byte` at or after `start`, or nil.
     func index(of byte: UInt8, from start: Int = 0) -> Int? {
-        guard start < count, let base = baseAddress else { return nil }
-        guard let found = memchr(base + start, Int32(byte), count - start) else { return nil }
-        return base.distance(to: UnsafeRawPointer(found))
+        start < count ? index(of: byte, in: start..<count) : nil
     }
 
-    /// Index of the first `byte` in `start..<end`, or nil.
+    /// Index of the first `byte` in `range`, or nil.
     func index(of byte: UInt8, in range: Range<Int>) -> Int? {
         guard !range.isEmpty, range.upperBound <= count, let base = baseAddress else { return nil }
         guard let found = memchr(base + range.lowerBound, Int32(byte), range.count) else { return nil }

@@ -114,7 +114,6 @@ import Testing
             let open = try RawClient(port: port)
             try open.send("GET /hello HTTP/1.1\r\nHost: h\r\n\r\n")
             #expect(try open.readResponse()?.text == "hello")
-            try await Task.sleep(for: .milliseconds(50))
             let keepAliveSegments = Self.segmentsReceived(open.fd)
             // `Connection: close`: the same segments, the FIN riding on the response's (MSG_MORE).
             let closing = try RawClient(port: port)
