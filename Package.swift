@@ -1,5 +1,13 @@
 // swift-tools-version:6.0
+import Foundation
 import PackageDescription
+
+/// `FLAGCLIENT_TRANSPORT=urlsession` builds the client as the iOS app does: `CCurl` leaves the module graph and
+/// `URLSessionTransport` (FoundationNetworking here) is the only transport. Use a scratch path of its own
+/// (`--scratch-path .build/urlsession`) so the two configurations do not rebuild each other.
+let urlSessionOnly = ProcessInfo.processInfo.environment["FLAGCLIENT_TRANSPORT"] == "urlsession"
+/// libcurl is the transport on Linux only: iOS ships no libcurl.
+let curl: [Target.Dependency] = urlSessionOnly ? [] : [.target(name: "CCurl", condition: .when(platforms: [.linux]))]
 
 /// Symi's remote-config and feature-flag service.
 ///
@@ -12,6 +20,7 @@ let package = Package(
         .library(name: "HTTPServer", targets: ["HTTPServer"]),
         .library(name: "FlagStore", targets: ["FlagStore"]),
         .library(name: "FlagService", targets: ["FlagService"]),
+        .library(name: "ClientHTTP", targets: ["ClientHTTP"]),
         .library(name: "FlagClient", targets: ["FlagClient"]),
         .library(name: "FlagOFREP", targets: ["FlagOFREP"]),
         .executable(name: "flagserver", targets: ["flagserver"]),
@@ -49,15 +58,23 @@ let package = Package(
         .executableTarget(name: "flagserver", dependencies: ["FlagService", "FlagStore", "HTTPServer"]),
         .testTarget(name: "FlagServiceTests", dependencies: ["FlagService", "FlagStore", "FlagKit", "HTTPServer", "flagserver"]),
 
-        // What the app links: libcurl transport, disk cache, refresh policy, evaluation with FlagKit.
+        // Client-side HTTP: request/response types, HTTPTransport, URLSessionTransport everywhere, CurlTransport on Linux.
         .systemLibrary(name: "CCurl", pkgConfig: "libcurl", providers: [.apt(["libcurl4-openssl-dev"])]),
-        .target(name: "FlagClient", dependencies: ["FlagKit", "CCurl"]),
-        .testTarget(name: "FlagClientTests", dependencies: ["FlagClient", "FlagKit", "flagserver"], exclude: ["Fixtures"]),
-        .executableTarget(name: "flagclient-fetch", dependencies: ["FlagClient", "FlagKit"]),
-        .executableTarget(name: "client-bench", dependencies: ["FlagClient", "FlagKit"], path: "Benchmarks/client-bench"),
+        .target(name: "ClientHTTP", dependencies: curl),
+        // Misbehaving HTTP and TLS peers for the transport and client tests (no product; tests only).
+        .target(name: "TransportTestSupport", path: "Tests/TransportTestSupport", exclude: ["Fixtures"]),
+        .testTarget(name: "ClientHTTPTests", dependencies: ["ClientHTTP", "TransportTestSupport"]),
+
+        // What the app links: disk cache, refresh policy, evaluation with FlagKit, on ClientHTTP.
+        .target(name: "FlagClient", dependencies: ["FlagKit", "ClientHTTP"]),
+        .testTarget(name: "FlagClientTests", dependencies: ["FlagClient", "ClientHTTP", "FlagKit", "TransportTestSupport", "flagserver"]),
+        .executableTarget(name: "flagclient-fetch", dependencies: ["FlagClient", "ClientHTTP", "FlagKit"]),
+        .executableTarget(name: "client-bench", dependencies: ["FlagClient", "ClientHTTP", "FlagKit"], path: "Benchmarks/client-bench"),
+        // How the app links the client (launch, refresh on foreground, Application Support); SwiftUI parts behind canImport.
+        .executableTarget(name: "symi-app-example", dependencies: ["FlagClient"], path: "Examples/SymiAppExample"),
 
         // The operators' CLI.
-        .target(name: "FlagCtlKit", dependencies: ["FlagKit", "FlagClient"]),
+        .target(name: "FlagCtlKit", dependencies: ["FlagKit", "ClientHTTP"]),
         .executableTarget(name: "flagctl", dependencies: ["FlagCtlKit"]),
         // flagserver: the server-command tests run the real server binary next to the real flagctl.
         .testTarget(name: "FlagCtlKitTests", dependencies: ["FlagCtlKit", "FlagKit", "flagctl", "flagserver"]),

@@ -2,7 +2,8 @@
 # FlagClient launch cost and refresh round trip, run by hand (never in CI). Release build.
 # Launch: FlagClient(configuration:) with a cache present until every typed value is read (target < 2 ms),
 # median and p99 over many runs, with FlagKit's bare decode+evaluate of the same document as the in-process peer.
-# Refresh: one forced refresh() against a tiny local server (200 and 304), peer: the bare libcurl GET.
+# Refresh: one forced refresh() against a tiny local server (200 and 304) on libcurl and on URLSession
+# (FoundationNetworking), each with its bare GET as the peer, and the URLSession / libcurl ratios.
 # Usage: Benchmarks/client-launch.sh [flags file] [launch runs] [refresh runs]
 set -euo pipefail
 cd "$(dirname "$0")/.."

@@ -9,7 +9,8 @@ import Foundation
 /// (read + checksum + envelope parse + FlagKit validation + content hash + evaluation of every flag).
 /// Peer in the same process: FlagKit alone decoding the bare document bytes and evaluating every flag.
 /// Refresh: one forced `refresh()` against a local server (new TCP connection, GET, validation, atomic
-/// durable cache write with fsync, swap), for `200` and `304`; peer: the bare libcurl GET of the same bytes.
+/// durable cache write with fsync, swap), for `200` and `304`, on every transport of the build (libcurl and
+/// URLSession here); peer: that transport's bare GET of the same bytes.
 
 func nanoseconds() -> UInt64 { DispatchTime.now().uptimeNanoseconds }
 
@@ -134,27 +135,40 @@ do {
         }
         return report(label, samples)
     }
-    let fresh = directory.appendingPathComponent("fresh")
-    var freshConfiguration = configuration
-    freshConfiguration.cacheDirectory = fresh
-    let full = try await timeRefresh("refresh 200 (GET, validate, fsync'd cache, swap)",
-                                     expect: { if case .updated = $0 { true } else { false } }) {
-        try? FileManager.default.removeItem(at: fresh.appendingPathComponent("production.flagcache"))
-        return FlagClient(configuration: freshConfiguration)
+    // Every transport this build has, in one run against the same server: refresh 200, refresh 304, bare GET.
+    var medians: [TransportKind: (full: Double, notModified: Double, get: Double)] = [:]
+    for kind in TransportKind.allCases {
+        print("-- transport \(kind)")
+        let fresh = directory.appendingPathComponent("fresh-\(kind)")
+        var freshConfiguration = configuration
+        freshConfiguration.cacheDirectory = fresh
+        freshConfiguration.transport = kind
+        let full = try await timeRefresh("refresh 200 (GET, validate, fsync'd cache, swap)",
+                                         expect: { if case .updated = $0 { true } else { false } }) {
+            try? FileManager.default.removeItem(at: fresh.appendingPathComponent("production.flagcache"))
+            return FlagClient(configuration: freshConfiguration)
+        }
+        var sharedConfiguration = configuration
+        sharedConfiguration.transport = kind
+        let shared = FlagClient(configuration: sharedConfiguration)
+        let notModified = try await timeRefresh("refresh 304 (GET, fsync'd cache touch)",
+                                                expect: { if case .notModified = $0 { true } else { false } }) { shared }
+        let transport = kind.makeTransport()
+        var gets: [Double] = []
+        for _ in 0..<refreshRuns {
+            let start = nanoseconds()
+            let response = try await transport.send(ClientRequest(url: configuration.documentURL))
+            gets.append(Double(nanoseconds() - start) / 1e3)
+            guard response.status == 200 else { throw BenchError("peer GET: status \(response.status)") }
+        }
+        let getMedian = report("peer: bare \(kind) GET of the same bytes", gets)
+        print(String(format: "ratio refresh 200 / bare GET: %.2fx", full / getMedian))
+        medians[kind] = (full, notModified, getMedian)
     }
-    let shared = FlagClient(configuration: configuration)
-    _ = try await timeRefresh("refresh 304 (GET, fsync'd cache touch)",
-                              expect: { if case .notModified = $0 { true } else { false } }) { shared }
-    let transport = CurlTransport()
-    var gets: [Double] = []
-    for _ in 0..<refreshRuns {
-        let start = nanoseconds()
-        let response = try await transport.send(HTTPRequest(url: configuration.documentURL))
-        gets.append(Double(nanoseconds() - start) / 1e3)
-        guard response.status == 200 else { throw BenchError("peer GET: status \(response.status)") }
+    if let session = medians[.urlSession], let curl = medians.first(where: { $0.key != .urlSession })?.value {
+        print(String(format: "urlSession / curl: refresh 200 %.2fx, refresh 304 %.2fx, bare GET %.2fx (target: refresh <= 1.5x)",
+                     session.full / curl.full, session.notModified / curl.notModified, session.get / curl.get))
     }
-    let getMedian = report("peer: bare libcurl GET of the same bytes", gets)
-    print(String(format: "ratio refresh 200 / bare GET: %.2fx", full / getMedian))
     if sink == 42 { print("") }
 } catch {
     FileHandle.standardError.write(Data("client-bench: \(error)\n".utf8))

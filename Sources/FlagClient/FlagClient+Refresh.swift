@@ -35,7 +35,7 @@ extension FlagClient {
 
     /// One fetch and its bookkeeping: the schedule learns the result and the in-flight marker is cleared.
     private func fetch(etag: String?) async -> RefreshOutcome {
-        var request = HTTPRequest(url: configuration.documentURL, headers: ["Accept": "application/json"])
+        var request = ClientRequest(url: configuration.documentURL, headers: ["Accept": "application/json"])
         if let etag { request.headers.set(name: "If-None-Match", value: etag) }
         if let token = configuration.readToken { request.headers.set(name: "Authorization", value: "Bearer \(token)") }
         let outcome: RefreshOutcome
@@ -67,7 +67,7 @@ extension FlagClient {
     }
 
     /// What a complete response means for the values.
-    private func handle(_ response: HTTPResponse, sentETag: String?) async -> RefreshOutcome {
+    private func handle(_ response: ClientResponse, sentETag: String?) async -> RefreshOutcome {
         switch response.status {
         case 200:
             return await install(response)
@@ -81,7 +81,7 @@ extension FlagClient {
     }
 
     /// A `200`: validate completely, refuse another environment or an older version, then write the cache and swap.
-    private func install(_ response: HTTPResponse) async -> RefreshOutcome {
+    private func install(_ response: ClientResponse) async -> RefreshOutcome {
         let envelope: FlagEnvelope
         do {
             envelope = try FlagEnvelope.decode(response.body)

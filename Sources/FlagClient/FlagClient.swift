@@ -1,3 +1,5 @@
+// Re-exported: the app configures its transport (`TransportOptions`, `TransportKind`) with `import FlagClient` alone.
+@_exported import ClientHTTP
 import FlagKit
 import Foundation
 
@@ -20,7 +22,7 @@ public final class FlagClient: Sendable {
     public let configuration: FlagClientConfiguration
     /// What the launch found: the install id and the cache file's state.
     public let launchReport: LaunchReport
-    /// The transport used by `refresh()` (``CurlTransport`` unless another was given).
+    /// The transport used by `refresh()`: the configuration's ``FlagClientConfiguration/transport`` unless another was given.
     let transport: any HTTPTransport
     /// The disk cache in ``FlagClientConfiguration/cacheDirectory``.
     let cache: FlagCache
@@ -47,10 +49,10 @@ public final class FlagClient: Sendable {
     /// newly written to) the cache directory, then the cached document if it is intact and valid, otherwise the
     /// ``SymiSafeDefaults``. Never throws and never blocks on anything but reading two small files.
     ///
-    /// `transport` replaces libcurl (``CurlTransport`` with the configuration's options) where needed.
+    /// `transport` replaces the configured one (URLSession on Apple platforms, libcurl on Linux) where needed.
     public init(configuration: FlagClientConfiguration, transport: (any HTTPTransport)? = nil) {
         self.configuration = configuration
-        self.transport = transport ?? CurlTransport(options: configuration.transportOptions)
+        self.transport = transport ?? configuration.transport.makeTransport(options: configuration.transportOptions)
         cache = FlagCache(directory: configuration.cacheDirectory)
         let identity = configuration.installId.map { InstallIdentity(id: $0, origin: .configured) }
             ?? InstallIdentity.loadOrCreate(in: configuration.cacheDirectory)

@@ -13,6 +13,9 @@ public struct FlagClientConfiguration: Sendable {
     public var app: AppContext
     /// An install id to use instead of the persisted one (tests, tools, a host app with its own id).
     public var installId: String?
+    /// Which transport `refresh()` uses: URLSession on Apple platforms (iOS ships no libcurl), libcurl on Linux.
+    /// Where both exist (Linux builds with libcurl) either can be chosen.
+    public var transport: TransportKind
     /// Timeouts, body limit and trust for the transport. Keep the timeouts short: nothing waits on a refresh.
     public var transportOptions: TransportOptions
     /// Minimum interval, backoff and `Retry-After` limits.
@@ -22,13 +25,15 @@ public struct FlagClientConfiguration: Sendable {
 
     /// Creates a configuration with the app's defaults for transport and refresh policy.
     public init(environment: String, baseURL: URL, cacheDirectory: URL, app: AppContext = AppContext(),
-                installId: String? = nil, transportOptions: TransportOptions = TransportOptions(),
+                installId: String? = nil, transport: TransportKind = .platformDefault,
+                transportOptions: TransportOptions = TransportOptions(),
                 refreshPolicy: RefreshPolicy = RefreshPolicy(), readToken: String? = nil) {
         self.environment = environment
         self.baseURL = baseURL
         self.cacheDirectory = cacheDirectory
         self.app = app
         self.installId = installId
+        self.transport = transport
         self.transportOptions = transportOptions
         self.refreshPolicy = refreshPolicy
         self.readToken = readToken

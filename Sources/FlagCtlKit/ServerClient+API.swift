@@ -1,4 +1,4 @@
-import FlagClient
+import ClientHTTP
 import FlagKit
 import Foundation
 
@@ -104,7 +104,7 @@ extension ServerClient {
     public func publish(_ environment: String, _ document: FlagDocument, basedOn current: PublishedVersion?,
                         message: String) throws(ServerError) -> WriteResult {
         let url = try url(["v1", "environments", environment, "document"])
-        var headers = HTTPHeaders()
+        var headers = ClientHeaders()
         if let etag = current?.etag { headers.add(name: "If-Match", value: etag) } else { headers.add(name: "If-None-Match", value: "*") }
         headers.add(name: ChangeMessage.header, value: ChangeMessage.encode(message))
         return try write(.put, url, environment, basedOn: current, headers: headers, body: Data(document.canonicalBytes))
@@ -125,7 +125,7 @@ extension ServerClient {
     public func setFlag(_ environment: String, key: String, value: JSONValue, basedOn current: PublishedVersion,
                         message: String) throws(ServerError) -> WriteResult {
         let url = try url(["v1", "environments", environment, "flags", key])
-        var headers = HTTPHeaders()
+        var headers = ClientHeaders()
         if let etag = current.etag { headers.add(name: "If-Match", value: etag) }
         headers.add(name: ChangeMessage.header, value: ChangeMessage.encode(message))
         return try write(.put, url, environment, basedOn: current, headers: headers, body: Data(value.canonicalBytes))
@@ -135,14 +135,14 @@ extension ServerClient {
     public func rollback(_ environment: String, to number: Int, basedOn current: PublishedVersion?,
                          message: String) throws(ServerError) -> WriteResult {
         let url = try url(["v1", "environments", environment, "rollback"])
-        var headers = HTTPHeaders()
+        var headers = ClientHeaders()
         if let etag = current?.etag { headers.add(name: "If-Match", value: etag) }
         let body: JSONValue = ["version": .integer(Int64(number)), "message": .string(message)]
         return try write(.post, url, environment, basedOn: current, headers: headers, body: Data(body.canonicalBytes))
     }
 
-    private func write(_ method: HTTPMethod, _ url: URL, _ environment: String, basedOn current: PublishedVersion?,
-                       headers: HTTPHeaders, body: Data) throws(ServerError) -> WriteResult {
+    private func write(_ method: ClientMethod, _ url: URL, _ environment: String, basedOn current: PublishedVersion?,
+                       headers: ClientHeaders, body: Data) throws(ServerError) -> WriteResult {
         let response = try exchange(method, url, headers: headers, body: body)
         if response.status == 412 {
             // The current version: from the 412's ETag (`"N-hash"`), else the store's `currentVersion`.

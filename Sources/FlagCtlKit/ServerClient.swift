@@ -1,20 +1,20 @@
+import ClientHTTP
 import Dispatch
-import FlagClient
 import FlagKit
 import Foundation
 
-/// The flag server as `flagctl` talks to it: `FlagClient`'s libcurl transport, the base URL from
+/// The flag server as `flagctl` talks to it: ClientHTTP's platform transport (libcurl on Linux), the base URL from
 /// `--server`/`FLAGCTL_SERVER` and the bearer token from `FLAGCTL_TOKEN`.
 ///
 /// Commands are synchronous (a CLI does one thing at a time), so each exchange blocks the calling thread
-/// until the transport's task is done; the transport itself runs libcurl on its own dispatch queue.
+/// until the transport's task is done; the transport itself runs on threads of its own.
 public struct ServerClient: Sendable {
     /// The server's base URL as given (an API under a path prefix works: `https://host/flags`).
     public let baseURL: URL
     /// The bearer token, if `FLAGCTL_TOKEN` is set.
     public let token: String?
-    /// The libcurl transport.
-    let transport: CurlTransport
+    /// The platform's transport (``TransportKind/platformDefault``).
+    let transport: any HTTPTransport
 
     /// Limits for an operator's tool: more patient than the app (a human is waiting, not a launch screen),
     /// and a body limit well above any real document.
@@ -31,7 +31,7 @@ public struct ServerClient: Sendable {
     public init(baseURL: URL, token: String?, options: TransportOptions = ServerClient.transportOptions) {
         self.baseURL = baseURL
         self.token = token
-        transport = CurlTransport(options: options)
+        transport = TransportKind.platformDefault.makeTransport(options: options)
     }
 
     /// The server as shown in messages (`http://127.0.0.1:8080`).
@@ -56,17 +56,17 @@ public struct ServerClient: Sendable {
         charactersIn: "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-._~!$&'()*+,;=:@")
 
     /// Performs one exchange and returns the response whatever its status; throws only when no response came.
-    func exchange(_ method: HTTPMethod, _ url: URL, headers extra: HTTPHeaders = HTTPHeaders(),
-                  body: Data? = nil) throws(ServerError) -> HTTPResponse {
-        var headers = HTTPHeaders()
+    func exchange(_ method: ClientMethod, _ url: URL, headers extra: ClientHeaders = ClientHeaders(),
+                  body: Data? = nil) throws(ServerError) -> ClientResponse {
+        var headers = ClientHeaders()
         headers.add(name: "Accept", value: "application/json")
         headers.add(name: "User-Agent", value: "flagctl")
         if let token { headers.add(name: "Authorization", value: "Bearer \(token)") }
         if body != nil { headers.add(name: "Content-Type", value: "application/json") }
         for field in extra { headers.add(name: field.name, value: field.value) }
-        let request = HTTPRequest(method: method, url: url, headers: headers, body: body)
+        let request = ClientRequest(method: method, url: url, headers: headers, body: body)
         let transport = self.transport
-        let result = Self.blocking { () async -> Result<HTTPResponse, TransportError> in
+        let result = Self.blocking { () async -> Result<ClientResponse, TransportError> in
             do throws(TransportError) {
                 return .success(try await transport.send(request))
             } catch {
@@ -80,21 +80,21 @@ public struct ServerClient: Sendable {
     }
 
     /// Like `exchange`, but a status outside 2xx becomes `.refused` with the server's error.
-    func successful(_ method: HTTPMethod, _ url: URL, headers: HTTPHeaders = HTTPHeaders(),
-                    body: Data? = nil) throws(ServerError) -> HTTPResponse {
+    func successful(_ method: ClientMethod, _ url: URL, headers: ClientHeaders = ClientHeaders(),
+                    body: Data? = nil) throws(ServerError) -> ClientResponse {
         let response = try exchange(method, url, headers: headers, body: body)
         guard (200..<300).contains(response.status) else { throw refusal(method, url, response) }
         return response
     }
 
     /// The error of a non-2xx response.
-    func refusal(_ method: HTTPMethod, _ url: URL, _ response: HTTPResponse) -> ServerError {
+    func refusal(_ method: ClientMethod, _ url: URL, _ response: ClientResponse) -> ServerError {
         .refused(ServerRefusal(method: method.rawValue, url: url.absoluteString, status: response.status, body: response.body,
                                sentToken: token != nil))
     }
 
     /// Parses a 2xx body as a JSON object.
-    func object(_ response: HTTPResponse, from url: URL) throws(ServerError) -> [String: JSONValue] {
+    func object(_ response: ClientResponse, from url: URL) throws(ServerError) -> [String: JSONValue] {
         let value: JSONValue
         do {
             value = try JSONParser.parse([UInt8](response.body)).value

@@ -1,4 +1,4 @@
-import FlagClient
+import ClientHTTP
 import FlagKit
 import Foundation
 

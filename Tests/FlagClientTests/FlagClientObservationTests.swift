@@ -1,6 +1,7 @@
 import FlagKit
 import Foundation
 import Testing
+import TransportTestSupport
 @testable import FlagClient
 
 /// Change notification: a stream and callbacks, for new documents only.

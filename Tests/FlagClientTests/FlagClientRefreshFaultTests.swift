@@ -1,6 +1,7 @@
 import FlagKit
 import Foundation
 import Testing
+import TransportTestSupport
 @testable import FlagClient
 
 /// Every way a refresh can go wrong, with real libcurl against a misbehaving server on 127.0.0.1. Each keeps the

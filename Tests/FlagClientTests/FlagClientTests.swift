@@ -1,6 +1,7 @@
 import FlagKit
 import Foundation
 import Testing
+import TransportTestSupport
 @testable import FlagClient
 
 /// Creating a client: values at once, from a good cache or from the safe defaults, whatever is on disk.

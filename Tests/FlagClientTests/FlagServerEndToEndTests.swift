@@ -6,13 +6,16 @@ import Testing
 /// The client against the real `flagserver` binary: a temp SQLite database seeded from the repository's `flags/`,
 /// port 0, a writer token made with `flagserver token create`, flips with `curl -X PUT`.
 @Suite(.serialized) struct FlagServerEndToEndTests {
-    @Test func launchRefreshFlipAndNotModified() async throws {
+    /// The whole app flow on every transport of the build (libcurl and URLSession here, URLSession alone in the
+    /// `FLAGCLIENT_TRANSPORT=urlsession` build).
+    @Test(arguments: TransportKind.allCases)
+    func launchRefreshFlipAndNotModified(_ kind: TransportKind) async throws {
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
         let server = try await offPool { try FlagServerProcess(directory: directory) }
         defer { server.stop() }
         let cache = directory.url.appendingPathComponent("app")
-        let configuration = TestClients.configuration(server.baseURL, cache)
+        let configuration = TestClients.configuration(server.baseURL, cache, transport: kind)
 
         // First launch: safe defaults, then the server's version 1 (seeded from flags/production.json).
         let first = FlagClient(configuration: configuration)
@@ -65,7 +68,7 @@ import Testing
         #expect(await client.refresh() == .updated(version: 3, previousVersion: nil, cacheError: nil))
 
         // The server's document, fetched separately and decoded with FlagKit directly (not through FlagEnvelope).
-        let response = try await CurlTransport().send(HTTPRequest(url: client.configuration.documentURL))
+        let response = try await TransportKind.platformDefault.makeTransport().send(ClientRequest(url: client.configuration.documentURL))
         let root = try #require(try JSONParser.parse(response.body).value.objectValue)
         let serverDocument = try FlagDocument(validating: try #require(root["document"]))
         #expect(root["version"] == 3)

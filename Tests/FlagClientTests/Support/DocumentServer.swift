@@ -1,5 +1,6 @@
 import FlagKit
 import Foundation
+import TransportTestSupport
 @testable import FlagClient
 
 /// A stand-in for flagserver's document endpoint on a ``FaultServer``: serves the current envelope with its ETag,

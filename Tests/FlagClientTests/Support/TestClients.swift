@@ -14,9 +14,10 @@ enum TestClients {
     /// A configuration for `baseURL` with its files in `directory`.
     static func configuration(_ baseURL: URL, _ directory: URL, environment: String = "production",
                               app: AppContext = germanApp, installId: String? = nil,
-                              options: TransportOptions = options) -> FlagClientConfiguration {
+                              options: TransportOptions = options,
+                              transport: TransportKind = .platformDefault) -> FlagClientConfiguration {
         FlagClientConfiguration(environment: environment, baseURL: baseURL, cacheDirectory: directory, app: app,
-                                installId: installId, transportOptions: options)
+                                installId: installId, transport: transport, transportOptions: options)
     }
 
     /// A client of `server` with its files in `directory`.

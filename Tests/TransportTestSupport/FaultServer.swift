@@ -3,9 +3,9 @@ import Foundation
 /// A tiny HTTP peer on 127.0.0.1 (kernel-chosen port) that misbehaves on purpose, one thread per connection.
 ///
 /// Reused by every FlagClient test that needs a real server doing something a real server might do wrong.
-final class FaultServer: @unchecked Sendable {
+package final class FaultServer: @unchecked Sendable {
     /// What the server does with each connection after reading the request.
-    enum Behavior: Sendable {
+    package enum Behavior: Sendable {
         /// Writes these bytes, then closes (a normal, an error, a garbage or a truncated reply).
         case reply([UInt8])
         /// Writes these bytes as soon as the connection is accepted, without reading a request, then closes.
@@ -19,7 +19,7 @@ final class FaultServer: @unchecked Sendable {
     }
 
     /// The port the server listens on.
-    let port: UInt16
+    package let port: UInt16
     private let listener: Int32
     private let behavior: Behavior
     private let lock = NSLock()
@@ -29,7 +29,7 @@ final class FaultServer: @unchecked Sendable {
     private let threads = DispatchGroup()
 
     /// Starts listening and accepting at once. Call ``stop()`` when done: the threads keep the server alive.
-    init(_ behavior: Behavior) throws {
+    package init(_ behavior: Behavior) throws {
         (listener, port) = try Socket.listenOnLoopback()
         self.behavior = behavior
         threads.enter()
@@ -40,20 +40,20 @@ final class FaultServer: @unchecked Sendable {
     }
 
     /// A URL on this server.
-    func url(_ path: String = "/") -> URL {
+    package func url(_ path: String = "/") -> URL {
         URL(string: "http://127.0.0.1:\(port)\(path)") ?? URL(fileURLWithPath: "/")
     }
 
     /// Every request received so far (head and body as read), in order of arrival.
-    var requests: [String] {
+    package var requests: [String] {
         lock.withLock { received.map { String(decoding: $0, as: UTF8.self) } }
     }
 
     /// How many connections were accepted.
-    var acceptedConnections: Int { lock.withLock { accepted } }
+    package var acceptedConnections: Int { lock.withLock { accepted } }
 
     /// Stops accepting, releases held connections and waits for every connection thread.
-    func stop() {
+    package func stop() {
         let first = lock.withLock { () -> Bool in
             defer { stopped = true }
             return !stopped
@@ -130,7 +130,7 @@ final class FaultServer: @unchecked Sendable {
     }
 
     /// A complete HTTP/1.1 response with `Content-Length` and `Connection: close`.
-    static func response(status: Int, reason: String = "X", headers: [(String, String)] = [], body: String = "") -> [UInt8] {
+    package static func response(status: Int, reason: String = "X", headers: [(String, String)] = [], body: String = "") -> [UInt8] {
         var head = "HTTP/1.1 \(status) \(reason)\r\n"
         for (name, value) in headers { head += "\(name): \(value)\r\n" }
         head += "Content-Length: \(body.utf8.count)\r\nConnection: close\r\n\r\n"

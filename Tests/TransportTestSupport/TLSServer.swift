@@ -2,22 +2,22 @@ import Foundation
 
 /// A real HTTPS peer: `Fixtures/tls_server.py` (Python's `ssl`) with a certificate for IP 127.0.0.1
 /// signed by `Fixtures/test-ca.pem`. Stopped by closing its stdin.
-final class TLSServer {
+package final class TLSServer {
     /// The directory of the certificate fixtures.
-    static let fixtures = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+    package static let fixtures = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
         .appendingPathComponent("Fixtures")
     /// The CA that signed the server certificate.
-    static var caFile: String { fixtures.appendingPathComponent("test-ca.pem").path }
+    package static var caFile: String { fixtures.appendingPathComponent("test-ca.pem").path }
 
     private struct StartFailed: Error { var output: String }
 
     /// The port the server listens on.
-    let port: Int
+    package let port: Int
     private let process = Process()
     private let input = Pipe()
 
     /// Starts the server and waits for it to report its port.
-    init() throws {
+    package init() throws {
         let output = Pipe()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
         process.arguments = ["python3", Self.fixtures.appendingPathComponent("tls_server.py").path]
@@ -38,12 +38,12 @@ final class TLSServer {
     }
 
     /// An https URL on this server with `host` (default the certificate's 127.0.0.1).
-    func url(host: String = "127.0.0.1") -> URL {
+    package func url(host: String = "127.0.0.1") -> URL {
         URL(string: "https://\(host):\(port)/") ?? URL(fileURLWithPath: "/")
     }
 
     /// Stops the server and waits for it to exit.
-    func stop() {
+    package func stop() {
         try? input.fileHandleForWriting.close()
         process.waitUntilExit()
     }

@@ -1,8 +1,8 @@
 import Foundation
 import Testing
-@testable import FlagClient
+@testable import ClientHTTP
 
-@Suite struct HTTPDateTests {
+@Suite struct HTTPDateParserTests {
     /// 2026-11-29T00:00:00Z, for resolving two-digit years.
     static let now = Date(timeIntervalSince1970: 1_795_910_400)
     /// RFC 9110 section 5.6.7's example instant, 1994-11-06T08:49:37Z.
@@ -11,14 +11,14 @@ import Testing
     @Test(arguments: ["Sun, 06 Nov 1994 08:49:37 GMT", "Sunday, 06-Nov-94 08:49:37 GMT", "Sun Nov  6 08:49:37 1994",
                       "sun, 06 nov 1994 08:49:37 gmt"])
     func theThreeFormatsOfRFC9110(_ text: String) {
-        #expect(HTTPDate.parse(text, now: Self.now) == Self.example)
+        #expect(HTTPDateParser.parse(text, now: Self.now) == Self.example)
     }
 
     @Test func twoDigitYearsMoreThanFiftyYearsAheadAreInThePast() {
-        let jan1 = { (yy: String) in HTTPDate.parse("Thursday, 01-Jan-\(yy) 00:00:00 GMT", now: Self.now) }
-        #expect(jan1("26") == HTTPDate.parse("Thu, 01 Jan 2026 00:00:00 GMT", now: Self.now))
-        #expect(jan1("76") == HTTPDate.parse("Wed, 01 Jan 2076 00:00:00 GMT", now: Self.now))
-        #expect(jan1("77") == HTTPDate.parse("Sat, 01 Jan 1977 00:00:00 GMT", now: Self.now))
+        let jan1 = { (yy: String) in HTTPDateParser.parse("Thursday, 01-Jan-\(yy) 00:00:00 GMT", now: Self.now) }
+        #expect(jan1("26") == HTTPDateParser.parse("Thu, 01 Jan 2026 00:00:00 GMT", now: Self.now))
+        #expect(jan1("76") == HTTPDateParser.parse("Wed, 01 Jan 2076 00:00:00 GMT", now: Self.now))
+        #expect(jan1("77") == HTTPDateParser.parse("Sat, 01 Jan 1977 00:00:00 GMT", now: Self.now))
     }
 
     @Test(arguments: ["", "garbage", "Sun, 06 Nov 1994 08:49:37 PST", "Sun, 6 Nov 1994 08:49:37 GMT",
@@ -27,20 +27,20 @@ import Testing
                       "Sun 06 Nov 1994 08:49:37 GMT", "Sun, 06 Nov 1994 8:49:37 GMT", "Sun Nov 6 08:49:37 94",
                       "Sunday, 06-Nov-1994 08:49:37 GMT", "Sun, 29 Feb 2023 00:00:00 GMT", "Mon, 29 Feb 1900 00:00:00 GMT"])
     func invalidDatesAreRefused(_ text: String) {
-        #expect(HTTPDate.parse(text, now: Self.now) == nil)
+        #expect(HTTPDateParser.parse(text, now: Self.now) == nil)
     }
 
     @Test func leapDaysAndLeapSeconds() {
-        #expect(HTTPDate.parse("Thu, 29 Feb 2024 12:00:00 GMT", now: Self.now) == Date(timeIntervalSince1970: 1_709_208_000))
-        #expect(HTTPDate.parse("Tue, 29 Feb 2000 00:00:00 GMT", now: Self.now) == Date(timeIntervalSince1970: 951_782_400))
-        #expect(HTTPDate.parse("Sat, 31 Dec 2016 23:59:60 GMT", now: Self.now) == Date(timeIntervalSince1970: 1_483_228_799))
+        #expect(HTTPDateParser.parse("Thu, 29 Feb 2024 12:00:00 GMT", now: Self.now) == Date(timeIntervalSince1970: 1_709_208_000))
+        #expect(HTTPDateParser.parse("Tue, 29 Feb 2000 00:00:00 GMT", now: Self.now) == Date(timeIntervalSince1970: 951_782_400))
+        #expect(HTTPDateParser.parse("Sat, 31 Dec 2016 23:59:60 GMT", now: Self.now) == Date(timeIntervalSince1970: 1_483_228_799))
     }
 
     @Test func civilConversionsRoundTrip() {
-        #expect(HTTPDate.daysFromCivil(year: 1970, month: 1, day: 1) == 0)
+        #expect(HTTPDateParser.daysFromCivil(year: 1970, month: 1, day: 1) == 0)
         for days in stride(from: -800_000, through: 800_000, by: 997) {
-            let (year, month, day) = HTTPDate.civil(fromDays: days)
-            #expect(HTTPDate.daysFromCivil(year: year, month: month, day: day) == days)
+            let (year, month, day) = HTTPDateParser.civil(fromDays: days)
+            #expect(HTTPDateParser.daysFromCivil(year: year, month: month, day: day) == days)
         }
     }
 }

@@ -1,19 +1,19 @@
 import Glibc
 
 /// A failed socket call in a test helper, with its errno.
-struct SocketError: Error, CustomStringConvertible {
+package struct SocketError: Error, CustomStringConvertible {
     /// The call that failed, e.g. `bind`.
     var call: String
     /// `errno` right after the call.
     var code: Int32
     /// For example `bind: Address already in use (errno 98)`.
-    var description: String { "\(call): \(String(cString: strerror(code))) (errno \(code))" }
+    package var description: String { "\(call): \(String(cString: strerror(code))) (errno \(code))" }
 }
 
 /// Every raw POSIX socket call of the test helpers, kept together.
-enum Socket {
+package enum Socket {
     /// A listening TCP socket on 127.0.0.1 with a kernel-chosen port (never a fixed one).
-    static func listenOnLoopback(backlog: Int32 = 64) throws(SocketError) -> (fd: Int32, port: UInt16) {
+    package static func listenOnLoopback(backlog: Int32 = 64) throws(SocketError) -> (fd: Int32, port: UInt16) {
         let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
         guard fd >= 0 else { throw SocketError(call: "socket", code: errno) }
         var address = sockaddr_in()
@@ -34,7 +34,7 @@ enum Socket {
     }
 
     /// A loopback port that nothing listens on: bound by us, then closed, so connecting is refused.
-    static func refusedPort() throws(SocketError) -> UInt16 {
+    package static func refusedPort() throws(SocketError) -> UInt16 {
         let (fd, port) = try listenOnLoopback()
         close(fd)
         return port
@@ -42,7 +42,7 @@ enum Socket {
 
     /// A loopback port bound but not listening: connecting is refused, and unlike ``refusedPort()`` no other
     /// test's listener can be given the same port meanwhile. Close the descriptor when done.
-    static func boundNotListening() throws(SocketError) -> (fd: Int32, port: UInt16) {
+    package static func boundNotListening() throws(SocketError) -> (fd: Int32, port: UInt16) {
         let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
         guard fd >= 0 else { throw SocketError(call: "socket", code: errno) }
         var address = sockaddr_in()
@@ -56,20 +56,35 @@ enum Socket {
         return (fd, UInt16(bigEndian: address.sin_port))
     }
 
+    /// Starts a connect to 127.0.0.1:`port` without waiting for it (to fill a listener's accept queue).
+    package static func connectNonBlocking(port: UInt16) -> Int32? {
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue) | Int32(SOCK_NONBLOCK.rawValue), 0)
+        guard fd >= 0 else { return nil }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_port = port.bigEndian
+        address.sin_addr.s_addr = UInt32(0x7f00_0001).bigEndian
+        let result = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+        }
+        guard result == 0 || errno == EINPROGRESS else { close(fd); return nil }
+        return fd
+    }
+
     /// Waits up to `milliseconds` for `fd` to become readable (or hung up).
-    static func waitReadable(_ fd: Int32, milliseconds: Int32) -> Bool {
+    package static func waitReadable(_ fd: Int32, milliseconds: Int32) -> Bool {
         var entry = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
         return poll(&entry, 1, milliseconds) > 0
     }
 
     /// Accepts one connection, or `nil` (the caller polls first, so this does not block for long).
-    static func accept(_ fd: Int32) -> Int32? {
+    package static func accept(_ fd: Int32) -> Int32? {
         let client = Glibc.accept(fd, nil, nil)
         return client >= 0 ? client : nil
     }
 
     /// Reads what is available, up to `maximum` bytes; empty on EOF or error.
-    static func read(_ fd: Int32, maximum: Int = 65_536) -> [UInt8] {
+    package static func read(_ fd: Int32, maximum: Int = 65_536) -> [UInt8] {
         var buffer = [UInt8](repeating: 0, count: maximum)
         let count = buffer.withUnsafeMutableBytes { recv(fd, $0.baseAddress, maximum, 0) }
         return count > 0 ? Array(buffer[0..<count]) : []
@@ -77,7 +92,7 @@ enum Socket {
 
     /// Writes all bytes; `false` when the peer is gone. MSG_NOSIGNAL: a closed peer must not SIGPIPE the test process.
     @discardableResult
-    static func write(_ fd: Int32, _ bytes: [UInt8]) -> Bool {
+    package static func write(_ fd: Int32, _ bytes: [UInt8]) -> Bool {
         var offset = 0
         while offset < bytes.count {
             let sent = bytes[offset...].withUnsafeBytes { send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
@@ -89,7 +104,7 @@ enum Socket {
     }
 
     /// Closes a descriptor.
-    static func close(_ fd: Int32) {
+    package static func close(_ fd: Int32) {
         _ = Glibc.close(fd)
     }
 }

@@ -1,5 +1,5 @@
 /// An HTTP request method (RFC 9110 section 9). Any token is allowed; the common ones have names.
-public struct HTTPMethod: RawRepresentable, Hashable, Sendable, CustomStringConvertible {
+public struct ClientMethod: RawRepresentable, Hashable, Sendable, CustomStringConvertible {
     /// The method token as sent on the request line, e.g. `GET`.
     public let rawValue: String
 
@@ -7,17 +7,17 @@ public struct HTTPMethod: RawRepresentable, Hashable, Sendable, CustomStringConv
     public init(rawValue: String) { self.rawValue = rawValue }
 
     /// `GET`: fetch a representation.
-    public static let get = HTTPMethod(rawValue: "GET")
+    public static let get = ClientMethod(rawValue: "GET")
     /// `HEAD`: like `GET` without a body.
-    public static let head = HTTPMethod(rawValue: "HEAD")
+    public static let head = ClientMethod(rawValue: "HEAD")
     /// `PUT`: replace a resource (publishing a document, setting one flag).
-    public static let put = HTTPMethod(rawValue: "PUT")
+    public static let put = ClientMethod(rawValue: "PUT")
     /// `POST`: actions such as rollback and OFREP evaluation.
-    public static let post = HTTPMethod(rawValue: "POST")
+    public static let post = ClientMethod(rawValue: "POST")
     /// `PATCH`: partial update.
-    public static let patch = HTTPMethod(rawValue: "PATCH")
+    public static let patch = ClientMethod(rawValue: "PATCH")
     /// `DELETE`: remove a resource.
-    public static let delete = HTTPMethod(rawValue: "DELETE")
+    public static let delete = ClientMethod(rawValue: "DELETE")
 
     /// The token, e.g. `PUT`.
     public var description: String { rawValue }

@@ -1,6 +1,6 @@
 import Foundation
 import Testing
-@testable import FlagClient
+@testable import ClientHTTP
 
 @Suite struct RetryAfterTests {
     static let now = Date(timeIntervalSince1970: 1_795_910_400)

@@ -1,3 +1,4 @@
+#if canImport(CCurl)
 import Dispatch
 import Foundation
 
@@ -19,10 +20,10 @@ public struct CurlTransport: HTTPTransport {
     /// Performs `request` and returns the complete response, whatever its status.
     ///
     /// Cancelling the calling task aborts the transfer (within about a second) with ``TransportError/Kind/cancelled``.
-    public func send(_ request: HTTPRequest) async throws(TransportError) -> HTTPResponse {
+    public func send(_ request: ClientRequest) async throws(TransportError) -> ClientResponse {
         let cancellation = CancellationFlag()
         let options = self.options
-        let result: Result<HTTPResponse, TransportError> = await withTaskCancellationHandler {
+        let result: Result<ClientResponse, TransportError> = await withTaskCancellationHandler {
             await withCheckedContinuation { continuation in
                 // One thread per transfer (see `startThread`): blocking in curl_easy_perform must never wait
                 // for a free worker, or a transfer's timeout would start only after other transfers ended.
@@ -68,3 +69,4 @@ final class CancellationFlag: @unchecked Sendable {
         return cancelled
     }
 }
+#endif

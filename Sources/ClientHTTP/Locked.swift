@@ -4,17 +4,17 @@ import Foundation
 ///
 /// `NSLock` rather than `Synchronization.Mutex`: the package still deploys to macOS 13 / iOS 16, where `Mutex`
 /// does not exist. Critical sections here only copy references and small structs, never wait on I/O.
-final class Locked<Value>: @unchecked Sendable {
+package final class Locked<Value>: @unchecked Sendable {
     private let lock = NSLock()
     private var value: Value
 
     /// Wraps `value`.
-    init(_ value: Value) {
+    package init(_ value: Value) {
         self.value = value
     }
 
     /// Runs `body` with exclusive access to the value.
-    func withLock<Result>(_ body: (inout Value) throws -> Result) rethrows -> Result {
+    package func withLock<Result>(_ body: (inout Value) throws -> Result) rethrows -> Result {
         lock.lock()
         defer { lock.unlock() }
         return try body(&value)

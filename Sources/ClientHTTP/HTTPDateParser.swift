@@ -4,7 +4,7 @@ import Foundation
 /// `Sun, 06 Nov 1994 08:49:37 GMT` (IMF-fixdate), `Sunday, 06-Nov-94 08:49:37 GMT` (obsolete RFC 850)
 /// and `Sun Nov  6 08:49:37 1994` (obsolete asctime). Hand-written rather than `DateFormatter`: no locale,
 /// no time zone database, identical on every platform.
-public enum HTTPDate {
+public enum HTTPDateParser {
     private static let months = ["jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec"]
     private static let shortDays = ["mon", "tue", "wed", "thu", "fri", "sat", "sun"]
     private static let longDays = ["monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday"]

@@ -1,7 +1,7 @@
 /// An ordered list of HTTP header fields with case-insensitive lookup by name (RFC 9110 section 5.1).
 ///
 /// Order and repeated fields are kept as received, because some fields (e.g. `Set-Cookie`) cannot be combined.
-public struct HTTPHeaders: Sendable, Equatable, Sequence, ExpressibleByDictionaryLiteral {
+public struct ClientHeaders: Sendable, Equatable, Sequence, ExpressibleByDictionaryLiteral {
     /// One header field as a name/value pair; the name keeps its original spelling.
     public typealias Field = (name: String, value: String)
 
@@ -64,7 +64,7 @@ public struct HTTPHeaders: Sendable, Equatable, Sequence, ExpressibleByDictionar
     }
 
     /// Field-by-field equality; names compare case-insensitively, values exactly.
-    public static func == (lhs: HTTPHeaders, rhs: HTTPHeaders) -> Bool {
+    public static func == (lhs: ClientHeaders, rhs: ClientHeaders) -> Bool {
         lhs.storage.count == rhs.storage.count
             && zip(lhs.storage, rhs.storage).allSatisfy { sameName($0.name, $1.name) && $0.value == $1.value }
     }
@@ -82,7 +82,7 @@ public struct HTTPHeaders: Sendable, Equatable, Sequence, ExpressibleByDictionar
 
     /// Whether a field can be put on the wire: a token name and a value without CR, LF or NUL (RFC 9110 section 5.5).
     static func isSendable(name: String, value: String) -> Bool {
-        guard HTTPMethod(rawValue: name).isValidToken else { return false }
+        guard ClientMethod(rawValue: name).isValidToken else { return false }
         return !value.utf8.contains { $0 == 0 || $0 == 10 || $0 == 13 }
     }
 }

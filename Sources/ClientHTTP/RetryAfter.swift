@@ -12,7 +12,7 @@ public enum RetryAfter {
             let seconds = text.utf8.count > 10 ? 9_999_999_999 : Int(text) ?? 9_999_999_999
             return now.addingTimeInterval(TimeInterval(seconds))
         }
-        guard let date = HTTPDate.parse(text, now: now) else { return nil }
+        guard let date = HTTPDateParser.parse(text, now: now) else { return nil }
         return max(date, now)
     }
 

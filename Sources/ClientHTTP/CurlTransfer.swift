@@ -1,3 +1,4 @@
+#if canImport(CCurl)
 import CCurl
 import Foundation
 
@@ -9,26 +10,26 @@ private let curlGlobalInitCode: CURLcode = curl_global_init(ccurl_global_all())
 ///
 /// Used on a single thread from `perform()` to its return; the callbacks receive it through an unretained pointer.
 final class CurlTransfer {
-    private let request: HTTPRequest
+    private let request: ClientRequest
     private let options: TransportOptions
     private let cancellation: CancellationFlag
     private var body = Data()
-    private var headers: [HTTPHeaders.Field] = []
+    private var headers: [ClientHeaders.Field] = []
     private var bodyLimitExceeded = false
 
-    init(request: HTTPRequest, options: TransportOptions, cancellation: CancellationFlag) {
+    init(request: ClientRequest, options: TransportOptions, cancellation: CancellationFlag) {
         self.request = request
         self.options = options
         self.cancellation = cancellation
     }
 
     /// Runs the exchange to completion, blocking the calling thread for at most the total timeout.
-    func perform() -> Result<HTTPResponse, TransportError> {
+    func perform() -> Result<ClientResponse, TransportError> {
         let url = request.url.absoluteString
-        func failure(_ kind: TransportError.Kind, _ message: String, code: Int? = nil) -> Result<HTTPResponse, TransportError> {
+        func failure(_ kind: TransportError.Kind, _ message: String, code: Int? = nil) -> Result<ClientResponse, TransportError> {
             .failure(TransportError(kind: kind, curlCode: code, message: message, url: url))
         }
-        if let problem = validate() { return failure(.invalidRequest, problem) }
+        if let problem = request.problem { return failure(.invalidRequest, problem) }
         if cancellation.isCancelled { return failure(.cancelled, "the task was cancelled before the transfer started") }
         guard curlGlobalInitCode == CURLE_OK else {
             return failure(.setupFailed, "curl_global_init failed", code: Int(curlGlobalInitCode.rawValue))
@@ -101,39 +102,21 @@ final class CurlTransfer {
         guard infoCode == CURLE_OK, status >= 100 else {
             return failure(.invalidResponse, "no HTTP status received", code: Int(infoCode.rawValue))
         }
-        return .success(HTTPResponse(status: status, headers: HTTPHeaders(headers), body: body))
-    }
-
-    /// Refuses what must not reach the wire: other schemes, a non-token method, header injection.
-    private func validate() -> String? {
-        guard let scheme = request.url.scheme?.lowercased(), scheme == "http" || scheme == "https",
-              request.url.host != nil else {
-            return "only absolute http and https URLs are supported"
-        }
-        guard request.method.isValidToken else { return "method \(request.method.rawValue.debugDescription) is not a token" }
-        for (name, value) in request.headers where !HTTPHeaders.isSendable(name: name, value: value) {
-            return "header \(name.debugDescription) has an invalid name or a CR, LF or NUL in its value"
-        }
-        return nil
+        return .success(ClientResponse(status: status, headers: ClientHeaders(headers), body: body))
     }
 
     /// The caller's fields in curl's syntax (`Name;` sends an empty value, `Name:` suppresses curl's own field).
     private func headerLines() -> [String] {
         var lines = request.headers
-            .filter { !HTTPHeaders.sameName($0.name, "Expect") }
+            .filter { !ClientHeaders.sameName($0.name, "Expect") }
             .map { $0.value.isEmpty ? "\($0.name);" : "\($0.name): \($0.value)" }
-        if sendsBody {
+        if request.sendsBody {
             // No `Expect: 100-continue`: small writes would wait a second for a 100 the server may not send.
             lines.append("Expect:")
             // curl would label a body `application/x-www-form-urlencoded`; send no type unless the caller set one.
             if !request.headers.contains("Content-Type") { lines.append("Content-Type:") }
         }
         return lines
-    }
-
-    /// Methods whose request carries content, even if empty (then `Content-Length: 0`, RFC 9110 section 8.6).
-    private var sendsBody: Bool {
-        request.body != nil || [.put, .post, .patch].contains(request.method)
     }
 
     private func methodAndBody(_ handle: UnsafeMutableRawPointer) -> [(String, CURLcode)] {
@@ -144,7 +127,7 @@ final class CurlTransfer {
         case .post: break
         default: results.append(("CUSTOMREQUEST", ccurl_setopt_string(handle, CURLOPT_CUSTOMREQUEST, request.method.rawValue)))
         }
-        guard sendsBody else { return results }
+        guard request.sendsBody else { return results }
         let content = request.body ?? Data()
         results.append(("POSTFIELDSIZE_LARGE", ccurl_setopt_off_t(handle, CURLOPT_POSTFIELDSIZE_LARGE, curl_off_t(content.count))))
         // COPYPOSTFIELDS copies the bytes, so they need not outlive this call.
@@ -217,3 +200,4 @@ private let curlProgressCallback: ccurl_xferinfo_callback = { userdata, _, _, _,
     guard let userdata else { return 0 }
     return Unmanaged<CurlTransfer>.fromOpaque(userdata).takeUnretainedValue().shouldAbort ? 1 : 0
 }
+#endif

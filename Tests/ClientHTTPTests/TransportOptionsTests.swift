@@ -1,5 +1,5 @@
 import Testing
-@testable import FlagClient
+@testable import ClientHTTP
 
 @Suite struct TransportOptionsTests {
     @Test func timeoutsBecomePositiveMilliseconds() {

@@ -1,9 +1,9 @@
 import Testing
-@testable import FlagClient
+@testable import ClientHTTP
 
-@Suite struct HTTPHeadersTests {
+@Suite struct ClientHeadersTests {
     @Test func lookupIsCaseInsensitiveAndKeepsOrder() {
-        var headers: HTTPHeaders = ["Content-Type": "application/json", "Set-Cookie": "a=1"]
+        var headers: ClientHeaders = ["Content-Type": "application/json", "Set-Cookie": "a=1"]
         headers.add(name: "set-cookie", value: "b=2")
         #expect(headers["content-type"] == "application/json")
         #expect(headers.values(for: "SET-COOKIE") == ["a=1", "b=2"])

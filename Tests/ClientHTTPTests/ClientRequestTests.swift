@@ -1,11 +1,11 @@
 import Foundation
 import Testing
-@testable import FlagClient
+@testable import ClientHTTP
 
-@Suite struct HTTPRequestTests {
+@Suite struct ClientRequestTests {
     @Test func defaultsToGetWithoutBody() throws {
         let url = try #require(URL(string: "http://127.0.0.1/"))
-        let request = HTTPRequest(url: url)
+        let request = ClientRequest(url: url)
         #expect(request.method == .get && request.body == nil && request.headers.isEmpty)
     }
 }
