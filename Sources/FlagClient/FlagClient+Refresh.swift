@@ -20,7 +20,8 @@ extension FlagClient {
             if let running = state.inFlight { return .join(running) }
             if case .wait(let until, let reason) = state.schedule.decide(now: now, forced: force) { return .skip(until, reason) }
             state.schedule.recordAttempt(at: now)
-            let etag = state.entry?.etag
+            // The validator is derived from the document in use, never taken from a stored header (FlagEnvelope.entityTag).
+            let etag = state.snapshot.envelope?.entityTag
             let task = Task { await self.fetch(etag: etag) }
             state.inFlight = task
             return .join(task)
@@ -34,20 +35,14 @@ extension FlagClient {
     }
 
     /// One fetch and its bookkeeping: the schedule learns the result and the in-flight marker is cleared.
+    ///
+    /// A conditional request that is refused (a 4xx other than 429, or a request the transport will not send) is
+    /// tried once more at once without `If-None-Match`: whatever an intermediary holds against the validator, it
+    /// must never keep a later document (an unlock) from arriving.
     private func fetch(etag: String?) async -> RefreshOutcome {
-        var request = ClientRequest(url: configuration.documentURL, headers: ["Accept": "application/json"])
-        if let etag { request.headers.set(name: "If-None-Match", value: etag) }
-        if let token = configuration.readToken { request.headers.set(name: "Authorization", value: "Bearer \(token)") }
-        let outcome: RefreshOutcome
-        var status: Int?
-        var retryAfter: String?
-        do {
-            let response = try await transport.send(request)
-            status = response.status
-            retryAfter = response.headers["Retry-After"]
-            outcome = await handle(response, sentETag: etag)
-        } catch {
-            outcome = .failed(.transport(error))
+        var (outcome, status, retryAfter) = await exchange(etag: etag)
+        if etag != nil, Self.validatorMayBeTheProblem(outcome) {
+            (outcome, status, retryAfter) = await exchange(etag: nil)
         }
         let finished = Date()
         state.withLock { state in
@@ -64,6 +59,30 @@ extension FlagClient {
             }
         }
         return outcome
+    }
+
+    /// One `GET` of the document, conditional on `etag` when given.
+    private func exchange(etag: String?) async -> (RefreshOutcome, status: Int?, retryAfter: String?) {
+        var request = ClientRequest(url: configuration.documentURL, headers: ["Accept": "application/json"])
+        if let etag { request.headers.set(name: "If-None-Match", value: etag) }
+        if let token = configuration.readToken { request.headers.set(name: "Authorization", value: "Bearer \(token)") }
+        do {
+            let response = try await transport.send(request)
+            return (await handle(response, sentETag: etag), response.status, response.headers["Retry-After"])
+        } catch {
+            return (.failed(.transport(error)), nil, nil)
+        }
+    }
+
+    /// Whether a failed conditional fetch may have failed because of its validator: a client error (400, 412,
+    /// 431, ...) but not one about who asks or what (401, 403, 404) nor `429` (which asks to wait, and is
+    /// honoured), or a request refused before it was sent.
+    static func validatorMayBeTheProblem(_ outcome: RefreshOutcome) -> Bool {
+        switch outcome {
+        case .failed(.httpStatus(let status, _, _)): return (400...499).contains(status) && ![401, 403, 404, 429].contains(status)
+        case .failed(.transport(let error)): return error.kind == .invalidRequest
+        default: return false
+        }
     }
 
     /// What a complete response means for the values.
@@ -97,7 +116,8 @@ extension FlagClient {
             return .failed(.olderVersion(received: envelope.version, current: version))
         }
         let now = Date()
-        let entry = FlagCacheEntry(environment: environment, etag: response.headers["ETag"], version: envelope.version,
+        // The cache keeps the tag of the envelope itself; the response's ETag header is not trusted as a validator.
+        let entry = FlagCacheEntry(environment: environment, etag: envelope.entityTag, version: envelope.version,
                                    fetchedAt: now, document: response.body)
         let cacheError = await store(entry)
         // Evaluated outside the lock; if the app's context changed meanwhile, evaluated again for the new one.

@@ -87,6 +87,14 @@ public struct FlagEnvelope: Sendable, Equatable {
                             message: root["message"]?.stringValue, rolledBackFrom: rolledBackFrom, document: document)
     }
 
+    /// The entity tag flagserver gives this version (`docs/api.md`): `"<version>-<first 16 hex digits of
+    /// contentHash>"`. The client sends this as `If-None-Match`, never a header it was handed: a validator that
+    /// does not belong to the body it came with (a CDN mixing headers and bodies), holds a control character or
+    /// is 20 KB long would otherwise make every later request a stale 304 or fail before it is sent.
+    public var entityTag: String {
+        "\"\(version)-\(contentHash.prefix(16))\""
+    }
+
     private static func isLowerHex(_ byte: UInt8) -> Bool {
         (byte >= UInt8(ascii: "0") && byte <= UInt8(ascii: "9")) || (byte >= UInt8(ascii: "a") && byte <= UInt8(ascii: "f"))
     }

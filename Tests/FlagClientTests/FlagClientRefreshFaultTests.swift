@@ -184,4 +184,82 @@ import TransportTestSupport
         #expect(until.timeIntervalSinceNow > 500 && until.timeIntervalSinceNow <= 601)
         #expect(server.requests.count == 1)
     }
+
+    // MARK: Validators (issue: a bad validator can keep an unlock from ever arriving)
+
+    /// Installs a locked v1 through a 200 whose ETag header is `header`, then publishes the unlock as v2: the next
+    /// refresh must bring v2, whatever the header held. Returns the If-None-Match values the server saw.
+    func unlockArrivesAfterAValidator(_ header: String) async throws -> [String?] {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let server = try DocumentServer()
+        defer { server.stop() }
+        let lockedV1 = Envelopes.make(try Envelopes.locked(), version: 1)
+        server.fail(.raw(Array(DocumentServer.responseHead(header, length: lockedV1.body.count).utf8) + lockedV1.body))
+        let client = TestClients.make(server, directory)
+        #expect(await client.refresh(force: true) == .updated(version: 1, previousVersion: nil, cacheError: nil))
+        #expect(client.premiumFeaturesLocked == true)
+        server.publish(Envelopes.make(try Envelopes.production(), version: 2))
+        #expect(await client.refresh(force: true) == .updated(version: 2, previousVersion: 1, cacheError: nil))
+        #expect(client.premiumFeaturesLocked == false)
+        // A second launch from the cache sends the tag of the cached envelope, not a stored header.
+        let relaunched = TestClients.make(server, directory)
+        #expect(await relaunched.refresh(force: true) == .notModified(version: 2, cacheError: nil))
+        return server.ifNoneMatchSeen
+    }
+
+    /// A CDN that mixes headers and bodies: the locked v1 arrives under v2's tag, so sending that tag back would
+    /// make the server confirm "v2" with a 304 forever while the app stays on the locked v1.
+    @Test func anETagOfAnotherVersionIsNotSentBack() async throws {
+        let unlocked = try Envelopes.production()
+        let v2Tag = "\"2-\(unlocked.contentHash.prefix(16))\""
+        let seen = try await unlockArrivesAfterAValidator(v2Tag)
+        let lockedTag = Envelopes.make(try Envelopes.locked(), version: 1).etag
+        #expect(seen == [nil, lockedTag, v2Tag])
+    }
+
+    @Test(arguments: ["\"1-abc\u{1}def\"", String(repeating: "e", count: 20_000), "W/\"weak\"", ""])
+    func anUnsendableOrOversizedETagDoesNotStick(_ header: String) async throws {
+        let seen = try await unlockArrivesAfterAValidator(header)
+        #expect(seen.count == 3)
+        #expect(seen.allSatisfy { $0 == nil || ($0?.utf8.count ?? 0) < 64 })
+        #expect(!seen.contains(header))
+    }
+
+    /// An intermediary that refuses the conditional request (431, 400, 412) must not strand the install: the
+    /// client asks again at once without `If-None-Match`.
+    @Test(arguments: [431, 400, 412])
+    func aRefusedConditionalRequestIsRetriedUnconditionally(_ status: Int) async throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let server = try DocumentServer()
+        defer { server.stop() }
+        server.publish(Envelopes.make(try Envelopes.locked(), version: 1))
+        let client = TestClients.make(server, directory)
+        #expect(await client.refresh(force: true) == .updated(version: 1, previousVersion: nil, cacheError: nil))
+        server.publish(Envelopes.make(try Envelopes.production(), version: 2))
+        server.fail(.raw(FaultServer.response(status: status, body: "{\"error\":{}}")))
+        #expect(await client.refresh(force: true) == .updated(version: 2, previousVersion: 1, cacheError: nil))
+        #expect(client.premiumFeaturesLocked == false)
+        #expect(server.ifNoneMatchSeen.count == 3)
+        #expect(server.ifNoneMatchSeen.last == .some(nil))
+    }
+
+    /// Not every refusal is about the validator: 404 and 429 are not retried (429 asks to wait).
+    @Test(arguments: [404, 429, 401])
+    func otherRefusalsAreNotRetried(_ status: Int) async throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let server = try DocumentServer()
+        defer { server.stop() }
+        server.publish(Envelopes.make(try Envelopes.production(), version: 1))
+        let client = TestClients.make(server, directory)
+        _ = await client.refresh(force: true)
+        server.fail(.raw(FaultServer.response(status: status, headers: [("Retry-After", "1")])))
+        guard case .failed(.httpStatus(status, _, _)) = await client.refresh(force: true) else {
+            Issue.record("expected the \(status) to be the outcome")
+            return
+        }
+        #expect(server.ifNoneMatchSeen.count == 2)
+    }
 }
