@@ -4,7 +4,7 @@
 #   1. flagserver runs; two writers (production, staging) publish flag changes as fast as it acknowledges them;
 #   2. `flagserver backup --to FILE` runs in the middle of that write load;
 #   3. more writes, then flagserver is stopped (SIGTERM);
-#   4. restore: the live database and its -wal/-shm moved aside, the backup copied into place,
+#   4. restore: `flagserver restore --from BACKUP` (the backup's content into the database, a new epoch),
 #      PRAGMA integrity_check (sqlite3 and `flagserver check`), flagserver started again;
 #   5. every version acknowledged BEFORE the backup started is served by the restored server with the same
 #      content hash; versions are 1..N without gaps; the document is the newest version; nothing served that
@@ -107,9 +107,13 @@ server_pid=''
 check "flagserver stopped on SIGTERM with exit 0 after $total acknowledged writes (exit $code)" test "$code" = 0
 
 # ---- the restore procedure (docs/deploy.md) ----
-mkdir -p "$work/aside"
-mv "$FLAGSERVER_DATABASE" "$FLAGSERVER_DATABASE"-wal "$FLAGSERVER_DATABASE"-shm "$work/aside/" 2>/dev/null
-cp "$work/backup.sqlite" "$FLAGSERVER_DATABASE"
+epoch_before=$(sqlite3 "$FLAGSERVER_DATABASE" "SELECT value FROM meta WHERE key = 'epoch'")
+"$FLAGSERVER_BIN" restore --from "$work/backup.sqlite" > "$work/restore.out" 2>&1
+code=$?
+check "flagserver restore --from the backup: exit $code ($(head -c 200 "$work/restore.out"))" test "$code" = 0
+epoch_after=$(sqlite3 "$FLAGSERVER_DATABASE" "SELECT value FROM meta WHERE key = 'epoch'")
+check "restore started a new epoch ($epoch_before -> $epoch_after), so apps holding later versions take the restored ones" \
+    test "$epoch_after" -gt "$epoch_before"
 check "restored file: sqlite3 PRAGMA integrity_check = ok" \
     test "$(sqlite3 "$FLAGSERVER_DATABASE" 'PRAGMA integrity_check')" = ok
 check_ok() { "$FLAGSERVER_BIN" check > "$work/check.out" 2>&1 && grep -qx ok "$work/check.out"; }
@@ -139,6 +143,7 @@ say(not missing, f"all {len(before)} writes acknowledged before the backup are s
 top = max(served) if served else 0
 say(sorted(served) == list(range(1, top + 1)), f"versions 1..{top} without gaps")
 say(document.get("version") == top, f"the document is the newest restored version ({document.get('version')})")
+say(isinstance(document.get("epoch"), int) and document["epoch"] > 0, f"the envelope carries the new epoch ({document.get('epoch')})")
 phantom = [v for v, h in served.items() if v > 1 and every.get(v) != h]
 say(not phantom, "every restored version after the seed was acknowledged to a writer, with that content"
     + (f"; not: {phantom[:5]}" if phantom else ""))

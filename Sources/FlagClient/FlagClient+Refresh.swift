@@ -112,8 +112,8 @@ extension FlagClient {
             return .failed(.environmentMismatch(expected: environment, received: envelope.environment))
         }
         let current = snapshot
-        if let version = current.envelope?.version, envelope.version < version {
-            return .failed(.olderVersion(received: envelope.version, current: version))
+        if let inUse = current.envelope, envelope.isOlder(than: inUse) {
+            return .failed(.olderVersion(received: envelope.version, current: inUse.version))
         }
         let now = Date()
         // The cache keeps the tag of the envelope itself; the response's ETag header is not trusted as a validator.

@@ -24,12 +24,15 @@ public struct FlagEnvelope: Sendable, Equatable {
     public let message: String?
     /// The version whose content a rollback republished, if this version is a rollback.
     public let rolledBackFrom: Int?
+    /// The server's epoch (0 when not sent): a restore from a backup starts a larger one. Versions compare only
+    /// within one epoch; a document of a larger epoch is newer whatever its version number.
+    public let epoch: Int64
     /// The validated document.
     public let document: FlagDocument
 
     /// Creates an envelope from parts already validated (tests and tools; the client decodes bytes).
     public init(environment: String, version: Int, contentHash: String, publishedAt: String? = nil, author: String? = nil,
-                message: String? = nil, rolledBackFrom: Int? = nil, document: FlagDocument) {
+                message: String? = nil, rolledBackFrom: Int? = nil, epoch: Int64 = 0, document: FlagDocument) {
         self.environment = environment
         self.version = version
         self.contentHash = contentHash
@@ -37,6 +40,7 @@ public struct FlagEnvelope: Sendable, Equatable {
         self.author = author
         self.message = message
         self.rolledBackFrom = rolledBackFrom
+        self.epoch = epoch
         self.document = document
     }
 
@@ -82,9 +86,22 @@ public struct FlagEnvelope: Sendable, Equatable {
         case .integer(let from)? where from >= 1 && from <= Int64(Int32.max): rolledBackFrom = Int(from)
         default: throw .notAnEnvelope(path: "/rolledBackFrom", problem: "must be a positive integer")
         }
+        let epoch: Int64
+        switch root["epoch"] {
+        case nil, .null?: epoch = 0
+        case .integer(let value)? where value >= 0: epoch = value
+        default: throw .notAnEnvelope(path: "/epoch", problem: "must be a non-negative integer")
+        }
         return FlagEnvelope(environment: environment, version: Int(number), contentHash: contentHash,
                             publishedAt: root["publishedAt"]?.stringValue, author: root["author"]?.stringValue,
-                            message: root["message"]?.stringValue, rolledBackFrom: rolledBackFrom, document: document)
+                            message: root["message"]?.stringValue, rolledBackFrom: rolledBackFrom, epoch: epoch,
+                            document: document)
+    }
+
+    /// Whether this envelope is older than `other`: of an earlier epoch, or of the same epoch with a lower version.
+    /// A client refuses older documents (a stale cache or CDN replaying history) but takes a restored server's.
+    public func isOlder(than other: FlagEnvelope) -> Bool {
+        epoch != other.epoch ? epoch < other.epoch : version < other.version
     }
 
     /// The entity tag flagserver gives this version (`docs/api.md`): `"<version>-<first 16 hex digits of

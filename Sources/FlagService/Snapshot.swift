@@ -106,6 +106,8 @@ public final class Snapshot: Sendable {
             "message": .string(record.message),
         ]
         if let from = record.rolledBackFrom { object["rolledBackFrom"] = .integer(Int64(from)) }
+        // Which line of version numbers this is: a restore starts a larger epoch (FlagStore+Epoch).
+        if record.epoch > 0 { object["epoch"] = .integer(record.epoch) }
         return object
     }
 

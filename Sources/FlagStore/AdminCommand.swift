@@ -16,6 +16,8 @@ public enum AdminCommand: Sendable, Equatable {
     case backup(destination: String)
     /// `check`: `PRAGMA integrity_check`.
     case check
+    /// `restore --from FILE`: the backup's content replaces the database's, in a new epoch.
+    case restore(source: String)
 
     /// How to call the admin subcommands, for `--help` and usage errors.
     public static let usage = """
@@ -24,11 +26,12 @@ public enum AdminCommand: Sendable, Equatable {
         flagserver token revoke --name NAME                              revoke the active token NAME
         flagserver backup --to FILE                                      consistent copy while the server runs
         flagserver check                                                 PRAGMA integrity_check of the database
+        flagserver restore --from FILE                                   replace the database by a backup (server stopped); new epoch
         """
 
     /// Whether `arguments` (without the program name) start with an admin subcommand.
     public static func isAdminCommand(_ arguments: [String]) -> Bool {
-        ["token", "backup", "check"].contains(arguments.first ?? "")
+        ["token", "backup", "check", "restore"].contains(arguments.first ?? "")
     }
 
     /// Parses `arguments` (without the program name); `invalidArgument` names what is wrong.
@@ -63,6 +66,8 @@ public enum AdminCommand: Sendable, Equatable {
         case "check":
             _ = try options(words, allowed: [], flags: [])
             return .check
+        case "restore":
+            return .restore(source: try required(try options(words, allowed: ["--from"], flags: []), "--from"))
         default:
             throw FlagStoreError.invalidArgument(name: "command", reason: "unknown admin command '\(command ?? "")'")
         }
@@ -101,6 +106,10 @@ public enum AdminCommand: Sendable, Equatable {
                     extendedResultCode: 11, message: "integrity_check: " + result.joined(separator: "; "), sql: "PRAGMA integrity_check"))
             }
             return "ok\n"
+        case .restore(let source):
+            let epoch = try store.restore(from: source, actor: actor)
+            let versions = try store.latestVersions().map { "\($0.key)=\($0.value.number)" }.sorted().joined(separator: ",")
+            return "restored \(source) into \(store.path): versions \(versions.isEmpty ? "none" : versions), epoch \(epoch)\n"
         }
     }
 

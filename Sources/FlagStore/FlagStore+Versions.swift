@@ -4,7 +4,8 @@ import FlagKit
 extension FlagStore {
     /// The columns `record(from:)` reads, in order.
     private static let versionColumns = """
-        v.number, v.document, v.content_hash, v.author, v.created_at, v.message, v.rolled_back_from
+        v.number, v.document, v.content_hash, v.author, v.created_at, v.message, v.rolled_back_from,
+        (SELECT value FROM meta WHERE key = 'epoch')
         """
 
     /// Publishes `document` (canonical bytes) as the next version of `environment`, in one immediate transaction.
@@ -122,7 +123,7 @@ extension FlagStore {
         }
         let record = VersionRecord(environment: environment, number: currentNumber + 1, document: document,
                                    contentHash: hash, author: author, createdAtMilliseconds: currentMilliseconds(),
-                                   message: message, rolledBackFrom: rolledBackFrom)
+                                   message: message, rolledBackFrom: rolledBackFrom, epoch: try epoch(database))
         try database.run("""
             INSERT INTO versions (environment_id, number, document, content_hash, author, created_at, message, rolled_back_from)
             VALUES (?, ?, ?, ?, ?, ?, ?, ?)
@@ -201,6 +202,6 @@ extension FlagStore {
         VersionRecord(environment: environment, number: row.int(offset), document: row.blob(offset + 1),
                       contentHash: row.text(offset + 2), author: row.text(offset + 3),
                       createdAtMilliseconds: row.int64(offset + 4), message: row.text(offset + 5),
-                      rolledBackFrom: row.optionalInt(offset + 6))
+                      rolledBackFrom: row.optionalInt(offset + 6), epoch: row.int64(offset + 7))
     }
 }

@@ -18,13 +18,16 @@ public struct VersionRecord: Sendable, Equatable {
     public let message: String
     /// For a rollback: the version whose content this one republished.
     public let rolledBackFrom: Int?
+    /// The database's epoch when this was read (ms since 1970 when the line of versions began; a restore starts
+    /// a larger one). Version numbers compare only within one epoch; a larger epoch is newer whatever its numbers.
+    public let epoch: Int64
 
     /// `createdAtMilliseconds` as a `Date`.
     public var createdAt: Date { Date(timeIntervalSince1970: Double(createdAtMilliseconds) / 1000) }
 
     /// A record as read from the store.
     public init(environment: String, number: Int, document: [UInt8], contentHash: String, author: String,
-                createdAtMilliseconds: Int64, message: String, rolledBackFrom: Int?) {
+                createdAtMilliseconds: Int64, message: String, rolledBackFrom: Int?, epoch: Int64 = 0) {
         self.environment = environment
         self.number = number
         self.document = document
@@ -33,6 +36,7 @@ public struct VersionRecord: Sendable, Equatable {
         self.createdAtMilliseconds = createdAtMilliseconds
         self.message = message
         self.rolledBackFrom = rolledBackFrom
+        self.epoch = epoch
     }
 }
 

@@ -57,6 +57,15 @@ enum Schema {
                 ('production', CAST((julianday('now') - 2440587.5) * 86400000 AS INTEGER)),
                 ('staging', CAST((julianday('now') - 2440587.5) * 86400000 AS INTEGER));
             """),
+        // The epoch orders this database's version numbers against another's: a restore from a backup starts a
+        // new, larger epoch, so apps that hold a higher version of the old line accept the restored documents.
+        Migration(name: "meta: epoch", sql: """
+            CREATE TABLE meta (
+                key TEXT PRIMARY KEY,
+                value INTEGER NOT NULL
+            );
+            INSERT INTO meta (key, value) VALUES ('epoch', CAST((julianday('now') - 2440587.5) * 86400000 AS INTEGER));
+            """),
     ]
 
     /// Brings `database` to the newest schema, one transaction per migration.

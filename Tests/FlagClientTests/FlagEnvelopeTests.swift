@@ -93,4 +93,28 @@ import Testing
             try FlagEnvelope.decode(Array(text.utf8))
         }
     }
+
+    @Test func theEpochIsReadAndOptional() throws {
+        #expect(try FlagEnvelope.decode(Array(Self.body().utf8)).epoch == 0, "a server from before epochs")
+        #expect(try FlagEnvelope.decode(Array(Self.body(extra: ", \"epoch\": 1764600000000").utf8)).epoch == 1_764_600_000_000)
+        for bad in ["-1", "\"1\"", "1.5", "true"] {
+            #expect(throws: FlagEnvelopeError.notAnEnvelope(path: "/epoch", problem: "must be a non-negative integer")) {
+                try FlagEnvelope.decode(Array(Self.body(extra: ", \"epoch\": \(bad)").utf8))
+            }
+        }
+    }
+
+    /// Versions compare within an epoch; a larger epoch (a restored server) is newer whatever its version.
+    @Test func olderMeansAnEarlierEpochOrALowerVersionInTheSameOne() throws {
+        let document = try FlagDocument.decode(Self.document)
+        func envelope(_ version: Int, epoch: Int64) -> FlagEnvelope {
+            FlagEnvelope(environment: "production", version: version, contentHash: document.contentHash, epoch: epoch, document: document)
+        }
+        #expect(envelope(3, epoch: 100).isOlder(than: envelope(4, epoch: 100)))
+        #expect(!envelope(4, epoch: 100).isOlder(than: envelope(4, epoch: 100)))
+        #expect(!envelope(5, epoch: 100).isOlder(than: envelope(4, epoch: 100)))
+        #expect(!envelope(1, epoch: 200).isOlder(than: envelope(9, epoch: 100)), "restored server")
+        #expect(envelope(9, epoch: 100).isOlder(than: envelope(1, epoch: 200)), "a replay from before the restore")
+        #expect(envelope(9, epoch: 0).isOlder(than: envelope(1, epoch: 200)))
+    }
 }

@@ -93,6 +93,47 @@ import Testing
     }
 }
 
+extension FlagServerEndToEndTests {
+    /// A server restored from an older backup has lower version numbers than an install saw. The restore starts a
+    /// new epoch, so the install that holds the later, LOCKED version takes the restored (unlocked) document
+    /// instead of refusing it as older forever; a stale document of the old epoch is still refused.
+    @Test func aRestoredServerReachesInstallsThatSawLaterVersions() async throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let server = try await offPool { try FlagServerProcess(directory: directory) }
+        let backup = directory.url.appendingPathComponent("backup.sqlite").path
+        _ = try await offPool { try FlagServerProcess.run(try FlagServerProcess.binaryPath(),
+                                                          ["--database", server.database, "backup", "--to", backup]) }
+        // Version 2 locks everything for everyone; versions 3 and 4 change a message.
+        #expect(try await server.curlPutOffPool("/v1/environments/production/flags/premiumFeaturesLocked",
+                                                json: #"{"type": "boolean", "default": true}"#) == 200)
+        for text in ["Symi ist gerade kostenlos.", "Symi ist noch kostenlos."] {
+            #expect(try await server.curlPutOffPool("/v1/environments/production/flags/introOfferMessage", json: "\"\(text)\"") == 200)
+        }
+        let cache = directory.url.appendingPathComponent("app")
+        let before = FlagClient(configuration: TestClients.configuration(server.baseURL, cache))
+        #expect(await before.refresh() == .updated(version: 4, previousVersion: nil, cacheError: nil))
+        #expect(before.premiumFeaturesLocked)
+        let oldEpoch = try #require(before.snapshot.envelope?.epoch)
+        server.stop()
+
+        let restored = try await offPool {
+            try FlagServerProcess.run(try FlagServerProcess.binaryPath(), ["--database", server.database, "restore", "--from", backup])
+        }
+        #expect(restored.contains("versions production=1,staging=1"), "\(restored)")
+        let again = try await offPool { try FlagServerProcess(directory: directory, existingToken: server.token) }
+        defer { again.stop() }
+        let after = FlagClient(configuration: TestClients.configuration(again.baseURL, cache))
+        #expect(after.launchReport.cache == .loaded(version: 4))
+        #expect(await after.refresh() == .updated(version: 1, previousVersion: 4, cacheError: nil))
+        #expect(!after.premiumFeaturesLocked, "the restored server's document unlocks again")
+        #expect(try #require(after.snapshot.envelope?.epoch) > oldEpoch)
+        // Publishing on goes on in the new epoch, and the old epoch's version 4 can no longer win.
+        #expect(try await again.curlPutOffPool("/v1/environments/production/flags/showIntroFreeSubscriptionBanner", json: "false") == 200)
+        #expect(await after.refresh(force: true) == .updated(version: 2, previousVersion: 1, cacheError: nil))
+    }
+}
+
 /// The real `flagserver` executable (built next to the test bundle) on 127.0.0.1 port 0.
 /// `@unchecked Sendable`: every member is set in `init` and never changed; `Process` is only read after.
 final class FlagServerProcess: @unchecked Sendable {
@@ -102,12 +143,17 @@ final class FlagServerProcess: @unchecked Sendable {
     private let binary: String
     private let process = Process()
 
-    /// Creates a writer token in a fresh database, starts the server over it, waits for its "listening on" line.
-    init(directory: TemporaryDirectory) throws {
+    /// Creates a writer token in a fresh database (or reuses `existingToken` of a database used before), starts the
+    /// server over it, waits for its "listening on" line.
+    init(directory: TemporaryDirectory, existingToken: String? = nil) throws {
         binary = try Self.binaryPath()
         database = directory.url.appendingPathComponent("flags.sqlite").path
-        let created = try Self.run(binary, ["--database", database, "token", "create", "--name", "t", "--role", "writer"])
-        token = try #require(created.split(separator: "\n").last.map { $0.trimmingCharacters(in: .whitespaces) })
+        if let existingToken {
+            token = existingToken
+        } else {
+            let created = try Self.run(binary, ["--database", database, "token", "create", "--name", "t", "--role", "writer"])
+            token = try #require(created.split(separator: "\n").last.map { $0.trimmingCharacters(in: .whitespaces) })
+        }
         let output = Pipe()
         process.executableURL = URL(fileURLWithPath: binary)
         process.arguments = ["--port", "0", "--database", database, "--flags-dir",

@@ -12,6 +12,8 @@ import Testing
         #expect(try AdminCommand.parse(["token", "revoke", "--name", "ci"]) == .tokenRevoke(name: "ci"))
         #expect(try AdminCommand.parse(["backup", "--to", "/tmp/x.sqlite"]) == .backup(destination: "/tmp/x.sqlite"))
         #expect(try AdminCommand.parse(["check"]) == .check)
+        #expect(try AdminCommand.parse(["restore", "--from", "/tmp/b.sqlite"]) == .restore(source: "/tmp/b.sqlite"))
+        #expect(throws: FlagStoreError.self) { try AdminCommand.parse(["restore"]) }
         #expect(AdminCommand.isAdminCommand(["token", "list"]) && !AdminCommand.isAdminCommand(["--port", "80"]))
     }
 
