@@ -14,6 +14,7 @@ let package = Package(
         .library(name: "FlagService", targets: ["FlagService"]),
         .library(name: "FlagClient", targets: ["FlagClient"]),
         .library(name: "FlagOFREP", targets: ["FlagOFREP"]),
+        .library(name: "SymiPlus", targets: ["SymiPlus"]),
         .executable(name: "flagserver", targets: ["flagserver"]),
         .executable(name: "flagctl", targets: ["flagctl"]),
     ],
@@ -57,10 +58,16 @@ let package = Package(
         .executableTarget(name: "client-bench", dependencies: ["FlagClient", "FlagKit"], path: "Benchmarks/client-bench"),
 
         // The operators' CLI.
-        .target(name: "FlagCtlKit", dependencies: ["FlagKit", "FlagClient"]),
+        .target(name: "FlagCtlKit", dependencies: ["FlagKit", "FlagClient", "SymiCatalog"]),
         .executableTarget(name: "flagctl", dependencies: ["FlagCtlKit"]),
         // flagserver: the server-command tests run the real server binary next to the real flagctl.
         .testTarget(name: "FlagCtlKitTests", dependencies: ["FlagCtlKit", "FlagKit", "flagctl", "flagserver"]),
+
+        // Symi Plus (docs/monetization.md): the product catalogue (Foundation only; flagctl reads it too), and the
+        // module the app links next to FlagClient (platform-neutral core; StoreKit and SwiftUI adapters behind #if).
+        .target(name: "SymiCatalog"),
+        .target(name: "SymiPlus", dependencies: ["FlagClient", "FlagKit", "SymiCatalog"]),
+        .testTarget(name: "SymiPlusTests", dependencies: ["SymiPlus", "SymiCatalog", "FlagClient", "FlagKit"]),
     ],
     swiftLanguageModes: [.v6]
 )
