@@ -200,7 +200,8 @@ public final class PurchaseManager {
             } catch {
                 return
             }
-            guard let self else { return }
+            // A clock may return from a sleep whose task was cancelled meanwhile (a newer check replaced it).
+            guard !Task.isCancelled, let self else { return }
             // Until the store answers, the clock alone decides: an expired period ends access even offline.
             let now = clock.now()
             self.mutate { state in state.entitlements = state.entitlements.filter { $0.isActive(at: now) } }
