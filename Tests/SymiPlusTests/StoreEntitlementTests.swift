@@ -13,9 +13,4 @@ import Testing
                 "revoked is revoked, whatever the date")
         #expect(Fixtures.entitlement(expires: nil).isActive(at: .distantFuture))
     }
-
-    @Test func updatesCompareByValue() {
-        #expect(StoreTransactionUpdate.verified(Fixtures.entitlement()) == .verified(Fixtures.entitlement()))
-        #expect(StoreTransactionUpdate.unverified(productId: "a", reason: "r") != .unverified(productId: "a", reason: "s"))
-    }
 }
