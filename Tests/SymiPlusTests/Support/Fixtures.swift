@@ -42,14 +42,12 @@ enum Fixtures {
         try FlagDocument.decode([UInt8](try Data(contentsOf: repositoryRoot.appendingPathComponent("flags/\(name).json"))))
     }
 
-    /// `document` with its flags changed by `change`.
+    /// `document` with its flags changed by `change`, validated again (the cohorts are kept as they are).
     static func modified(_ document: FlagDocument, _ change: (inout [String: JSONValue]) -> Void) throws -> FlagDocument {
-        guard case .object(var root) = document.jsonValue, case .object(var flags)? = root["flags"] else {
-            throw FlagDocumentError.invalid([])
-        }
+        let original = document.jsonValue.objectValue ?? [:]
+        var flags = original["flags"]?.objectValue ?? [:]
         change(&flags)
-        root["flags"] = .object(flags)
-        return try FlagDocument(validating: .object(root))
+        return try FlagDocument(validating: .object(original.merging(["flags": .object(flags)]) { _, new in new }))
     }
 
     /// A German (or, with `locale: "en_US"`, English) install of the app store channel.
