@@ -17,7 +17,7 @@ public struct SymiPlusView: View {
     /// The screen for these flags, buying through `purchases`.
     public init(flags: FlagSnapshot, purchases: PurchaseManager) {
         self.flags = flags
-        self.purchases = purchases
+        _purchases = ObservedObject(wrappedValue: purchases)
     }
 
     /// The page.
@@ -93,6 +93,7 @@ public struct SymiPlusView: View {
 private struct OfferButtonStyle: ViewModifier {
     let isPrimary: Bool
 
+    @ViewBuilder
     func body(content: Content) -> some View {
         if isPrimary {
             content.buttonStyle(.borderedProminent).tint(SymiPlusColors.petrol)
