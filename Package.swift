@@ -66,7 +66,7 @@ let package = Package(
         // Symi Plus (docs/monetization.md): the product catalogue (Foundation only; flagctl reads it too), and the
         // module the app links next to FlagClient (platform-neutral core; StoreKit and SwiftUI adapters behind #if).
         .target(name: "SymiCatalog"),
-        .target(name: "SymiPlus", dependencies: ["FlagClient", "FlagKit", "SymiCatalog"]),
+        .target(name: "SymiPlus", dependencies: ["FlagClient", "SymiCatalog"]),
         .testTarget(name: "SymiPlusTests", dependencies: ["SymiPlus", "SymiCatalog", "FlagClient", "FlagKit"]),
     ],
     swiftLanguageModes: [.v6]
