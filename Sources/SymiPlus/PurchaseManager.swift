@@ -146,13 +146,24 @@ public final class PurchaseManager {
             mutate { $0.activity = error.kind == .cancelled ? .cancelled : .failed(error) }
             return
         }
-        await updatePurchasedProducts()
+        if let error = await refreshEntitlements() {
+            // The sync worked but the result cannot be read: saying "nothing found" would be a guess.
+            mutate { $0.activity = .failed(StoreError(.syncFailed, cause: "entitlements after sync: \(error.cause)")) }
+            return
+        }
         mutate { $0.activity = .restored(foundPurchases: $0.isPremiumEntitled) }
     }
 
     /// Reads the current entitlements from the store (at launch, after a purchase or restore, on every transaction
     /// update, and when a subscription's period ends). A failure keeps the entitlements verified so far.
     public func updatePurchasedProducts() async {
+        // Nothing to show on failure: the user did not ask for this, and keeping what was verified locks nobody out.
+        _ = await refreshEntitlements()
+    }
+
+    /// Reads the entitlements and schedules the next expiry check; the store's error, if it failed.
+    private func refreshEntitlements() async -> StoreError? {
+        defer { scheduleExpiryCheck() }
         do {
             let current = try await store.currentEntitlements()
             let now = clock.now()
@@ -160,10 +171,10 @@ public final class PurchaseManager {
                 state.entitlements = current.filter { $0.isActive(at: now) }
                 state.entitlementsChecked = true
             }
+            return nil
         } catch {
-            // Nothing to show: the user did not ask for this, and keeping what was verified locks nobody out.
+            return error
         }
-        scheduleExpiryCheck()
     }
 
     /// Clears a shown result (after the user dismissed a message); an action under way is left alone.

@@ -61,6 +61,10 @@ import Testing
         await manager.loadProducts()
         #expect(await store.productRequests == [["symi_plus_yearly", "symi_plus_monthly"]])
         #expect(manager.products.map(\.id) == ["symi_plus_yearly", "symi_plus_monthly"])
+        // A new document that offers less: what is no longer offered disappears without a reload.
+        manager.apply(try Fixtures.production())
+        #expect(manager.products.map(\.id) == ["symi_plus_monthly"])
+        #expect(manager.state.ignoredProductIds.isEmpty)
     }
 
     @Test func productsThatFailToLoadLeaveAFriendlyMessageAndNoProducts() async throws {
@@ -168,6 +172,14 @@ import Testing
         await manager.restorePurchases()
         #expect(manager.state.activity == .cancelled)
         #expect(manager.errorMessage == nil)
+    }
+
+    @Test func restoreWhoseResultCannotBeReadIsAFailureNotNothingFound() async throws {
+        let manager = try await launchedManager()
+        await store.setEntitlementsError(StoreError(.entitlementsUnavailable, cause: "offline"))
+        await manager.restorePurchases()
+        #expect(manager.state.activity == .failed(StoreError(.syncFailed, cause: "entitlements after sync: offline")))
+        #expect(manager.errorMessage == SymiPlusMessages.restoreFailed.german)
     }
 
     @Test func revokedWhileRunningRemovesTheEntitlement() async throws {
