@@ -63,7 +63,7 @@ let package = Package(
         // flagserver: the server-command tests run the real server binary next to the real flagctl.
         .testTarget(name: "FlagCtlKitTests", dependencies: ["FlagCtlKit", "FlagKit", "flagctl", "flagserver"]),
 
-        // Symi Plus (docs/monetization.md): the product catalogue (Foundation only; flagctl reads it too), and the
+        // Symi Plus (docs/monetization.md): the product catalogue (no imports; flagctl reads it too), and the
         // module the app links next to FlagClient (platform-neutral core; StoreKit and SwiftUI adapters behind #if).
         .target(name: "SymiCatalog"),
         .target(name: "SymiPlus", dependencies: ["FlagClient", "SymiCatalog"]),
