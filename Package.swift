@@ -23,6 +23,7 @@ let package = Package(
         .library(name: "ClientHTTP", targets: ["ClientHTTP"]),
         .library(name: "FlagClient", targets: ["FlagClient"]),
         .library(name: "FlagOFREP", targets: ["FlagOFREP"]),
+        .library(name: "SymiPlus", targets: ["SymiPlus"]),
         .executable(name: "flagserver", targets: ["flagserver"]),
         .executable(name: "flagctl", targets: ["flagctl"]),
     ],
@@ -74,10 +75,16 @@ let package = Package(
         .executableTarget(name: "symi-app-example", dependencies: ["FlagClient"], path: "Examples/SymiAppExample"),
 
         // The operators' CLI.
-        .target(name: "FlagCtlKit", dependencies: ["FlagKit", "ClientHTTP"]),
+        .target(name: "FlagCtlKit", dependencies: ["FlagKit", "ClientHTTP", "SymiCatalog"]),
         .executableTarget(name: "flagctl", dependencies: ["FlagCtlKit"]),
         // flagserver: the server-command tests run the real server binary next to the real flagctl.
         .testTarget(name: "FlagCtlKitTests", dependencies: ["FlagCtlKit", "FlagKit", "flagctl", "flagserver"]),
+
+        // Symi Plus (docs/monetization.md): the product catalogue (no imports; flagctl reads it too), and the
+        // module the app links next to FlagClient (platform-neutral core; StoreKit and SwiftUI adapters behind #if).
+        .target(name: "SymiCatalog"),
+        .target(name: "SymiPlus", dependencies: ["FlagClient", "SymiCatalog"]),
+        .testTarget(name: "SymiPlusTests", dependencies: ["SymiPlus", "SymiCatalog", "FlagClient", "FlagKit"]),
     ],
     swiftLanguageModes: [.v6]
 )

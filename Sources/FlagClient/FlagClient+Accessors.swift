@@ -9,12 +9,14 @@ extension FlagClient {
     public var premiumFeaturesLocked: Bool { snapshot.premiumFeaturesLocked }
     /// Whether the "Für kurze Zeit gratis" card is shown.
     public var showIntroFreeSubscriptionBanner: Bool { snapshot.showIntroFreeSubscriptionBanner }
-    /// Whether the notice that premium features may become paid later is shown.
+    /// Whether the price-change notice (``SubscriptionPaidCopy/priceChangeNotice``) is shown.
     public var subscriptionPriceIncreaseMessagingEnabled: Bool { snapshot.subscriptionPriceIncreaseMessagingEnabled }
     /// The one-line text of the intro banner.
     public var introOfferMessage: String { snapshot.introOfferMessage }
     /// The texts of the Symi Plus screen.
     public var subscriptionScreenCopy: SubscriptionScreenCopy { snapshot.subscriptionScreenCopy }
+    /// The texts of the paid state (price button templates, the price-change notice).
+    public var subscriptionPaidCopy: SubscriptionPaidCopy { snapshot.subscriptionPaidCopy }
     /// StoreKit product ids to offer, in display order.
     public var subscriptionProductIds: [String] { snapshot.subscriptionProductIds }
     /// Feature ids that need Symi Plus once ``premiumFeaturesLocked`` is true.

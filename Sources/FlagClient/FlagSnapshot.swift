@@ -25,12 +25,15 @@ public final class FlagSnapshot: Sendable {
     public let premiumFeaturesLocked: Bool
     /// Whether the "Für kurze Zeit gratis" card is shown.
     public let showIntroFreeSubscriptionBanner: Bool
-    /// Whether the notice that premium features may become paid later is shown.
+    /// Whether the price-change notice (``SubscriptionPaidCopy/priceChangeNotice``) is shown.
     public let subscriptionPriceIncreaseMessagingEnabled: Bool
     /// The one-line text of the intro banner.
     public let introOfferMessage: String
     /// The texts of the Symi Plus screen.
     public let subscriptionScreenCopy: SubscriptionScreenCopy
+    /// The texts of the paid state (price button templates, the price-change notice); from ``SymiSafeDefaults`` in the
+    /// install's language when the document predates the flag.
+    public let subscriptionPaidCopy: SubscriptionPaidCopy
     /// StoreKit product ids to offer, in display order.
     public let subscriptionProductIds: [String]
     /// Feature ids that need Symi Plus once ``premiumFeaturesLocked`` is true.
@@ -64,6 +67,8 @@ public final class FlagSnapshot: Sendable {
         introOfferMessage = results["introOfferMessage"]?.value.stringValue ?? SymiSafeDefaults.introOfferMessage
         subscriptionScreenCopy = results["subscriptionScreenCopy"].flatMap { SubscriptionScreenCopy(json: $0.value) }
             ?? SymiSafeDefaults.subscriptionScreenCopy
+        subscriptionPaidCopy = results["subscriptionPaidCopy"].flatMap { SubscriptionPaidCopy(json: $0.value) }
+            ?? SymiSafeDefaults.subscriptionPaidCopy(for: context)
         subscriptionProductIds = results["subscriptionProductIds"].flatMap { SubscriptionScreenCopy.strings($0.value) }
             ?? SymiSafeDefaults.subscriptionProductIds
         premiumFeatures = results["premiumFeatures"].flatMap { SubscriptionScreenCopy.strings($0.value) }
@@ -74,6 +79,18 @@ public final class FlagSnapshot: Sendable {
     /// The same document evaluated for another context (another install id, a changed locale), same source.
     public func evaluated(for context: EvaluationContext) -> FlagSnapshot {
         FlagSnapshot(envelope: envelope, source: source, context: context)
+    }
+
+    /// `document` evaluated for `context` as if version `version` had just been fetched, or the safe defaults when
+    /// `document` is `nil`: for the tests of other modules in this package (the app gets its snapshots from a
+    /// ``FlagClient``).
+    package convenience init(document: FlagDocument?, version: Int = 1, context: EvaluationContext) {
+        guard let document else {
+            self.init(envelope: nil, source: .safeDefaults, context: context)
+            return
+        }
+        let envelope = FlagEnvelope(environment: "test", version: version, contentHash: document.contentHash, document: document)
+        self.init(envelope: envelope, source: .server(version: version, fetchedAt: Date()), context: context)
     }
 
     /// These values with another source (a `304` confirmed them): same document, same evaluation.

@@ -35,6 +35,21 @@ public enum SymiSafeDefaults {
         restorePurchasesButton: "Käufe wiederherstellen",
         benefits: ["Professionelle PDF-Berichte vorbereiten", "Erweiterte Insights", "Mehr Export- und Analyseoptionen",
                    "Symi langfristig unterstützen"])
+    /// `subscriptionPaidCopy` in German: the texts of the later paid state (no amounts; `{price}` is StoreKit's).
+    public static let subscriptionPaidCopy = SubscriptionPaidCopy(
+        subline: "Erweiterte Funktionen für Berichte und Auswertungen",
+        monthlyButtonTemplate: "Für {price}/Monat starten",
+        yearlyButtonTemplate: "Für {price}/Jahr starten",
+        buttonTemplate: "Für {price} starten",
+        priceChangeNotice: "Der Preis von Symi Plus ändert sich. Du siehst den aktuellen Preis immer vor dem Abschluss, und Apple informiert dich vorab über jede Änderung deines Abos.")
+
+    /// `subscriptionPaidCopy` for `context` from the safe document (so an English install gets the English texts),
+    /// for a downloaded document that predates the flag; the German constant if the literal stopped evaluating.
+    public static func subscriptionPaidCopy(for context: EvaluationContext) -> SubscriptionPaidCopy {
+        document.flatMap { SubscriptionPaidCopy(json: $0.evaluate("subscriptionPaidCopy", context: context).value) }
+            ?? subscriptionPaidCopy
+    }
+
     /// `legalLinks` in German. Literal https URLs; `LegalLinks.fallback` only exists because `URL(string:)` is optional.
     public static let legalLinks = LegalLinks.fallback
 
@@ -80,6 +95,23 @@ public enum SymiSafeDefaults {
             "restorePurchasesButton": "Restore purchases",
             "benefits": ["Prepare professional PDF reports", "Advanced insights", "More export and analysis options",
                          "Support Symi in the long run"]
+          }}]
+        },
+        "subscriptionPaidCopy": {
+          "type": "json",
+          "default": {
+            "subline": "Erweiterte Funktionen für Berichte und Auswertungen",
+            "monthlyButtonTemplate": "Für {price}/Monat starten",
+            "yearlyButtonTemplate": "Für {price}/Jahr starten",
+            "buttonTemplate": "Für {price} starten",
+            "priceChangeNotice": "Der Preis von Symi Plus ändert sich. Du siehst den aktuellen Preis immer vor dem Abschluss, und Apple informiert dich vorab über jede Änderung deines Abos."
+          },
+          "rules": [{"cohort": "english", "value": {
+            "subline": "Advanced features for reports and insights",
+            "monthlyButtonTemplate": "Start for {price}/month",
+            "yearlyButtonTemplate": "Start for {price}/year",
+            "buttonTemplate": "Start for {price}",
+            "priceChangeNotice": "The price of Symi Plus is changing. You always see the current price before you subscribe, and Apple tells you in advance about any change to your subscription."
           }}]
         },
         "subscriptionProductIds": {"type": "json", "default": ["symi_plus_monthly"]},

@@ -2,7 +2,7 @@
 public enum FlagCtl {
     /// The registered commands, in the order `--help` lists them.
     public static var commands: [any Command.Type] {
-        [ValidateCommand.self, LintCommand.self, DiffCommand.self, EvalCommand.self, GetCommand.self, HistoryCommand.self,
+        [ValidateCommand.self, LintCommand.self, StoreKitCommand.self, DiffCommand.self, EvalCommand.self, GetCommand.self, HistoryCommand.self,
          PublishCommand.self, SetCommand.self, RollbackCommand.self]
     }
 

@@ -5,7 +5,7 @@ import FlagKit
 public enum LintRule: String, Sendable, CaseIterable {
     /// The document must be valid at all.
     case validDocument = "valid-document"
-    /// No amount with a currency in any copy: the price always comes from StoreKit.
+    /// No amount and no currency in any copy: the price always comes from StoreKit.
     case hardCodedPrice = "no-hardcoded-price"
     /// No "forever free" promise while monetization flags exist.
     case foreverFree = "no-forever-free"
@@ -13,6 +13,10 @@ public enum LintRule: String, Sendable, CaseIterable {
     case legalLinks = "legal-links"
     /// `premiumFeaturesLocked` never true where `monetizationEnabled` can be false.
     case premiumLockNeedsMonetization = "premium-lock-needs-monetization"
+    /// Every copy flag: a German default for German locales, an English variant for `en*`, the same members in each.
+    case copyLanguages = "copy-languages"
+    /// `...Template` members keep exactly one `{price}` in every language; no other text holds one.
+    case pricePlaceholder = "price-placeholder"
 }
 
 /// One finding: which flag, which rule, where (JSON pointer), and what is wrong.

@@ -1,7 +1,7 @@
 import FlagKit
 import Foundation
 
-/// The copy rules: no hard-coded prices, no "forever free" promises.
+/// The copy rules: no hard-coded prices, amounts or currencies, no "forever free" promises.
 ///
 /// Patterns are ICU regular expressions, matched case-insensitively on NFC-normalized text so a
 /// decomposed "für" (u + combining diaeresis) is caught like a precomposed one.
@@ -68,10 +68,24 @@ extension Linter {
         return merged.map { String(normalized[$0]) }
     }
 
+    /// A currency without an amount ("in Euro", "€"), or an amount that reads as a price without a currency ("2,99"):
+    /// neither belongs in copy either, since the app shows StoreKit's localized price, currency and all.
+    static let bareMoneyPatterns = [
+        currency,
+        #"(?<![\d.,])\d+[.,]\d{2}(?![\d.,])"#,
+    ]
+
     static func hardCodedPrices(in copy: CopyString) -> [LintFinding] {
-        matches(of: compile(pricePatterns), in: copy.text).map { found in
+        let prices = matches(of: compile(pricePatterns), in: copy.text)
+        var rest = copy.text.precomposedStringWithCanonicalMapping
+        for price in prices { rest = rest.replacingOccurrences(of: price, with: " ") }
+        let bare = matches(of: compile(bareMoneyPatterns), in: rest)
+        return prices.map { found in
             LintFinding(flag: copy.flag, rule: .hardCodedPrice, path: copy.path,
                         message: "hard-coded price \(JSONValue.string(found)): show the price from StoreKit instead (brief section 9)")
+        } + bare.map { found in
+            LintFinding(flag: copy.flag, rule: .hardCodedPrice, path: copy.path,
+                        message: "amount or currency \(JSONValue.string(found)) in copy: use a {price} template filled from StoreKit (brief section 9)")
         }
     }
 

@@ -30,6 +30,8 @@ public enum Linter {
         }
         findings += legalLinkFindings(in: document)
         findings += premiumLockFindings(in: document)
+        findings += languageFindings(in: document)
+        findings += pricePlaceholderFindings(in: copy)
         return findings
     }
 

@@ -19,7 +19,7 @@ import Testing
         #expect(snapshot.subscriptionProductIds == ["symi_plus_monthly"])
         #expect(snapshot.premiumFeatures.contains("pdfExport"))
         #expect(snapshot.legalLinks == SymiSafeDefaults.legalLinks)
-        #expect(snapshot.results.count == 9)
+        #expect(snapshot.results.count == 10)
     }
 
     @Test func premiumGate() throws {

@@ -11,7 +11,7 @@ import Testing
 
     @Test func registersEveryCommand() {
         #expect(FlagCtl.commands.map { $0.configuration.name }
-            == ["validate", "lint", "diff", "eval", "get", "history", "publish", "set", "rollback"])
+            == ["validate", "lint", "storekit", "diff", "eval", "get", "history", "publish", "set", "rollback"])
         #expect(usageError(["bogus", "production"])?.message == "unknown command 'bogus'")
     }
 

@@ -31,6 +31,12 @@ import Testing
         #expect(copyFindings(text) == ["no-hardcoded-price"], "\(text)")
     }
 
+    @Test(arguments: ["Bezahlt wird in Euro", "nur 2,99 im Monat", "Preis: €", "billed in USD", "4.99 a month", "Dollars"])
+    func amountsAndCurrenciesAlone(text: String) {
+        #expect(copyFindings(text) == ["no-hardcoded-price"], "\(text)")
+        #expect(findings(TestSupport.cleanDocument(introMessage: text)).first?.message.hasPrefix("amount or currency") == true)
+    }
+
     @Test(arguments: ["Symi ist aktuell für kurze Zeit kostenlos.", "Version 2.4.0", "100% deiner Daten", "3 Einträge pro Tag",
                       "Lost 5 pounds", "CT scan 2 times", "Free for a limited time", "Für kurze Zeit gratis",
                       "Europa 2024", "3 Eurythmie-Kurse", "Always there for you. Free for now."])

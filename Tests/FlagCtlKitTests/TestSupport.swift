@@ -115,13 +115,14 @@ enum TestSupport {
         var flags = [
             #""monetizationEnabled": \#(monetization)"#,
             #""premiumFeaturesLocked": \#(premium)"#,
-            #""introOfferMessage": {"type": "string", "default": \#(JSONValue.string(introMessage))}"#,
+            #""introOfferMessage": {"type": "string", "default": \#(JSONValue.string(introMessage)), "rules": [{"cohort": "english", "value": "Symi is free for a limited time."}]}"#,
         ]
         if let legalLinks { flags.append(#""legalLinks": \#(legalLinks)"#) }
         return """
         {"flags": {\(flags.joined(separator: ",\n"))},
          "cohorts": {"internal": {"installId": {"in": ["tester-1"]}}, "beta": {"channel": {"in": ["testflight"]}},
-                     "nonEU": {"country": {"notIn": ["DE", "AT"]}}}}
+                     "nonEU": {"country": {"notIn": ["DE", "AT"]}},
+                     "english": {"locale": {"startsWith": "en"}}}}
         """
     }
 

@@ -1,0 +1,274 @@
+#if canImport(Combine)
+import Combine
+#endif
+import FlagClient
+import Foundation
+import SymiCatalog
+
+/// The brief's `PurchaseManager` (section 6): loads the Symi Plus products, buys, restores, observes transaction
+/// updates from creation on, and knows the active entitlements. Main-actor bound, so the UI reads it directly.
+///
+/// It works on any ``PurchaseStore`` (``StoreKitPurchaseStore`` in the app, a scripted double in the tests).
+/// Entitlements come from verified transactions only and are asked of the store at every launch; nothing is
+/// persisted, so no stored value can unlock a feature and none can lock one. When the store fails, the last
+/// entitlements verified in this run are kept: a failure never takes access away.
+///
+/// Observation: an `ObservableObject` where Combine exists (the package deploys to iOS 16, before `@Observable`);
+/// everywhere ``states()`` streams every change.
+@MainActor
+public final class PurchaseManager {
+    /// The store asked for everything.
+    public let store: any PurchaseStore
+    /// The language of ``errorMessage``.
+    public var language: SymiPlusLanguage
+    private let clock: any PurchaseClock
+
+    #if canImport(Combine)
+    /// Everything known, published so `objectWillChange` fires before each change (SwiftUI's `ObservableObject`).
+    @Published public private(set) var state = PurchaseState(offeredProductIds: SymiCatalog.select(SymiSafeDefaults.subscriptionProductIds).offered)
+    #else
+    /// Everything known.
+    public private(set) var state = PurchaseState(offeredProductIds: SymiCatalog.select(SymiSafeDefaults.subscriptionProductIds).offered)
+    #endif
+
+    private var observers: [UUID: AsyncStream<PurchaseState>.Continuation] = [:]
+    private var updatesTask: Task<Void, Never>?
+    private var expiryTask: Task<Void, Never>?
+
+    /// A manager on `store`. Starts observing transaction updates and reads the entitlements right away
+    /// (`observesAtCreation: false` leaves that to ``start()``).
+    public init(store: any PurchaseStore, language: SymiPlusLanguage = .german, clock: any PurchaseClock = SystemPurchaseClock(),
+                observesAtCreation: Bool = true) {
+        self.store = store
+        self.language = language
+        self.clock = clock
+        if observesAtCreation { start() }
+    }
+
+    deinit {
+        updatesTask?.cancel()
+        expiryTask?.cancel()
+    }
+
+    // MARK: The brief's surface
+
+    /// The loaded products, in the flags' order.
+    public var products: [StoreProduct] { state.products }
+    /// Product ids with an active verified entitlement.
+    public var purchasedProductIDs: Set<String> { state.purchasedProductIDs }
+    /// Whether the store is being asked for something the user waits for.
+    public var isLoading: Bool { state.isLoading }
+    /// The friendly message for the current failure, in ``language``; `nil` when there is none (or it was a cancel).
+    public var errorMessage: String? { state.error.flatMap(SymiPlusMessages.message(for:))?(language) }
+    /// Whether the user has Symi Plus: pass it to `FlagSnapshot.isAvailable(_:entitled:)`.
+    public var isPremiumEntitled: Bool { state.isPremiumEntitled }
+
+    /// Starts observing `Transaction.updates` and reads the current entitlements. Idempotent; called by `init` unless
+    /// told otherwise. Observing from launch matters: renewals, Ask to Buy approvals and refunds arrive only there.
+    public func start() {
+        guard updatesTask == nil else { return }
+        let updates = store.transactionUpdates()
+        updatesTask = Task { [weak self] in
+            for await update in updates {
+                guard let self else { return }
+                await self.handle(update)
+            }
+        }
+        Task { await updatePurchasedProducts() }
+    }
+
+    /// Takes the product ids a flag snapshot offers, through the catalogue: unknown ids are dropped and reported in
+    /// ``PurchaseState/ignoredProductIds``. Products already loaded for ids no longer offered disappear.
+    public func apply(_ flags: FlagSnapshot) {
+        let selection = SymiCatalog.select(flags.subscriptionProductIds)
+        mutate { state in
+            state.offeredProductIds = selection.offered
+            state.ignoredProductIds = selection.unknown
+            state.products = state.products.filter { selection.offered.contains($0.id) }
+        }
+    }
+
+    /// Loads the offered products. A failure leaves the products empty with ``PurchaseState/ProductsPhase/unavailable``;
+    /// the rest of the app is unaffected.
+    public func loadProducts() async {
+        let ids = state.offeredProductIds
+        mutate { $0.productsPhase = .loading }
+        do {
+            let loaded = try await store.products(for: ids)
+            mutate { state in
+                // The flags' order, and only what was asked for: a store that answers more is not trusted to widen it.
+                state.products = state.offeredProductIds.compactMap { id in loaded.first { $0.id == id } }
+                state.productsPhase = .loaded
+            }
+        } catch {
+            mutate { state in
+                state.products = []
+                state.productsPhase = .unavailable(error)
+            }
+        }
+    }
+
+    /// Buys `product`. Verified: the entitlement counts at once and the store is asked again. Unverified: ignored.
+    /// Pending (Ask to Buy): the result comes as a transaction update. Cancelled: no message. Failed: a friendly one.
+    public func purchase(_ product: StoreProduct) async {
+        guard !state.isBusy else { return }
+        mutate { $0.activity = .purchasing(productId: product.id) }
+        let outcome: PurchaseOutcome
+        do {
+            outcome = try await store.purchase(product.id)
+        } catch {
+            mutate { $0.activity = error.kind == .cancelled ? .cancelled : .failed(error) }
+            return
+        }
+        switch outcome {
+        case .verified(let entitlement):
+            mutate { state in
+                state.activity = .purchased(productId: product.id)
+                state.insert(entitlement, activeAt: clock.now())
+            }
+            await updatePurchasedProducts()
+        case .unverified(let productId, _):
+            mutate { $0.activity = .unverified(productId: productId) }
+        case .pending:
+            mutate { $0.activity = .pending(productId: product.id) }
+        case .userCancelled:
+            mutate { $0.activity = .cancelled }
+        }
+    }
+
+    /// Restore (brief: "Restore Purchases unterstützen"): `AppStore.sync()`, then the entitlements again.
+    public func restorePurchases() async {
+        guard !state.isBusy else { return }
+        mutate { $0.activity = .restoring }
+        do {
+            try await store.sync()
+        } catch {
+            mutate { $0.activity = error.kind == .cancelled ? .cancelled : .failed(error) }
+            return
+        }
+        if let error = await refreshEntitlements() {
+            // The sync worked but the result cannot be read: saying "nothing found" would be a guess.
+            mutate { $0.activity = .failed(StoreError(.syncFailed, cause: "entitlements after sync: \(error.cause)")) }
+            return
+        }
+        mutate { $0.activity = .restored(foundPurchases: $0.isPremiumEntitled) }
+    }
+
+    /// Reads the current entitlements from the store (at launch, after a purchase or restore, on every transaction
+    /// update, and when a subscription's period ends). A failure keeps the entitlements verified so far.
+    public func updatePurchasedProducts() async {
+        // Nothing to show on failure: the user did not ask for this, and keeping what was verified locks nobody out.
+        _ = await refreshEntitlements()
+    }
+
+    /// Reads the entitlements and schedules the next expiry check; the store's error, if it failed.
+    private func refreshEntitlements() async -> StoreError? {
+        defer { scheduleExpiryCheck() }
+        do {
+            let current = try await store.currentEntitlements()
+            let now = clock.now()
+            mutate { state in
+                state.entitlements = current.filter { $0.isActive(at: now) }
+                state.entitlementsChecked = true
+            }
+            return nil
+        } catch {
+            return error
+        }
+    }
+
+    /// Clears a shown result (after the user dismissed a message); an action under way is left alone.
+    public func dismissResult() {
+        if state.isBusy { return }
+        mutate { $0.activity = .idle }
+    }
+
+    // MARK: Internals
+
+    /// A transaction update: a verified one is applied at once (a revoked or expired one removes its product), then
+    /// the store is asked again for the whole picture. An unverified one changes nothing.
+    private func handle(_ update: StoreTransactionUpdate) async {
+        guard case .verified(let entitlement) = update else { return }
+        mutate { state in
+            state.insert(entitlement, activeAt: clock.now())
+            if case .pending(let productId) = state.activity, productId == entitlement.productId,
+               entitlement.isActive(at: clock.now()) {
+                state.activity = .purchased(productId: productId)
+            }
+        }
+        await updatePurchasedProducts()
+    }
+
+    /// Re-reads the entitlements when the earliest active one expires: StoreKit sends no update for an expiry.
+    private func scheduleExpiryCheck() {
+        expiryTask?.cancel()
+        let now = clock.now()
+        guard let next = state.entitlements.compactMap(\.expirationDate).filter({ $0 > now }).min() else { return }
+        let clock = clock
+        expiryTask = Task { [weak self] in
+            do {
+                try await clock.sleep(until: next)
+            } catch {
+                return
+            }
+            // A clock may return from a sleep whose task was cancelled meanwhile (a newer check replaced it).
+            guard !Task.isCancelled, let self else { return }
+            // Until the store answers, the clock alone decides: an expired period ends access even offline.
+            let now = clock.now()
+            self.mutate { state in state.entitlements = state.entitlements.filter { $0.isActive(at: now) } }
+            await self.updatePurchasedProducts()
+        }
+    }
+
+    /// Changes the state; observers hear of it only when something changed.
+    private func mutate(_ change: (inout PurchaseState) -> Void) {
+        var next = state
+        change(&next)
+        guard next != state else { return }
+        state = next
+        for observer in observers.values { observer.yield(next) }
+    }
+
+    /// Every state from now on, starting with the current one: the platform-neutral observation (the Linux tests,
+    /// or an app that prefers async sequences to Combine).
+    public func states() -> AsyncStream<PurchaseState> {
+        let (stream, continuation) = AsyncStream.makeStream(of: PurchaseState.self, bufferingPolicy: .unbounded)
+        let id = UUID()
+        observers[id] = continuation
+        continuation.yield(state)
+        continuation.onTermination = { [weak self] _ in
+            Task { @MainActor in self?.observers[id] = nil }
+        }
+        return stream
+    }
+}
+
+#if canImport(Combine)
+extension PurchaseManager: ObservableObject {}
+#endif
+
+extension PurchaseState {
+    /// Applies one verified transaction. Active, it replaces the entitlement of its product. Revoked, it removes every
+    /// entitlement of its subscription (same original purchase); expired, the ones it is not older than, so that a
+    /// late update for a past period cannot end the renewal that followed it.
+    mutating func insert(_ entitlement: StoreEntitlement, activeAt date: Date) {
+        if entitlement.isActive(at: date) {
+            entitlements.removeAll { $0.productId == entitlement.productId }
+            entitlements.append(entitlement)
+            return
+        }
+        entitlements.removeAll { existing in
+            guard existing.transactionId == entitlement.transactionId
+                || existing.originalTransactionId == entitlement.originalTransactionId else { return false }
+            return entitlement.revocationDate != nil || existing.purchaseDate <= entitlement.purchaseDate
+        }
+    }
+
+    /// Whether a purchase or restore is under way (a second one waits for the user to see the first one's result).
+    var isBusy: Bool {
+        switch activity {
+        case .purchasing, .restoring: true
+        default: false
+        }
+    }
+}

@@ -1,0 +1,93 @@
+import SymiCatalog
+
+/// Everything ``PurchaseManager`` knows, as one value: what the screen model reads and what observers receive.
+///
+/// Held in memory only. Entitlements are read from the store at every launch and never persisted: a stored
+/// "purchased" flag could be copied between devices or outlive a refund, and a stored "not purchased" could lock
+/// a paying user out while the store is unreachable.
+public struct PurchaseState: Sendable, Equatable {
+    /// How far loading the products got.
+    public enum ProductsPhase: Sendable, Equatable {
+        /// Not asked yet.
+        case notLoaded
+        /// The store is being asked.
+        case loading
+        /// The store answered (possibly with no products at all).
+        case loaded
+        /// The store could not be asked; the app stays fully usable.
+        case unavailable(StoreError)
+    }
+
+    /// What the last user action (purchase or restore) is doing or did.
+    public enum Activity: Sendable, Equatable {
+        /// Nothing happened yet, or the last result was dismissed.
+        case idle
+        /// A purchase of this product is under way.
+        case purchasing(productId: String)
+        /// A restore is under way.
+        case restoring
+        /// The purchase waits for approval (Ask to Buy); it arrives later as a transaction update.
+        case pending(productId: String)
+        /// The user cancelled: nothing to show.
+        case cancelled
+        /// The purchase succeeded and was verified.
+        case purchased(productId: String)
+        /// The store returned a transaction that failed verification: ignored, grants nothing.
+        case unverified(productId: String)
+        /// The purchase or the restore failed.
+        case failed(StoreError)
+        /// The restore finished; whether it found an active Symi Plus subscription.
+        case restored(foundPurchases: Bool)
+    }
+
+    /// The catalogue's products the flags offer (``SymiCatalog``), in the flags' order: what ``products`` is
+    /// loaded for.
+    public var offeredProductIds: [String]
+    /// Ids the flags offered that the catalogue does not know: never requested, never shown, reported here.
+    public var ignoredProductIds: [String]
+    /// The loaded products, in ``offeredProductIds`` order (ids the store does not know are missing).
+    public var products: [StoreProduct]
+    /// How far loading the products got.
+    public var productsPhase: ProductsPhase
+    /// The verified, active entitlements as of the last check.
+    public var entitlements: [StoreEntitlement]
+    /// Whether the store answered an entitlements check in this run (until then nobody is known to be subscribed).
+    public var entitlementsChecked: Bool
+    /// The last user action.
+    public var activity: Activity
+
+    /// A state from its parts; the defaults are the state at launch.
+    public init(offeredProductIds: [String] = [], ignoredProductIds: [String] = [], products: [StoreProduct] = [],
+                productsPhase: ProductsPhase = .notLoaded, entitlements: [StoreEntitlement] = [],
+                entitlementsChecked: Bool = false, activity: Activity = .idle) {
+        self.offeredProductIds = offeredProductIds
+        self.ignoredProductIds = ignoredProductIds
+        self.products = products
+        self.productsPhase = productsPhase
+        self.entitlements = entitlements
+        self.entitlementsChecked = entitlementsChecked
+        self.activity = activity
+    }
+
+    /// The product ids with an active entitlement (the brief's `purchasedProductIDs`).
+    public var purchasedProductIDs: Set<String> { Set(entitlements.map(\.productId)) }
+
+    /// Whether the user has Symi Plus: an active verified entitlement for a catalogue product. What the app passes
+    /// to `FlagSnapshot.isAvailable(_:entitled:)`.
+    public var isPremiumEntitled: Bool { !purchasedProductIDs.isDisjoint(with: SymiCatalog.productIds) }
+
+    /// Whether the store is being asked for something the user waits for.
+    public var isLoading: Bool {
+        switch activity {
+        case .purchasing, .restoring: return true
+        default: return productsPhase == .loading
+        }
+    }
+
+    /// The failure to tell the user about, if any: a failed action first, else products that could not be loaded.
+    public var error: StoreError? {
+        if case .failed(let error) = activity { return error }
+        if case .unavailable(let error) = productsPhase { return error }
+        return nil
+    }
+}

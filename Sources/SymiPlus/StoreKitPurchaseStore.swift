@@ -1,0 +1,154 @@
+#if canImport(StoreKit)
+import Foundation
+import StoreKit
+
+/// ``PurchaseStore`` on StoreKit 2: the only file of the module that touches StoreKit.
+///
+/// NOT COMPILED ON THE LINUX MACHINES THAT BUILD THIS PACKAGE (no Apple SDK there): written against Apple's StoreKit 2
+/// documentation and checked by hand; build it in Xcode before relying on it (docs/monetization.md lists it).
+///
+/// Only `VerificationResult.verified` counts; a verified transaction is finished once it has been turned into an
+/// entitlement; unverified ones are reported and never finished, so StoreKit delivers them again.
+@available(iOS 15.0, macOS 12.0, tvOS 15.0, watchOS 8.0, *)
+public struct StoreKitPurchaseStore: PurchaseStore {
+    /// The App Store through StoreKit 2.
+    public init() {}
+
+    /// `Product.products(for:)`, with each introductory offer's eligibility (`isEligibleForIntroOffer`).
+    public func products(for ids: [String]) async throws(StoreError) -> [StoreProduct] {
+        let products: [Product]
+        do {
+            products = try await Product.products(for: ids)
+        } catch {
+            throw StoreError(.productsUnavailable, causedBy: error)
+        }
+        var result: [StoreProduct] = []
+        for product in products { result.append(await Self.storeProduct(product)) }
+        return result
+    }
+
+    /// `product.purchase()`; a verified transaction is finished and returned as an entitlement.
+    public func purchase(_ productId: String) async throws(StoreError) -> PurchaseOutcome {
+        let found: [Product]
+        do {
+            found = try await Product.products(for: [productId])
+        } catch {
+            throw StoreError(.productsUnavailable, causedBy: error)
+        }
+        guard let product = found.first else { throw StoreError(.unknownProduct, cause: "no App Store product \(productId)") }
+        let result: Product.PurchaseResult
+        do {
+            result = try await product.purchase()
+        } catch StoreKitError.userCancelled {
+            return .userCancelled
+        } catch {
+            throw StoreError(.purchaseFailed, causedBy: error)
+        }
+        switch result {
+        case .success(.verified(let transaction)):
+            let entitlement = Self.entitlement(transaction)
+            await transaction.finish()
+            return .verified(entitlement)
+        case .success(.unverified(let transaction, let verificationError)):
+            return .unverified(productId: transaction.productID, reason: String(describing: verificationError))
+        case .pending:
+            return .pending
+        case .userCancelled:
+            return .userCancelled
+        @unknown default:
+            throw StoreError(.purchaseFailed, cause: "unknown purchase result \(String(describing: result))")
+        }
+    }
+
+    /// `Transaction.currentEntitlements`, verified ones only, revoked and expired ones left out.
+    public func currentEntitlements() async throws(StoreError) -> [StoreEntitlement] {
+        var result: [StoreEntitlement] = []
+        let now = Date()
+        for await verification in StoreKit.Transaction.currentEntitlements {
+            guard case .verified(let transaction) = verification else { continue }
+            let entitlement = Self.entitlement(transaction)
+            if entitlement.isActive(at: now) { result.append(entitlement) }
+        }
+        return result
+    }
+
+    /// `Transaction.updates` as a stream; verified transactions are finished after they were converted. Cancelling
+    /// the consumer (or dropping the stream) ends the loop.
+    public func transactionUpdates() -> AsyncStream<StoreTransactionUpdate> {
+        AsyncStream { continuation in
+            let task = Task {
+                for await verification in StoreKit.Transaction.updates {
+                    switch verification {
+                    case .verified(let transaction):
+                        continuation.yield(.verified(Self.entitlement(transaction)))
+                        await transaction.finish()
+                    case .unverified(let transaction, let verificationError):
+                        continuation.yield(.unverified(productId: transaction.productID,
+                                                       reason: String(describing: verificationError)))
+                    }
+                }
+                continuation.finish()
+            }
+            continuation.onTermination = { _ in task.cancel() }
+        }
+    }
+
+    /// `AppStore.sync()`: may show the App Store sign-in; cancelling it is not an error to show.
+    public func sync() async throws(StoreError) {
+        do {
+            try await AppStore.sync()
+        } catch StoreKitError.userCancelled {
+            throw StoreError(.cancelled, cause: "App Store sign-in cancelled")
+        } catch {
+            throw StoreError(.syncFailed, causedBy: error)
+        }
+    }
+
+    // MARK: Conversions
+
+    static func storeProduct(_ product: Product) async -> StoreProduct {
+        var period: StoreProduct.Period?
+        var introductoryOffer: StoreProduct.IntroductoryOffer?
+        if let subscription = product.subscription {
+            period = Self.period(subscription.subscriptionPeriod)
+            if let offer = subscription.introductoryOffer, let offerPeriod = Self.period(offer.period),
+               let mode = Self.paymentMode(offer.paymentMode) {
+                let eligible = await subscription.isEligibleForIntroOffer
+                introductoryOffer = StoreProduct.IntroductoryOffer(paymentMode: mode, displayPrice: offer.displayPrice,
+                                                                   period: offerPeriod, periodCount: offer.periodCount,
+                                                                   isEligible: eligible)
+            }
+        }
+        return StoreProduct(id: product.id, displayName: product.displayName, description: product.description,
+                            displayPrice: product.displayPrice, subscriptionPeriod: period, introductoryOffer: introductoryOffer)
+    }
+
+    static func entitlement(_ transaction: StoreKit.Transaction) -> StoreEntitlement {
+        StoreEntitlement(productId: transaction.productID, transactionId: transaction.id,
+                         originalTransactionId: transaction.originalID, purchaseDate: transaction.purchaseDate,
+                         expirationDate: transaction.expirationDate, revocationDate: transaction.revocationDate)
+    }
+
+    static func period(_ period: Product.SubscriptionPeriod) -> StoreProduct.Period? {
+        let unit: StoreProduct.Period.Unit
+        switch period.unit {
+        case .day: unit = .day
+        case .week: unit = .week
+        case .month: unit = .month
+        case .year: unit = .year
+        @unknown default: return nil
+        }
+        return StoreProduct.Period(value: period.value, unit: unit)
+    }
+
+    /// `PaymentMode` is a struct of static values, not an enum, hence `default`.
+    static func paymentMode(_ mode: Product.SubscriptionOffer.PaymentMode) -> StoreProduct.IntroductoryOffer.PaymentMode? {
+        switch mode {
+        case .freeTrial: return .free
+        case .payAsYouGo: return .payAsYouGo
+        case .payUpFront: return .payUpFront
+        default: return nil
+        }
+    }
+}
+#endif
