@@ -7,5 +7,6 @@
 # Usage: Benchmarks/client-launch.sh [flags file] [launch runs] [refresh runs]
 set -euo pipefail
 cd "$(dirname "$0")/.."
+./scripts/bootstrap --bench   # wrk, nginx, valgrind, hyperfine and the build's libraries on a fresh machine
 swift build -c release --product client-bench >/dev/null
 exec .build/release/client-bench "${1:-flags/production.json}" "${2:-2000}" "${3:-300}"

@@ -13,6 +13,7 @@
 # PACED_PUT_CONNECTIONS, FLIP_RATE, READ_RATE; GET_ONLY=1 stops after step 1.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+./scripts/bootstrap --bench   # wrk, nginx, valgrind, hyperfine and the build's libraries on a fresh machine
 DURATION=${DURATION:-10}
 CONNECTIONS=${CONNECTIONS:-64}
 PUT_CONNECTIONS=${PUT_CONNECTIONS:-16}

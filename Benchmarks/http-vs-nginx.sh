@@ -18,6 +18,7 @@
 # which compares them even when other work on the machine makes requests/s noisy, and the load average.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+./scripts/bootstrap --bench   # wrk, nginx, valgrind, hyperfine and the build's libraries on a fresh machine
 
 DURATION="${DURATION:-10s}"
 THREADS="${THREADS:-2}"

@@ -7,6 +7,7 @@
 # and the ratio to the usual case (production -> staging, where unchanged flags are skipped).
 set -euo pipefail
 cd "$(dirname "$0")/.."
+./scripts/bootstrap --bench   # wrk, nginx, valgrind, hyperfine and the build's libraries on a fresh machine
 swift build -c release --product flagctl -Xswiftc -warnings-as-errors >/dev/null
 bin=.build/release/flagctl
 work=$(mktemp -d)

@@ -11,6 +11,7 @@
 set -euo pipefail
 shopt -s inherit_errexit  # a failing client inside $(...) stops the script
 cd "$(dirname "$0")/.."
+./scripts/bootstrap --bench   # wrk, nginx, valgrind, hyperfine and the build's libraries on a fresh machine
 command -v valgrind >/dev/null || { echo "valgrind is not installed (apt-get install -y valgrind)" >&2; exit 2; }
 swift build -c release --product flagserver >/dev/null
 swift build -c release --product http-bench-server >/dev/null

@@ -9,6 +9,7 @@
 # THREADS (wrk threads, default 2), ROUNDS (default 2; the rounds alternate ofrep/nginx).
 set -euo pipefail
 cd "$(dirname "$0")/.."
+./scripts/bootstrap --bench   # wrk, nginx, valgrind, hyperfine and the build's libraries on a fresh machine
 duration=${DURATION:-10}
 connections=${CONNECTIONS:-64}
 threads=${THREADS:-2}

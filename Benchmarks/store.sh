@@ -5,6 +5,7 @@
 # one-insert-per-transaction pattern, measured in the same run on the same disk; the ratio is ours/peer.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+./scripts/bootstrap --bench   # wrk, nginx, valgrind, hyperfine and the build's libraries on a fresh machine
 swift build -c release --product flagstore-bench >/dev/null
 BENCH=.build/release/flagstore-bench
 DIR=$(mktemp -d "${TMPDIR:-/tmp}/flagstore-bench.XXXXXX")
