@@ -31,6 +31,7 @@ for salt in salts:
         vectors.append({"salt": salt, "unit": unit, "hash": h, "bucket": (h * 100000) >> 32})
 doc = {
     "algorithm": "murmur3_x86_32, seed 0, over the UTF-8 bytes of salt + \"/\" + unit; bucket = (hash * 100000) >> 32, in [0, 100000); inside a rollout of p percent when bucket < p * 1000",
+    "emptyUnit": "an empty installId is no installId: a rollout never includes it, on every platform (the vectors with an empty unit check murmur3's tail handling only)",
     "vectors": vectors,
 }
 root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))

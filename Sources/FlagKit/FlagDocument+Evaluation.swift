@@ -45,7 +45,9 @@ extension FlagDocument {
         for (index, rule) in flag.rules.enumerated() {
             if let cohort = rule.cohort, !isMember(context, of: cohort, depth: 0) { continue }
             guard let rollout = rule.rollout else { return .rule(index, .targetingMatch) }
-            guard let installId = context.installId,
+            // An empty id is no id (the bucketing contract, docs/flag-document.md): every install that failed to
+            // make one would otherwise share one bucket, all in or all out of every rollout.
+            guard let installId = context.installId, !installId.isEmpty,
                   rollout.includes(bucket: Bucketing.bucket(salt: flag.salt ?? key, unit: installId)) else { continue }
             return .rule(index, .split)
         }

@@ -14,6 +14,7 @@ import Testing
                 },
                 "staticFlag": {"type": "string", "default": "same for all"},
                 "everyoneRollout": {"type": "integer", "default": 0, "rules": [{"value": 1, "rollout": 50}]},
+                "fullRollout": {"type": "integer", "default": 0, "rules": [{"value": 1, "rollout": 100}]},
                 "salted": {"type": "integer", "default": 0, "salt": "monetizationEnabled", "rules": [{"value": 1, "rollout": 50}]}
               },
               "cohorts": {
@@ -72,6 +73,15 @@ import Testing
         let result = evaluate("everyoneRollout", EvaluationContext())
         #expect(result.value == 0)
         #expect(result.reason == .defaultValue)
+    }
+
+    /// The bucketing contract: an empty id is no id. "fullRollout" is a 100 % rollout, so only the id decides.
+    @Test func rolloutWithAnEmptyInstallIdDoesNotMatch() {
+        let result = evaluate("fullRollout", EvaluationContext(installId: ""))
+        #expect(result.value == 0)
+        #expect(result.reason == .defaultValue)
+        #expect(evaluate("fullRollout", EvaluationContext(attributes: ["targetingKey": ""])).value == 0)
+        #expect(evaluate("fullRollout", EvaluationContext(installId: "x")).reason == .split)
     }
 
     @Test func saltReplacesTheKeyInBucketing() {
