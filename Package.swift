@@ -32,27 +32,29 @@ let package = Package(
         .target(name: "FlagKit"),
         .testTarget(name: "FlagKitTests", dependencies: ["FlagKit"], exclude: ["Fixtures"]),
         .executableTarget(name: "flagkit-bench", dependencies: ["FlagKit"], path: "Benchmarks/flagkit-bench"),
+        // FlagKit's JSON parser as an oracle for the differential test against Python's json (Tests/json).
+        .executableTarget(name: "json-oracle", dependencies: ["FlagKit"], path: "Tests/JSONOracle"),
 
         // A general HTTP/1.1 server on POSIX sockets and epoll; knows nothing about flags.
         .systemLibrary(name: "CEpoll", path: "Sources/CEpoll"),
         .target(name: "HTTPServer", dependencies: ["CEpoll"]),
         // A raw-socket HTTP client for the tests of HTTPServer and FlagOFREP (no product; tests only).
-        .target(name: "RawHTTPClient"),
+        .target(name: "RawHTTPClient", path: "Tests/RawHTTPClient"),
         .testTarget(name: "HTTPServerTests", dependencies: ["HTTPServer", "RawHTTPClient"]),
-        .executableTarget(name: "http-bench-server", dependencies: ["HTTPServer"]),
+        .executableTarget(name: "http-bench-server", dependencies: ["HTTPServer"], path: "Benchmarks/http-bench-server"),
 
         // Versioned documents, tokens and audit in SQLite.
         .systemLibrary(name: "CSQLite", path: "Sources/CSQLite", providers: [.apt(["libsqlite3-dev"])]),
         .target(name: "FlagStore", dependencies: ["FlagKit", "CSQLite"]),
-        .executableTarget(name: "flagstore-crash-helper", dependencies: ["FlagStore"]),
-        .executableTarget(name: "flagstore-bench", dependencies: ["FlagStore"]),
+        .executableTarget(name: "flagstore-crash-helper", dependencies: ["FlagStore"], path: "Tests/flagstore-crash-helper"),
+        .executableTarget(name: "flagstore-bench", dependencies: ["FlagStore"], path: "Benchmarks/flagstore-bench"),
         .testTarget(name: "FlagStoreTests", dependencies: ["FlagStore", "FlagKit", "CSQLite", "flagstore-crash-helper"]),
 
         // OpenFeature Remote Evaluation Protocol on FlagKit and HTTPServer, mounted by FlagService.
         .target(name: "FlagOFREP", dependencies: ["FlagKit", "HTTPServer"]),
         .testTarget(name: "FlagOFREPTests", dependencies: ["FlagOFREP", "FlagKit", "HTTPServer", "RawHTTPClient"]),
-        .executableTarget(name: "ofrep-test-server", dependencies: ["FlagOFREP", "FlagKit", "HTTPServer"]),
-        .executableTarget(name: "ofrep-expectations", dependencies: ["FlagKit", "FlagOFREP"]),
+        .executableTarget(name: "ofrep-test-server", dependencies: ["FlagOFREP", "FlagKit", "HTTPServer"], path: "Tests/ofrep-test-server"),
+        .executableTarget(name: "ofrep-expectations", dependencies: ["FlagKit", "FlagOFREP"], path: "Tests/ofrep-expectations"),
 
         // The HTTP API and the server executable.
         .target(name: "FlagService", dependencies: ["FlagKit", "FlagStore", "HTTPServer", "FlagOFREP"]),
@@ -69,7 +71,7 @@ let package = Package(
         // What the app links: disk cache, refresh policy, evaluation with FlagKit, on ClientHTTP.
         .target(name: "FlagClient", dependencies: ["FlagKit", "ClientHTTP"]),
         .testTarget(name: "FlagClientTests", dependencies: ["FlagClient", "ClientHTTP", "FlagKit", "TransportTestSupport", "flagserver"]),
-        .executableTarget(name: "flagclient-fetch", dependencies: ["FlagClient", "ClientHTTP", "FlagKit"]),
+        .executableTarget(name: "flagclient-fetch", dependencies: ["FlagClient", "ClientHTTP", "FlagKit"], path: "Tests/flagclient-fetch"),
         .executableTarget(name: "client-bench", dependencies: ["FlagClient", "ClientHTTP", "FlagKit"], path: "Benchmarks/client-bench"),
         // How the app links the client (launch, refresh on foreground, Application Support); SwiftUI parts behind canImport.
         .executableTarget(name: "symi-app-example", dependencies: ["FlagClient"], path: "Examples/SymiAppExample"),
