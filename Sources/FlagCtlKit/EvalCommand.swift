@@ -59,7 +59,7 @@ public struct EvalCommand: Command {
     /// JSON when the text parses as JSON, else the text; built-in attributes always as text, so
     /// `appVersion=2` stays the version "2" rather than the number 2.
     static func attributeValue(key: String, text: String) -> JSONValue {
-        if EvaluationContext.builtInAttributes.contains(key) || key == "targetingKey" { return .string(text) }
+        if BuiltInAttribute(named: key) != nil { return .string(text) }
         return (try? JSONParser.parse(text))?.value ?? .string(text)
     }
 

@@ -107,6 +107,6 @@ public enum Operator: String, Sendable, CaseIterable {
 
 /// Attributes compared as semantic versions rather than as strings.
 public enum VersionAttributes {
-    /// `appVersion` and `osVersion`.
-    public static let names: Set<String> = ["appVersion", "osVersion"]
+    /// `appVersion` and `osVersion` (``BuiltInAttribute/isVersion``).
+    public static let names: Set<String> = Set(BuiltInAttribute.allCases.filter(\.isVersion).map(\.rawValue))
 }

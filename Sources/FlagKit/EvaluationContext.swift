@@ -21,8 +21,8 @@ public struct EvaluationContext: Sendable, Equatable {
     /// Any further attributes by name.
     public var custom: [String: JSONValue]
 
-    /// The names of the built-in attributes.
-    public static let builtInAttributes: [String] = ["installId", "appVersion", "osVersion", "platform", "locale", "country", "channel"]
+    /// The names of the built-in attributes (``BuiltInAttribute``).
+    public static let builtInAttributes: [String] = BuiltInAttribute.allCases.map(\.rawValue)
 
     /// A context with the given attributes.
     public init(installId: String? = nil, appVersion: String? = nil, osVersion: String? = nil, platform: String? = nil,
@@ -45,24 +45,12 @@ public struct EvaluationContext: Sendable, Equatable {
     public init(attributes: [String: JSONValue]) {
         self.init()
         for (name, value) in attributes {
-            let key = name == "targetingKey" ? "installId" : name
-            if case .string(let text) = value, set(builtIn: key, to: text) { continue }
+            if case .string(let text) = value, let builtIn = BuiltInAttribute(named: name) {
+                self[keyPath: builtIn.keyPath] = text
+                continue
+            }
             custom[name] = value
         }
-    }
-
-    private mutating func set(builtIn name: String, to value: String) -> Bool {
-        switch name {
-        case "installId": installId = value
-        case "appVersion": appVersion = value
-        case "osVersion": osVersion = value
-        case "platform": platform = value
-        case "locale": locale = value
-        case "country": country = value
-        case "channel": channel = value
-        default: return false
-        }
-        return true
     }
 
     /// A version attribute parsed as a semantic version (nil when absent or unparsable).
@@ -76,17 +64,8 @@ public struct EvaluationContext: Sendable, Equatable {
 
     /// The value of an attribute by name: built-in ones first, then custom ones.
     public func attribute(_ name: String) -> JSONValue? {
-        let builtIn: String?
-        switch name {
-        case "installId": builtIn = installId
-        case "appVersion": builtIn = appVersion
-        case "osVersion": builtIn = osVersion
-        case "platform": builtIn = platform
-        case "locale": builtIn = locale
-        case "country": builtIn = country
-        case "channel": builtIn = channel
-        default: return custom[name]
-        }
+        guard let attribute = BuiltInAttribute(rawValue: name) else { return custom[name] }
+        let builtIn = self[keyPath: attribute.keyPath]
         // A built-in name given with a non-string value (`{"installId": 123}`) lands in `custom`;
         // it is found there rather than silently ignored.
         return builtIn.map(JSONValue.string) ?? custom[name]

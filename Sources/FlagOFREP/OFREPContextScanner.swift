@@ -34,43 +34,6 @@ enum OFREPContextScanner {
         }
     }
 
-    /// The built-in attributes; `targetingKey` and `installId` both name the install id.
-    private enum BuiltIn: String, CaseIterable {
-        case targetingKey, installId, appVersion, osVersion, platform, locale, country, channel
-    }
-
-    /// The built-in values found so far (in stored properties: no array to allocate per request).
-    private struct BuiltInValues {
-        var targetingKey, installId, appVersion, osVersion, platform, locale, country, channel: String?
-
-        subscript(name: BuiltIn) -> String? {
-            get {
-                switch name {
-                case .targetingKey: targetingKey
-                case .installId: installId
-                case .appVersion: appVersion
-                case .osVersion: osVersion
-                case .platform: platform
-                case .locale: locale
-                case .country: country
-                case .channel: channel
-                }
-            }
-            set {
-                switch name {
-                case .targetingKey: targetingKey = newValue
-                case .installId: installId = newValue
-                case .appVersion: appVersion = newValue
-                case .osVersion: osVersion = newValue
-                case .platform: platform = newValue
-                case .locale: locale = newValue
-                case .country: country = newValue
-                case .channel: channel = newValue
-                }
-            }
-        }
-    }
-
     private struct Scanner {
         let bytes: UnsafeBufferPointer<UInt8>
         /// Whether to keep every member as a `JSONValue` too (only the bulk endpoint needs them).
@@ -100,7 +63,9 @@ enum OFREPContextScanner {
 
         private mutating func scanContext() -> (context: EvaluationContext, members: [String: JSONValue])? {
             guard take(UInt8(ascii: "{")) else { return nil }
-            var strings = BuiltInValues()
+            // The built-ins straight into the context (FlagKit's one table of them); `targetingKey` beside it.
+            var context = EvaluationContext()
+            var targetingKey: String?
             var custom: [String: JSONValue] = [:]
             skipWhitespace()
             if !take(UInt8(ascii: "}")) {
@@ -109,10 +74,14 @@ enum OFREPContextScanner {
                     skipWhitespace()
                     guard take(UInt8(ascii: ":")) else { return nil }
                     skipWhitespace()
-                    if let builtIn = builtIn(name) {
+                    let nameBytes = UnsafeBufferPointer(rebasing: bytes[name])
+                    if matches(name, "targetingKey") {
+                        guard targetingKey == nil, let range = plainString(), let text = string(range) else { return nil }
+                        targetingKey = text
+                    } else if let builtIn = BuiltInAttribute.named(utf8: nameBytes) {
                         // Built-ins must be strings; anything else is the general path's INVALID_CONTEXT.
-                        guard strings[builtIn] == nil, let range = plainString(), let text = string(range) else { return nil }
-                        strings[builtIn] = text
+                        guard context[keyPath: builtIn.keyPath] == nil, let range = plainString(), let text = string(range) else { return nil }
+                        context[keyPath: builtIn.keyPath] = text
                     } else {
                         guard let value = scalar() else { return nil }
                         let key = String(decoding: bytes[name], as: UTF8.self)
@@ -127,17 +96,20 @@ enum OFREPContextScanner {
                     break
                 }
             }
-            if let targetingKey = strings.targetingKey, let installId = strings.installId, targetingKey != installId { return nil }
-            var context = EvaluationContext(
-                installId: strings.targetingKey ?? strings.installId, appVersion: strings.appVersion,
-                osVersion: strings.osVersion, platform: strings.platform, locale: strings.locale,
-                country: strings.country, channel: strings.channel, custom: custom)
+            if let targetingKey, let installId = context.installId, targetingKey != installId { return nil }
+            let sentInstallId = context.installId
+            if let targetingKey { context.installId = targetingKey }
+            context.custom = custom
             // As in the general path: an empty key identifies nobody.
             if context.installId?.isEmpty == true { context.installId = nil }
             guard collectsMembers else { return (context, [:]) }
             // Built-ins are strings under the names they were sent with (`targetingKey` stays so).
             var members = custom
-            for name in BuiltIn.allCases { if let text = strings[name] { members[name.rawValue] = .string(text) } }
+            if let targetingKey { members[BuiltInAttribute.targetingKeyName] = .string(targetingKey) }
+            for attribute in BuiltInAttribute.allCases {
+                let text = attribute == .installId ? sentInstallId : context[keyPath: attribute.keyPath]
+                if let text { members[attribute.rawValue] = .string(text) }
+            }
             return (context, members)
         }
 
@@ -202,18 +174,6 @@ enum OFREPContextScanner {
         /// ASCII, the usual case, is copied without a validation pass (it is valid UTF-8 as it is).
         private func string(_ range: Range<Int>) -> String? {
             isASCII(range) ? String(decoding: bytes[range], as: UTF8.self) : String(validating: bytes[range], as: UTF8.self)
-        }
-
-        private func builtIn(_ name: Range<Int>) -> BuiltIn? {
-            switch name.count {
-            case 6: return matches(name, "locale") ? .locale : nil
-            case 7: return matches(name, "country") ? .country : (matches(name, "channel") ? .channel : nil)
-            case 8: return matches(name, "platform") ? .platform : nil
-            case 9: return matches(name, "installId") ? .installId : (matches(name, "osVersion") ? .osVersion : nil)
-            case 10: return matches(name, "appVersion") ? .appVersion : nil
-            case 12: return matches(name, "targetingKey") ? .targetingKey : nil
-            default: return nil
-            }
         }
 
         private func matches(_ range: Range<Int>, _ text: StaticString) -> Bool {

@@ -61,7 +61,7 @@ public struct OFREPRequest: Sendable, Equatable {
     }
 
     /// The members that must be strings when present.
-    private static let stringAttributes = ["targetingKey"] + EvaluationContext.builtInAttributes
+    private static let stringAttributes = [BuiltInAttribute.targetingKeyName] + EvaluationContext.builtInAttributes
 
     private static func isWhitespace(_ byte: UInt8) -> Bool {
         byte == 0x20 || byte == 0x09 || byte == 0x0A || byte == 0x0D

@@ -1,0 +1,61 @@
+/// The attributes every evaluation context has by name: the one table that the context, cohort validation,
+/// OFREP's context scanner, `flagctl eval` and the app's `AppContext` read, so a new attribute is added here once.
+///
+/// Built-ins are strings; `appVersion` and `osVersion` compare as semantic versions. OpenFeature's
+/// `targetingKey` (``targetingKeyName``) is another name for `installId`.
+public enum BuiltInAttribute: String, CaseIterable, Sendable {
+    /// The stable random id of the install: the targeting key, the unit of rollouts.
+    case installId
+    /// The app's version (`2.4.1`).
+    case appVersion
+    /// The OS version (`17.4`).
+    case osVersion
+    /// `ios`, `ipados`, `macos`, ...
+    case platform
+    /// A BCP 47 locale (`de-DE`, `en_US`).
+    case locale
+    /// ISO 3166 country code.
+    case country
+    /// `appstore`, `testflight` or `debug`.
+    case channel
+
+    /// OpenFeature's name for ``installId`` (OFREP contexts, `flagctl eval --context targetingKey=...`).
+    public static let targetingKeyName = "targetingKey"
+
+    /// Whether conditions compare this attribute as a semantic version (`gte`, `lt`, ... on `2.4.0`).
+    public var isVersion: Bool { self == .appVersion || self == .osVersion }
+
+    /// The context field that holds this attribute.
+    public var keyPath: WritableKeyPath<EvaluationContext, String?> {
+        switch self {
+        case .installId: \.installId
+        case .appVersion: \.appVersion
+        case .osVersion: \.osVersion
+        case .platform: \.platform
+        case .locale: \.locale
+        case .country: \.country
+        case .channel: \.channel
+        }
+    }
+
+    /// The attribute named `name`, accepting ``targetingKeyName`` for ``installId``.
+    public init?(named name: String) {
+        if name == Self.targetingKeyName { self = .installId; return }
+        self.init(rawValue: name)
+    }
+
+    /// The built-in named by these UTF-8 bytes (not ``targetingKeyName``), for scanners that read names in place
+    /// without making a String first.
+    public static func named(utf8 name: UnsafeBufferPointer<UInt8>) -> BuiltInAttribute? {
+        guard name.count < namesByLength.count else { return nil }
+        for (attribute, bytes) in namesByLength[name.count] where bytes.elementsEqual(name) { return attribute }
+        return nil
+    }
+
+    /// The names' bytes grouped by length, so a lookup compares at most two names.
+    private static let namesByLength: [[(BuiltInAttribute, [UInt8])]] = {
+        var table = [[(BuiltInAttribute, [UInt8])]](repeating: [], count: (allCases.map(\.rawValue.utf8.count).max() ?? 0) + 1)
+        for attribute in allCases { table[attribute.rawValue.utf8.count].append((attribute, Array(attribute.rawValue.utf8))) }
+        return table
+    }()
+}
