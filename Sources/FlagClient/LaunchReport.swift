@@ -1,3 +1,5 @@
+import FlagKit
+
 /// What the client found on disk when it was created, for diagnostics (a settings screen, a log line at launch).
 public struct LaunchReport: Sendable, Equatable {
     /// The install id and how it was obtained.

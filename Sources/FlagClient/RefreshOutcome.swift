@@ -1,3 +1,4 @@
+import FlagKit
 import Foundation
 
 /// What one ``FlagClient/refresh(force:)`` did. Only `.updated` changes the values.

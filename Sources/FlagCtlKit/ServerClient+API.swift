@@ -3,7 +3,8 @@ import FlagKit
 import Foundation
 
 /// One published version as the server describes it: the metadata of a history entry, and for
-/// `GET .../document` and `.../versions/{n}` the document and the envelope as received.
+/// `GET .../document` and `.../versions/{n}` the document and the envelope as received. Read with FlagKit's
+/// ``VersionMetadata`` and ``FlagEnvelope`` (the wire contract the server encodes and the app decodes with).
 public struct PublishedVersion: Sendable, Equatable {
     /// The environment.
     public var environment: String
@@ -26,31 +27,30 @@ public struct PublishedVersion: Sendable, Equatable {
     /// The whole JSON object received (`get --json` prints it).
     public var json: JSONValue
 
-    /// Reads an envelope or history entry; `url` and the JSON path name what is wrong.
+    /// Reads an envelope (with `document`, whose content hash is checked) or a history entry; `url` and the JSON
+    /// path name what is wrong.
     init(_ object: [String: JSONValue], etag: String?, url: URL) throws(ServerError) {
-        func field<T>(_ name: String, _ read: (JSONValue) -> T?, _ expected: String) throws(ServerError) -> T {
-            guard let raw = object[name], let value = read(raw) else {
-                throw .unreadableReply(url: url.absoluteString, reason: "/\(name): expected \(expected)")
+        let metadata: VersionMetadata
+        do {
+            if object["document"] != nil {
+                let envelope = try FlagEnvelope(validating: object)
+                metadata = envelope.metadata
+                document = envelope.document
+            } else {
+                metadata = try VersionMetadata(validating: object)
             }
-            return value
+        } catch {
+            throw .unreadableReply(url: url.absoluteString, reason: error.description)
         }
-        environment = try field("environment", \.stringValue, "a string")
-        version = Int(try field("version", \.integerValue, "an integer"))
-        contentHash = try field("contentHash", \.stringValue, "a string")
-        publishedAt = try field("publishedAt", \.stringValue, "a string")
-        author = try field("author", \.stringValue, "a string")
-        message = try field("message", \.stringValue, "a string")
-        rolledBackFrom = object["rolledBackFrom"]?.integerValue.map { Int($0) }
+        environment = metadata.environment
+        version = metadata.version
+        contentHash = metadata.contentHash
+        publishedAt = metadata.publishedAt ?? ""
+        author = metadata.author ?? ""
+        message = metadata.message ?? ""
+        rolledBackFrom = metadata.rolledBackFrom
         self.etag = etag ?? object["etag"]?.stringValue
         json = .object(object)
-        if let raw = object["document"] {
-            do {
-                document = try FlagDocument(validating: raw)
-            } catch {
-                let issues = error.issues.prefix(3).map { "/document\($0)" }.joined(separator: "; ")
-                throw .unreadableReply(url: url.absoluteString, reason: "the served document is not valid: \(issues)")
-            }
-        }
     }
 }
 

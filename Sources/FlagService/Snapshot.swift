@@ -58,7 +58,7 @@ public final class Snapshot: Sendable {
 
     /// The ETag of version `version` with content `contentHash`: `"<version>-<first 16 hex digits>"`.
     public static func makeETag(version: Int, contentHash: String) -> String {
-        "\"\(version)-\(contentHash.prefix(16))\""
+        VersionMetadata.entityTag(version: version, contentHash: contentHash)
     }
 
     /// Decodes the stored bytes of `record`; fails when the stored document no longer validates.
@@ -96,19 +96,9 @@ public final class Snapshot: Sendable {
     }
 
     /// A version's metadata without the document (history pages).
+    /// The members are FlagKit's ``VersionMetadata`` (the wire contract the app and flagctl decode with).
     public static func metadata(_ record: VersionRecord) -> [String: JSONValue] {
-        var object: [String: JSONValue] = [
-            "environment": .string(record.environment),
-            "version": .integer(Int64(record.number)),
-            "contentHash": .string(record.contentHash),
-            "publishedAt": .string(timestamp(record.createdAtMilliseconds)),
-            "author": .string(record.author),
-            "message": .string(record.message),
-        ]
-        if let from = record.rolledBackFrom { object["rolledBackFrom"] = .integer(Int64(from)) }
-        // Which line of version numbers this is: a restore starts a larger epoch (FlagStore+Epoch).
-        if record.epoch > 0 { object["epoch"] = .integer(record.epoch) }
-        return object
+        VersionMetadata(record).members
     }
 
     /// RFC 3339 UTC with milliseconds: `2026-11-29T15:30:00.123Z`.
@@ -139,5 +129,15 @@ public final class Snapshot: Sendable {
         let months = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"]
         return "\(days[Int(parts.tm_wday) % 7]), \(pad(parts.tm_mday, 2)) \(months[Int(parts.tm_mon) % 12]) "
             + "\(pad(parts.tm_year + 1900, 4)) \(pad(parts.tm_hour, 2)):\(pad(parts.tm_min, 2)):\(pad(parts.tm_sec, 2)) GMT"
+    }
+}
+
+extension VersionMetadata {
+    /// The wire metadata of a stored version: its epoch tells which line of version numbers it is (a restore
+    /// starts a larger one, FlagStore+Epoch).
+    public init(_ record: VersionRecord) {
+        self.init(environment: record.environment, version: record.number, contentHash: record.contentHash,
+                  publishedAt: Snapshot.timestamp(record.createdAtMilliseconds), author: record.author, message: record.message,
+                  rolledBackFrom: record.rolledBackFrom, epoch: record.epoch)
     }
 }

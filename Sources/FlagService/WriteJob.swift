@@ -49,7 +49,7 @@ public struct WriteJob: Sendable {
 }
 
 /// A version a write committed: what its answer reports.
-public struct PublishedVersion: Sendable {
+public struct CommittedVersion: Sendable {
     /// The stored version.
     public let record: VersionRecord
     /// Its document.
@@ -69,7 +69,7 @@ public struct PublishedVersion: Sendable {
 /// What became of a `WriteJob`.
 public enum WriteOutcome: Sendable {
     /// A new version was committed durably and is now served (or a newer one from the same group commit is).
-    case published(PublishedVersion)
+    case published(CommittedVersion)
     /// The content was already current; nothing was written. Carries the current version.
     case unchanged(VersionRecord)
     /// Refused or failed; nothing was written.

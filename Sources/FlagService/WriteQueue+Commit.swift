@@ -23,11 +23,11 @@ extension WriteQueue {
         metrics.batches.add(1, ordering: .relaxed)
         var outcomes: [WriteOutcome] = []
         outcomes.reserveCapacity(batch.count)
-        var newest: [String: PublishedVersion] = [:]
+        var newest: [String: CommittedVersion] = [:]
         for (entry, result) in zip(batch, results) {
             switch result {
             case .success(.published(let record)):
-                let published = PublishedVersion(record: record, document: entry.document)
+                let published = CommittedVersion(record: record, document: entry.document)
                 newest[record.environment] = published
                 metrics.recordPublish(changed: true)
                 logger.log(.info, "publish", ["env": record.environment, "version": "\(record.number)",
@@ -81,7 +81,7 @@ extension WriteQueue {
                 metrics.recordPublish(changed: true)
                 logger.log(.info, "rollback", ["env": environment, "version": "\(record.number)", "from": "\(number)",
                                                "author": record.author, "message": record.message])
-                job.completion(.published(PublishedVersion(record: record, document: document)))
+                job.completion(.published(CommittedVersion(record: record, document: document)))
             case .unchanged(let record):
                 metrics.recordPublish(changed: false)
                 job.completion(.unchanged(record))

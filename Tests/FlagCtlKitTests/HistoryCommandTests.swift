@@ -42,7 +42,7 @@ import Testing
 
     @Test func tableColumns() {
         let url = URL(fileURLWithPath: "/")
-        let entry: [String: JSONValue] = ["environment": "p", "version": 12, "contentHash": "x", "publishedAt": "T",
+        let entry: [String: JSONValue] = ["environment": "p", "version": 12, "contentHash": .string(String(repeating: "ab", count: 32)), "publishedAt": "T",
                                           "author": "ops-anna", "message": "a\nb"]
         let version = try? PublishedVersion(entry, etag: nil, url: url)
         #expect(HistoryCommand.table(version.map { [$0] } ?? []) == "VERSION  PUBLISHED  AUTHOR    MESSAGE\n12       T          ops-anna  a b\n")

@@ -1,6 +1,5 @@
-import FlagKit
 import Testing
-@testable import FlagClient
+@testable import FlagKit
 
 /// Parsing the document endpoint's body: each refusal with its path, and what is accepted.
 @Suite struct FlagEnvelopeTests {
@@ -30,8 +29,17 @@ import Testing
     }
 
     @Test func decodesWhatTheTestServerSends() throws {
-        let (body, _) = Envelopes.make(try Envelopes.production(), version: 12)
-        #expect(try FlagEnvelope.decode(body).document == (try Envelopes.production()))
+        // The server's encoding: VersionMetadata's members plus the document, canonical (FlagService's Snapshot).
+        let production = try FlagDocument.decode(try TestSupport.bytes("flags/production.json"))
+        var members = VersionMetadata(environment: "production", version: 12, contentHash: production.contentHash,
+                                      publishedAt: "2026-11-29T15:30:00.123Z", author: "ops", message: "m", epoch: 1_764_600_000_000).members
+        members["document"] = production.jsonValue
+        let envelope = try FlagEnvelope.decode(JSONValue.object(members).canonicalBytes)
+        #expect(envelope.document == production)
+        #expect(envelope.metadata.members == VersionMetadata(environment: "production", version: 12, contentHash: production.contentHash,
+                                                             publishedAt: "2026-11-29T15:30:00.123Z", author: "ops", message: "m",
+                                                             epoch: 1_764_600_000_000).members, "members round-trip")
+        #expect(envelope.entityTag == "\"12-\(production.contentHash.prefix(16))\"")
     }
 
     static let refusals: [(String, String)] = [
@@ -83,6 +91,13 @@ import Testing
     @Test func refusesADocumentThatDoesNotHashToTheAnnouncedHash() throws {
         let text = try Self.body(hash: "\"\(String(repeating: "0", count: 64))\"")
         #expect(throws: FlagEnvelopeError.contentHashMismatch(announced: String(repeating: "0", count: 64), actual: try Self.hash())) {
+            try FlagEnvelope.decode(Array(text.utf8))
+        }
+    }
+
+    @Test func refusesMetadataTextThatIsNotText() throws {
+        let text = try Self.body(extra: ", \"author\": 7")
+        #expect(throws: FlagEnvelopeError.notAnEnvelope(path: "/author", problem: "must be a string")) {
             try FlagEnvelope.decode(Array(text.utf8))
         }
     }

@@ -1,5 +1,3 @@
-import FlagKit
-
 /// The body of `GET /v1/environments/{env}/document`: one published version of an environment's document with
 /// its metadata (the service's `docs/api.md`), validated completely before the client trusts any of it.
 ///
@@ -10,44 +8,48 @@ import FlagKit
 ///
 /// The cache stores these bytes as received, so a launch from the cache runs exactly this validation again.
 public struct FlagEnvelope: Sendable, Equatable {
-    /// The environment the server says this document belongs to.
-    public let environment: String
-    /// The version number on the server (1, 2, ...); a rollback is published as a new, higher version.
-    public let version: Int
-    /// SHA-256 (hex) of the document's canonical bytes, checked against the document received.
-    public let contentHash: String
-    /// When the version was published (RFC 3339 text as sent), if sent.
-    public let publishedAt: String?
-    /// Who published it, if sent.
-    public let author: String?
-    /// The publish message, if sent.
-    public let message: String?
-    /// The version whose content a rollback republished, if this version is a rollback.
-    public let rolledBackFrom: Int?
-    /// The server's epoch (0 when not sent): a restore from a backup starts a larger one. Versions compare only
-    /// within one epoch; a document of a larger epoch is newer whatever its version number.
-    public let epoch: Int64
+    /// The version's metadata (``VersionMetadata``: the one wire contract of server, client and flagctl).
+    public let metadata: VersionMetadata
     /// The validated document.
     public let document: FlagDocument
+
+    /// The environment the server says this document belongs to.
+    public var environment: String { metadata.environment }
+    /// The version number on the server (1, 2, ...); a rollback is published as a new, higher version.
+    public var version: Int { metadata.version }
+    /// SHA-256 (hex) of the document's canonical bytes, checked against the document received.
+    public var contentHash: String { metadata.contentHash }
+    /// When the version was published (RFC 3339 text as sent), if sent.
+    public var publishedAt: String? { metadata.publishedAt }
+    /// Who published it, if sent.
+    public var author: String? { metadata.author }
+    /// The publish message, if sent.
+    public var message: String? { metadata.message }
+    /// The version whose content a rollback republished, if this version is a rollback.
+    public var rolledBackFrom: Int? { metadata.rolledBackFrom }
+    /// The server's epoch (0 when not sent): a restore from a backup starts a larger one. Versions compare only
+    /// within one epoch; a document of a larger epoch is newer whatever its version number.
+    public var epoch: Int64 { metadata.epoch }
+
+    /// An envelope from its metadata and document, already validated.
+    public init(metadata: VersionMetadata, document: FlagDocument) {
+        self.metadata = metadata
+        self.document = document
+    }
 
     /// Creates an envelope from parts already validated (tests and tools; the client decodes bytes).
     public init(environment: String, version: Int, contentHash: String, publishedAt: String? = nil, author: String? = nil,
                 message: String? = nil, rolledBackFrom: Int? = nil, epoch: Int64 = 0, document: FlagDocument) {
-        self.environment = environment
-        self.version = version
-        self.contentHash = contentHash
-        self.publishedAt = publishedAt
-        self.author = author
-        self.message = message
-        self.rolledBackFrom = rolledBackFrom
-        self.epoch = epoch
-        self.document = document
+        self.init(metadata: VersionMetadata(environment: environment, version: version, contentHash: contentHash,
+                                            publishedAt: publishedAt, author: author, message: message,
+                                            rolledBackFrom: rolledBackFrom, epoch: epoch),
+                  document: document)
     }
 
-    /// Parses and validates an envelope: well-formed JSON without duplicate keys, an object with a non-empty
-    /// `environment`, a positive integer `version`, a 64-hex-digit `contentHash` equal to the SHA-256 of the
-    /// document's canonical form, and a `document` that FlagKit accepts. Unknown members are ignored, so the
-    /// server may add metadata without breaking installed apps.
+    /// Parses and validates an envelope: well-formed JSON without duplicate keys, an object whose metadata
+    /// ``VersionMetadata/init(validating:)`` accepts, and a `document` that FlagKit accepts and that hashes to the
+    /// announced `contentHash`. Unknown members are ignored, so the server may add metadata without breaking
+    /// installed apps.
     public static func decode<Bytes: Sequence>(_ bytes: Bytes) throws(FlagEnvelopeError) -> FlagEnvelope
     where Bytes.Element == UInt8 {
         let parsed: JSONParser.Parsed
@@ -60,16 +62,12 @@ public struct FlagEnvelope: Sendable, Equatable {
         guard let root = parsed.value.objectValue else {
             throw .notAnEnvelope(path: "", problem: "must be an object (got \(parsed.value.typeName))")
         }
-        guard let environment = root["environment"]?.stringValue, !environment.isEmpty else {
-            throw .notAnEnvelope(path: "/environment", problem: "must be a non-empty string")
-        }
-        guard let number = root["version"]?.integerValue, number >= 1, number <= Int64(Int32.max) else {
-            throw .notAnEnvelope(path: "/version", problem: "must be a positive integer")
-        }
-        guard let contentHash = root["contentHash"]?.stringValue, contentHash.utf8.count == 64,
-              contentHash.utf8.allSatisfy(Self.isLowerHex) else {
-            throw .notAnEnvelope(path: "/contentHash", problem: "must be 64 lowercase hex digits (SHA-256)")
-        }
+        return try FlagEnvelope(validating: root)
+    }
+
+    /// Validates an envelope already parsed into its members (see ``decode(_:)``).
+    public init(validating root: [String: JSONValue]) throws(FlagEnvelopeError) {
+        let metadata = try VersionMetadata(validating: root)
         guard let documentJSON = root["document"] else { throw .notAnEnvelope(path: "/document", problem: "missing") }
         let document: FlagDocument
         do {
@@ -79,23 +77,8 @@ public struct FlagEnvelope: Sendable, Equatable {
             throw .invalidDocument(error.issues.map { ValidationIssue(path: "/document" + $0.path, message: $0.message) })
         }
         let actual = document.contentHash
-        guard actual == contentHash else { throw .contentHashMismatch(announced: contentHash, actual: actual) }
-        let rolledBackFrom: Int?
-        switch root["rolledBackFrom"] {
-        case nil, .null?: rolledBackFrom = nil
-        case .integer(let from)? where from >= 1 && from <= Int64(Int32.max): rolledBackFrom = Int(from)
-        default: throw .notAnEnvelope(path: "/rolledBackFrom", problem: "must be a positive integer")
-        }
-        let epoch: Int64
-        switch root["epoch"] {
-        case nil, .null?: epoch = 0
-        case .integer(let value)? where value >= 0: epoch = value
-        default: throw .notAnEnvelope(path: "/epoch", problem: "must be a non-negative integer")
-        }
-        return FlagEnvelope(environment: environment, version: Int(number), contentHash: contentHash,
-                            publishedAt: root["publishedAt"]?.stringValue, author: root["author"]?.stringValue,
-                            message: root["message"]?.stringValue, rolledBackFrom: rolledBackFrom, epoch: epoch,
-                            document: document)
+        guard actual == metadata.contentHash else { throw .contentHashMismatch(announced: metadata.contentHash, actual: actual) }
+        self.init(metadata: metadata, document: document)
     }
 
     /// Whether this envelope is older than `other`: of an earlier epoch, or of the same epoch with a lower version.
@@ -104,17 +87,11 @@ public struct FlagEnvelope: Sendable, Equatable {
         epoch != other.epoch ? epoch < other.epoch : version < other.version
     }
 
-    /// The entity tag flagserver gives this version (`docs/api.md`): `"<version>-<first 16 hex digits of
-    /// contentHash>"`. The client sends this as `If-None-Match`, never a header it was handed: a validator that
-    /// does not belong to the body it came with (a CDN mixing headers and bodies), holds a control character or
-    /// is 20 KB long would otherwise make every later request a stale 304 or fail before it is sent.
-    public var entityTag: String {
-        "\"\(version)-\(contentHash.prefix(16))\""
-    }
-
-    private static func isLowerHex(_ byte: UInt8) -> Bool {
-        (byte >= UInt8(ascii: "0") && byte <= UInt8(ascii: "9")) || (byte >= UInt8(ascii: "a") && byte <= UInt8(ascii: "f"))
-    }
+    /// The entity tag flagserver gives this version (``VersionMetadata/entityTag(version:contentHash:)``). The
+    /// client sends this as `If-None-Match`, never a header it was handed: a validator that does not belong to the
+    /// body it came with (a CDN mixing headers and bodies), holds a control character or is 20 KB long would
+    /// otherwise make every later request a stale 304 or fail before it is sent.
+    public var entityTag: String { metadata.entityTag }
 }
 
 /// Why a response body (or a cached one) is not an envelope the client may use. Keeps the JSON path of the problem.
