@@ -25,7 +25,8 @@ public enum BuiltInAttribute: String, CaseIterable, Sendable {
     /// Whether conditions compare this attribute as a semantic version (`gte`, `lt`, ... on `2.4.0`).
     public var isVersion: Bool { self == .appVersion || self == .osVersion }
 
-    /// The context field that holds this attribute.
+    /// The context field that holds this attribute. Evaluation and the scanners use the switch-based
+    /// `EvaluationContext[builtIn:]` instead: applying a key path costs far more than a field access.
     public var keyPath: WritableKeyPath<EvaluationContext, String?> {
         switch self {
         case .installId: \.installId

@@ -46,7 +46,7 @@ public struct EvaluationContext: Sendable, Equatable {
         self.init()
         for (name, value) in attributes {
             if case .string(let text) = value, let builtIn = BuiltInAttribute(named: name) {
-                self[keyPath: builtIn.keyPath] = text
+                self[builtIn: builtIn] = text
                 continue
             }
             custom[name] = value
@@ -65,9 +65,38 @@ public struct EvaluationContext: Sendable, Equatable {
     /// The value of an attribute by name: built-in ones first, then custom ones.
     public func attribute(_ name: String) -> JSONValue? {
         guard let attribute = BuiltInAttribute(rawValue: name) else { return custom[name] }
-        let builtIn = self[keyPath: attribute.keyPath]
+        let builtIn = self[builtIn: attribute]
         // A built-in name given with a non-string value (`{"installId": 123}`) lands in `custom`;
         // it is found there rather than silently ignored.
         return builtIn.map(JSONValue.string) ?? custom[name]
+    }
+}
+
+extension EvaluationContext {
+    /// The field of a built-in attribute, by a switch (evaluation reads attributes for every condition of every
+    /// cohort, and a key path application costs several times a field access).
+    public subscript(builtIn attribute: BuiltInAttribute) -> String? {
+        get {
+            switch attribute {
+            case .installId: installId
+            case .appVersion: appVersion
+            case .osVersion: osVersion
+            case .platform: platform
+            case .locale: locale
+            case .country: country
+            case .channel: channel
+            }
+        }
+        set {
+            switch attribute {
+            case .installId: installId = newValue
+            case .appVersion: appVersion = newValue
+            case .osVersion: osVersion = newValue
+            case .platform: platform = newValue
+            case .locale: locale = newValue
+            case .country: country = newValue
+            case .channel: channel = newValue
+            }
+        }
     }
 }

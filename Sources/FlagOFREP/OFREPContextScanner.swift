@@ -80,8 +80,8 @@ enum OFREPContextScanner {
                         targetingKey = text
                     } else if let builtIn = BuiltInAttribute.named(utf8: nameBytes) {
                         // Built-ins must be strings; anything else is the general path's INVALID_CONTEXT.
-                        guard context[keyPath: builtIn.keyPath] == nil, let range = plainString(), let text = string(range) else { return nil }
-                        context[keyPath: builtIn.keyPath] = text
+                        guard context[builtIn: builtIn] == nil, let range = plainString(), let text = string(range) else { return nil }
+                        context[builtIn: builtIn] = text
                     } else {
                         guard let value = scalar() else { return nil }
                         let key = String(decoding: bytes[name], as: UTF8.self)
@@ -107,7 +107,7 @@ enum OFREPContextScanner {
             var members = custom
             if let targetingKey { members[BuiltInAttribute.targetingKeyName] = .string(targetingKey) }
             for attribute in BuiltInAttribute.allCases {
-                let text = attribute == .installId ? sentInstallId : context[keyPath: attribute.keyPath]
+                let text = attribute == .installId ? sentInstallId : context[builtIn: attribute]
                 if let text { members[attribute.rawValue] = .string(text) }
             }
             return (context, members)
