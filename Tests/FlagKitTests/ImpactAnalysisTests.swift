@@ -1,6 +1,5 @@
-import FlagKit
 import Testing
-@testable import FlagCtlKit
+@testable import FlagKit
 
 /// The impact counts against a plain loop over FlagKit, and the shortcut for unaffected flags.
 @Suite struct ImpactAnalysisTests {
