@@ -26,6 +26,8 @@ public final class FlagService: Sendable {
         public var maximumBatch: Int = 256
         /// OFREP: default environment and rate limit.
         public var ofrep = OFREPOptions()
+        /// The ops console's files served at `/console` (nil: `/console` answers 404 "not installed").
+        public var console: ConsoleAssets?
 
         /// Defaults.
         public init(requireReadToken: Bool = false) { self.requireReadToken = requireReadToken }
