@@ -62,7 +62,9 @@ async function signIn(token) {
   } catch (failure) {
     if (token !== null) storeToken(null);
     state.identity = null;
-    error.textContent = describeError(failure);
+    // A refused token says so, whatever describeError would guess from the (now empty) stored token.
+    const refused = token !== null && failure instanceof APIError && failure.status === 401;
+    error.textContent = refused ? t("wrongToken") : describeError(failure);
     return;
   }
   byId("token").value = "";

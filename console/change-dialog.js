@@ -40,8 +40,8 @@ function renderImpact(impact) {
   if (!changed.length) list.append(el("li", { text: t("impactNone") }));
   for (const [key, flag] of changed) {
     list.append(el("li", { class: "impact-flag" },
-      el("strong", { class: "share", text: percent(flag.share) }), " ",
-      el("code", { text: key }), el("span", { text: ` ${t("impactShare", { share: "" }).trim()}` })));
+      el("code", { text: key }), ": ", el("strong", { class: "share", text: percent(flag.share) }),
+      el("span", { text: ` ${t("impactShare")}` })));
   }
   list.append(el("li", { class: "impact-lines" }, el("pre", { text: impact.lines.join("\n") })));
   list.append(el("li", { class: "muted", text: t("sampled", { count: number(impact.sampleSize), seed: impact.seed }) }));
@@ -66,7 +66,8 @@ async function runPreview() {
     byId("change-preview").hidden = false;
     byId("change-preview-button").hidden = true;
     byId("change-publish").hidden = !answer.changed;
-    byId("change-message").focus();
+    byId("change-when-changed").hidden = !answer.changed;
+    if (answer.changed) byId("change-message").focus();
   } catch (failure) {
     showIssues(failure);
   }
