@@ -72,7 +72,8 @@ public struct ChangePreview: Sendable, Equatable {
 
     /// The answer's members: `lines` and `diff` (as `flagctl diff` prints and its `--json`), `impact`
     /// (as `--impact --json`, with its printed `lines`), `changed`, `contentHash` and the proposed `document`.
-    public func answer(from old: FlagDocument, to new: FlagDocument) -> [String: JSONValue] {
+    /// The sample comes from `samples` (the same installs `ImpactSample.generate` gives, maybe kept from before).
+    public func answer(from old: FlagDocument, to new: FlagDocument, samples: ImpactSampleCache) -> [String: JSONValue] {
         let diff = DocumentDiff(from: old, to: new)
         let lines: [JSONValue] = diff.lines.map { line in
             .object(["kind": .string(Self.name(of: line.kind)), "text": .string(line.text)])
@@ -82,7 +83,7 @@ public struct ChangePreview: Sendable, Equatable {
             "lines": .array(lines), "diff": diff.jsonValue, "impact": .null,
         ]
         if impact, !diff.isEmpty {
-            let sample = ImpactSample.generate(count: sampleSize, seed: seed, pools: ImpactSample.pools(for: [old, new]))
+            let sample = samples.sample(count: sampleSize, seed: seed, pools: ImpactSample.pools(for: [old, new]))
             let report = ImpactAnalysis.measure(from: old, to: new, sample: sample)
             if case .object(var members) = report.jsonValue {
                 members["seed"] = .integer(Int64(bitPattern: seed))

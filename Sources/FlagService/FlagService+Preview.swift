@@ -31,7 +31,7 @@ extension FlagService {
                 guard let old = baseDocument ?? Self.emptyDocument else {
                     throw ServiceError(.internalServerError, code: "internal", message: "internal error")
                 }
-                var body = preview.answer(from: old, to: proposed)
+                var body = preview.answer(from: old, to: proposed, samples: impactSamples)
                 body["environment"] = .string(name)
                 body["baseVersion"] = baseVersion.map { .integer(Int64($0)) } ?? .null
                 // The tag to send as If-Match when publishing what was previewed against the current version.

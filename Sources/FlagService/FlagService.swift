@@ -45,6 +45,8 @@ public final class FlagService: Sendable {
     public let options: Options
     let authenticator: Authenticator
     let writer: WriteQueue
+    /// The impact sample of the last preview (`POST .../preview`), reused while the pools stay the same.
+    let impactSamples = ImpactSampleCache()
     /// Off-loop work that may touch SQLite or parse bodies (auth, history, validation).
     let work = DispatchQueue(label: "flagserver.work", qos: .userInitiated, attributes: .concurrent)
     private let server = Mutex<HTTPServer?>(nil)

@@ -39,7 +39,7 @@ import Testing
     @Test func anUnchangedDocumentHasNoLinesAndNoImpact() throws {
         let document = try FlagDocument.decode(#"{"flags": {"a": {"type": "boolean", "default": false}}}"#)
         let preview = try ChangePreview(body: ["document": document.jsonValue])
-        let answer = preview.answer(from: document, to: try preview.proposedDocument(base: document))
+        let answer = preview.answer(from: document, to: try preview.proposedDocument(base: document), samples: ImpactSampleCache())
         #expect(answer["changed"] == false)
         #expect(answer["lines"] == .array([]))
         #expect(answer["impact"] == .null)
