@@ -1,80 +1,96 @@
 // English and German labels. The language comes from the switch, else from navigator.language.
 
-const strings = {
-  en: {
-    title: "Symi flags", language: "Language", signOut: "Sign out", signInTitle: "Sign in",
-    signInHelp: "Paste a token from “flagserver token create”. It is kept in this browser tab only.",
-    token: "Token", signIn: "Sign in", continueReadOnly: "Continue without a token",
-    environment: "Environment", flags: "Flags", evaluate: "What does an install get?", history: "History",
-    installId: "Install id", appVersion: "App version", locale: "Locale", country: "Country", channel: "Channel",
-    evaluateButton: "Evaluate", flag: "Flag", value: "Value", variant: "Variant", reason: "Reason",
-    whatChanges: "What changes", whoIsAffected: "Who is affected", message: "Why (change message)",
-    reloadReapply: "Reload and re-apply", preview: "Preview", publish: "Publish", cancel: "Cancel",
-    signedInAs: "Signed in as {name} ({role})", readOnly: "read-only", anonymous: "Not signed in (read-only)",
-    wrongToken: "This token is unknown or has been revoked. Check it or ask for a new one.",
-    emptyToken: "Paste a token first.", unreachable: "The server cannot be reached.",
-    readsNeedToken: "This server needs a token even for reading. Sign in with a reader or writer token.",
-    forbidden: "This token may not do that ({message}).",
-    version: "version {version}", noVersion: "nothing published yet",
-    type: "Type", description: "Description", defaultValue: "Default", rules: "Rules", requires: "Requires",
-    noRules: "no rules: everyone gets the default", cohort: "cohort {cohort}", everyone: "everyone",
-    rollout: "{rollout}% of them", change: "Change…", turnOn: "Turn on…", turnOff: "Turn off…",
-    changeTitle: "Change {key} in {environment}", newValue: "New value", dropRules: "Drop the rules: this value for everyone",
-    editDefinition: "Edit the whole definition (JSON)", definition: "Definition (JSON)",
-    notJSON: "Not valid JSON: {message}", noChange: "This changes nothing.",
-    impactShare: "of sampled installs see a different value", impactNone: "No sampled install sees a different value.",
-    sampled: "Sample: {count} generated installs (seed {seed}), as flagctl diff --impact.",
-    messageRequired: "Every change needs a message.", published: "Published version {version}.",
-    unchanged: "Nothing changed: the content was already current.",
-    conflict: "Someone published version {version} meanwhile. Reload it and apply your change again, then review the diff.",
-    at: "at {path}", author: "by {author}", rolledBackFrom: "rollback to version {version}",
-    showDiff: "Show diff", hideDiff: "Hide diff", rollbackTo: "Roll back to this…",
-    rollbackTitle: "Roll back {environment} to version {version}", current: "current",
-    loading: "Loading…", signInForDiffs: "Sign in to see the diff.", noFlags: "No flags in this document.",
-  },
-  de: {
-    title: "Symi Flags", language: "Sprache", signOut: "Abmelden", signInTitle: "Anmelden",
-    signInHelp: "Füge ein Token aus „flagserver token create“ ein. Es bleibt nur in diesem Browser-Tab.",
-    token: "Token", signIn: "Anmelden", continueReadOnly: "Ohne Token weiter",
-    environment: "Umgebung", flags: "Flags", evaluate: "Was bekommt eine Installation?", history: "Verlauf",
-    installId: "Installations-ID", appVersion: "App-Version", locale: "Locale", country: "Land", channel: "Kanal",
-    evaluateButton: "Auswerten", flag: "Flag", value: "Wert", variant: "Variante", reason: "Grund",
-    whatChanges: "Was sich ändert", whoIsAffected: "Wen es betrifft", message: "Warum (Änderungsnachricht)",
-    reloadReapply: "Neu laden und erneut anwenden", preview: "Vorschau", publish: "Veröffentlichen", cancel: "Abbrechen",
-    signedInAs: "Angemeldet als {name} ({role})", readOnly: "nur lesen", anonymous: "Nicht angemeldet (nur lesen)",
-    wrongToken: "Dieses Token ist unbekannt oder wurde widerrufen. Prüfe es oder lass dir ein neues geben.",
-    emptyToken: "Füge zuerst ein Token ein.", unreachable: "Der Server ist nicht erreichbar.",
-    readsNeedToken: "Dieser Server verlangt auch zum Lesen ein Token. Melde dich mit einem Leser- oder Schreiber-Token an.",
-    forbidden: "Dieses Token darf das nicht ({message}).",
-    version: "Version {version}", noVersion: "noch nichts veröffentlicht",
-    type: "Typ", description: "Beschreibung", defaultValue: "Standard", rules: "Regeln", requires: "Setzt voraus",
-    noRules: "keine Regeln: alle bekommen den Standardwert", cohort: "Kohorte {cohort}", everyone: "alle",
-    rollout: "{rollout} % davon", change: "Ändern…", turnOn: "Einschalten…", turnOff: "Ausschalten…",
-    changeTitle: "{key} in {environment} ändern", newValue: "Neuer Wert", dropRules: "Regeln entfernen: dieser Wert für alle",
-    editDefinition: "Ganze Definition bearbeiten (JSON)", definition: "Definition (JSON)",
-    notJSON: "Kein gültiges JSON: {message}", noChange: "Das ändert nichts.",
-    impactShare: "der Installationen der Stichprobe sehen einen anderen Wert", impactNone: "Keine Installation der Stichprobe sieht einen anderen Wert.",
-    sampled: "Stichprobe: {count} erzeugte Installationen (Seed {seed}), wie flagctl diff --impact.",
-    messageRequired: "Jede Änderung braucht eine Nachricht.", published: "Version {version} veröffentlicht.",
-    unchanged: "Nichts geändert: der Inhalt war schon aktuell.",
-    conflict: "Inzwischen wurde Version {version} veröffentlicht. Lade sie neu, wende deine Änderung erneut an und prüfe den Diff.",
-    at: "bei {path}", author: "von {author}", rolledBackFrom: "Rücknahme auf Version {version}",
-    showDiff: "Diff zeigen", hideDiff: "Diff verbergen", rollbackTo: "Hierauf zurücksetzen…",
-    rollbackTitle: "{environment} auf Version {version} zurücksetzen", current: "aktuell",
-    loading: "Lädt…", signInForDiffs: "Melde dich an, um den Diff zu sehen.", noFlags: "Keine Flags in diesem Dokument.",
-  },
+// Each label as [English, German], side by side so a missing translation shows in review.
+const labels = {
+  title: ["Symi flags", "Symi Flags"],
+  language: ["Language", "Sprache"],
+  signOut: ["Sign out", "Abmelden"],
+  signInTitle: ["Sign in", "Anmelden"],
+  signInHelp: ["Paste a token from “flagserver token create”. It is kept in this browser tab only.", "Füge ein Token aus „flagserver token create“ ein. Es bleibt nur in diesem Browser-Tab."],
+  token: ["Token", "Token"],
+  signIn: ["Sign in", "Anmelden"],
+  continueReadOnly: ["Continue without a token", "Ohne Token weiter"],
+  environment: ["Environment", "Umgebung"],
+  flags: ["Flags", "Flags"],
+  evaluate: ["What does an install get?", "Was bekommt eine Installation?"],
+  history: ["History", "Verlauf"],
+  installId: ["Install id", "Installations-ID"],
+  appVersion: ["App version", "App-Version"],
+  locale: ["Locale", "Locale"],
+  country: ["Country", "Land"],
+  channel: ["Channel", "Kanal"],
+  evaluateButton: ["Evaluate", "Auswerten"],
+  flag: ["Flag", "Flag"],
+  value: ["Value", "Wert"],
+  variant: ["Variant", "Variante"],
+  reason: ["Reason", "Grund"],
+  whatChanges: ["What changes", "Was sich ändert"],
+  whoIsAffected: ["Who is affected", "Wen es betrifft"],
+  message: ["Why (change message)", "Warum (Änderungsnachricht)"],
+  reloadReapply: ["Reload and re-apply", "Neu laden und erneut anwenden"],
+  preview: ["Preview", "Vorschau"],
+  publish: ["Publish", "Veröffentlichen"],
+  cancel: ["Cancel", "Abbrechen"],
+  signedInAs: ["Signed in as {name} ({role})", "Angemeldet als {name} ({role})"],
+  readOnly: ["read-only", "nur lesen"],
+  anonymous: ["Not signed in (read-only)", "Nicht angemeldet (nur lesen)"],
+  wrongToken: ["This token is unknown or has been revoked. Check it or ask for a new one.", "Dieses Token ist unbekannt oder wurde widerrufen. Prüfe es oder lass dir ein neues geben."],
+  emptyToken: ["Paste a token first.", "Füge zuerst ein Token ein."],
+  unreachable: ["The server cannot be reached.", "Der Server ist nicht erreichbar."],
+  readsNeedToken: ["This server needs a token even for reading. Sign in with a reader or writer token.", "Dieser Server verlangt auch zum Lesen ein Token. Melde dich mit einem Leser- oder Schreiber-Token an."],
+  forbidden: ["This token may not do that ({message}).", "Dieses Token darf das nicht ({message})."],
+  version: ["version {version}", "Version {version}"],
+  noVersion: ["nothing published yet", "noch nichts veröffentlicht"],
+  type: ["Type", "Typ"],
+  description: ["Description", "Beschreibung"],
+  defaultValue: ["Default", "Standard"],
+  rules: ["Rules", "Regeln"],
+  requires: ["Requires", "Setzt voraus"],
+  noRules: ["no rules: everyone gets the default", "keine Regeln: alle bekommen den Standardwert"],
+  cohort: ["cohort {cohort}", "Kohorte {cohort}"],
+  everyone: ["everyone", "alle"],
+  rollout: ["{rollout}% of them", "{rollout} % davon"],
+  change: ["Change…", "Ändern…"],
+  turnOn: ["Turn on…", "Einschalten…"],
+  turnOff: ["Turn off…", "Ausschalten…"],
+  changeTitle: ["Change {key} in {environment}", "{key} in {environment} ändern"],
+  newValue: ["New value", "Neuer Wert"],
+  dropRules: ["Drop the rules: this value for everyone", "Regeln entfernen: dieser Wert für alle"],
+  editDefinition: ["Edit the whole definition (JSON)", "Ganze Definition bearbeiten (JSON)"],
+  definition: ["Definition (JSON)", "Definition (JSON)"],
+  notJSON: ["Not valid JSON: {message}", "Kein gültiges JSON: {message}"],
+  noChange: ["This changes nothing.", "Das ändert nichts."],
+  impactShare: ["of sampled installs see a different value", "der Installationen der Stichprobe sehen einen anderen Wert"],
+  impactNone: ["No sampled install sees a different value.", "Keine Installation der Stichprobe sieht einen anderen Wert."],
+  sampled: ["Sample: {count} generated installs (seed {seed}), as flagctl diff --impact.", "Stichprobe: {count} erzeugte Installationen (Seed {seed}), wie flagctl diff --impact."],
+  messageRequired: ["Every change needs a message.", "Jede Änderung braucht eine Nachricht."],
+  published: ["Published version {version}.", "Version {version} veröffentlicht."],
+  unchanged: ["Nothing changed: the content was already current.", "Nichts geändert: der Inhalt war schon aktuell."],
+  conflict: ["Someone published version {version} meanwhile. Reload it and apply your change again, then review the diff.", "Inzwischen wurde Version {version} veröffentlicht. Lade sie neu, wende deine Änderung erneut an und prüfe den Diff."],
+  at: ["at {path}", "bei {path}"],
+  author: ["by {author}", "von {author}"],
+  rolledBackFrom: ["rollback to version {version}", "Rücknahme auf Version {version}"],
+  showDiff: ["Show diff", "Diff zeigen"],
+  hideDiff: ["Hide diff", "Diff verbergen"],
+  rollbackTo: ["Roll back to this…", "Hierauf zurücksetzen…"],
+  rollbackTitle: ["Roll back {environment} to version {version}", "{environment} auf Version {version} zurücksetzen"],
+  current: ["current", "aktuell"],
+  loading: ["Loading…", "Lädt…"],
+  signInForDiffs: ["Sign in to see the diff.", "Melde dich an, um den Diff zu sehen."],
+  noFlags: ["No flags in this document.", "Keine Flags in diesem Dokument."],
 };
+const languages = ["en", "de"];
 
 let language = "en";
 
 /** The language to start with: a German browser gets German, every other one English. */
 export function initialLanguage(stored) {
-  if (stored && strings[stored]) return stored;
+  if (stored && languages.includes(stored)) return stored;
   return (navigator.language || "en").toLowerCase().startsWith("de") ? "de" : "en";
 }
 
 export function setLanguage(code) {
-  language = strings[code] ? code : "en";
+  language = languages.includes(code) ? code : "en";
   document.documentElement.lang = language;
   for (const node of document.querySelectorAll("[data-i18n]")) node.textContent = t(node.dataset.i18n);
 }
@@ -85,7 +101,8 @@ export function currentLanguage() {
 
 /** The label `key` in the current language with {placeholders} filled in (as text). */
 export function t(key, values = {}) {
-  const template = strings[language][key] ?? strings.en[key] ?? key;
+  const entry = labels[key];
+  const template = entry ? entry[languages.indexOf(language)] ?? entry[0] : key;
   return template.replace(/\{(\w+)\}/g, (_, name) => (name in values ? String(values[name]) : `{${name}}`));
 }
 

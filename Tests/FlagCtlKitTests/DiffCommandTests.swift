@@ -103,7 +103,7 @@ import Testing
             contexts.append(EvaluationContext(attributes: attributes))
         }
         let directory = try TestSupport.directory(with: [
-            "a.json": ImpactFixtures.before, "b.json": ImpactFixtures.after, "contexts.jsonl": lines.joined(separator: "\n") + "\n",
+            "a.json": try ImpactFixtures.text("before"), "b.json": try ImpactFixtures.text("after"), "contexts.jsonl": lines.joined(separator: "\n") + "\n",
         ])
         let run = try TestSupport.run(["diff", "--impact", "--json", "--sample", "3000", "--contexts", "contexts.jsonl", "a.json", "b.json"],
                                       in: directory)
