@@ -242,6 +242,18 @@ result=$(write stale-again -H "Authorization: Bearer $token" -H 'If-Match: "0-00
 check "the same PUT again reaches the server again (412, no X-Cache-Status: '$(header stale-again X-Cache-Status)')" \
     test "${result% *} $(header stale-again X-Cache-Status)" = "412 "
 
+# ---- the ops console (docs/console.md): proxied by location /, its own security headers intact ----
+result=$(request console "$base/console/")
+if [[ $result == "200 "* ]]; then
+    check "the console's page through nginx has flagserver's Content-Security-Policy" \
+        grep -qi "^content-security-policy: default-src 'self'; script-src 'self';" "$work/http/console.head"
+    check "  ... and X-Content-Type-Options: nosniff" grep -qi '^x-content-type-options: nosniff' "$work/http/console.head"
+    check "  ... and is not cached by nginx (no X-Cache-Status: '$(header console X-Cache-Status)')" \
+        test -z "$(header console X-Cache-Status)"
+else
+    skip "the console through nginx: the upstream serves none ($result; the stand-in has no console)"
+fi
+
 if [[ -n $CLIENT_FETCH_CMD ]]; then
     URL=$base$doc_path CA_FILE=$tls/ca.pem timeout 30 bash -c "$CLIENT_FETCH_CMD" > "$work/http/client-up.body" 2> "$work/client.err"
     check "CLIENT_FETCH_CMD fetched the document through nginx (exit $?)" same_body first client-up

@@ -6,5 +6,8 @@ extension FlagService {
     /// Registration functions of extra route families, called in order.
     static let routeExtensions: [@Sendable (inout ServiceRoutes, FlagService) -> Void] = [
         { routes, service in mountOFREP(into: &routes, service: service) },
+        { routes, service in service.registerWhoami(into: &routes) },
+        { routes, service in service.registerPreview(into: &routes) },
+        { routes, service in service.registerConsole(into: &routes) },
     ]
 }

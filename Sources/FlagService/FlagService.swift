@@ -26,6 +26,8 @@ public final class FlagService: Sendable {
         public var maximumBatch: Int = 256
         /// OFREP: default environment and rate limit.
         public var ofrep = OFREPOptions()
+        /// The ops console's files served at `/console` (nil: `/console` answers 404 "not installed").
+        public var console: ConsoleAssets?
 
         /// Defaults.
         public init(requireReadToken: Bool = false) { self.requireReadToken = requireReadToken }
@@ -43,6 +45,8 @@ public final class FlagService: Sendable {
     public let options: Options
     let authenticator: Authenticator
     let writer: WriteQueue
+    /// The impact sample of the last preview (`POST .../preview`), reused while the pools stay the same.
+    let impactSamples = ImpactSampleCache()
     /// Off-loop work that may touch SQLite or parse bodies (auth, history, validation).
     let work = DispatchQueue(label: "flagserver.work", qos: .userInitiated, attributes: .concurrent)
     private let server = Mutex<HTTPServer?>(nil)

@@ -17,6 +17,8 @@ struct ServerOptions: Sendable, Equatable {
     var ofrepEnvironment = "production"
     var ofrepRateLimit: Double?
     var ofrepBurst = 50.0
+    /// nil: look for the console beside the binary and in its repository (`ConsoleAssets.defaultCandidates`).
+    var consoleDirectory: String?
     var showHelp = false
 
     /// A refused option: which one and why.
@@ -49,6 +51,9 @@ struct ServerOptions: Sendable, Equatable {
           --ofrep-rate-limit N    OFREP evaluations per second per client (429 beyond),
                                   default: no limit                            [FLAGSERVER_OFREP_RATE_LIMIT]
           --ofrep-burst N         OFREP requests a client may send at once, default 50 [FLAGSERVER_OFREP_BURST]
+          --console-dir DIR       the ops console's files served at /console, default:
+                                  BIN/../share/flagserver/console, or console/ of the
+                                  repository the binary was built in ("off": none) [FLAGSERVER_CONSOLE_DIR]
           --help                  this text
 
         Prints "listening on http://HOST:PORT" on standard output when ready. SIGTERM or SIGINT stop it gracefully.
@@ -65,7 +70,7 @@ struct ServerOptions: Sendable, Equatable {
             ("--max-body-bytes", "FLAGSERVER_MAX_BODY_BYTES"), ("--max-header-bytes", "FLAGSERVER_MAX_HEADER_BYTES"),
             ("--max-connections", "FLAGSERVER_MAX_CONNECTIONS"), ("--log-level", "FLAGSERVER_LOG_LEVEL"),
             ("--ofrep-environment", "FLAGSERVER_OFREP_ENVIRONMENT"), ("--ofrep-rate-limit", "FLAGSERVER_OFREP_RATE_LIMIT"),
-            ("--ofrep-burst", "FLAGSERVER_OFREP_BURST"),
+            ("--ofrep-burst", "FLAGSERVER_OFREP_BURST"), ("--console-dir", "FLAGSERVER_CONSOLE_DIR"),
         ]
         for (option, variable) in names {
             if let value = environment[variable] { values[option] = value }
@@ -109,6 +114,10 @@ struct ServerOptions: Sendable, Equatable {
             options.database = database
         }
         if let directory = values["--flags-dir"] { options.flagsDirectory = directory }
+        if let directory = values["--console-dir"] {
+            guard !directory.isEmpty else { throw UsageError(description: "--console-dir must not be empty (\"off\" serves no console)") }
+            options.consoleDirectory = directory
+        }
         options.loops = try integer("--loops", 1...256)
         if let value = try integer("--max-body-bytes", 1...(1 << 30)) { options.maxBodyBytes = value }
         if let value = try integer("--max-header-bytes", 1024...(1 << 20)) { options.maxHeaderBytes = value }

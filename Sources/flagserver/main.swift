@@ -12,6 +12,25 @@ func fail(_ message: String, code: Int32 = 1) -> Never {
     exit(code)
 }
 
+/// The console's files: a directory given explicitly must load (or the server refuses to start); without
+/// one, the default places are tried and a missing console is only a warning.
+func loadConsole(_ directory: String?, logger: ServiceLogger) -> ConsoleAssets? {
+    if directory == "off" { return nil }
+    let executable = Bundle.main.executablePath ?? CommandLine.arguments[0]
+    guard let path = directory ?? ConsoleAssets.locate(ConsoleAssets.defaultCandidates(
+        executable: executable, workingDirectory: FileManager.default.currentDirectoryPath)) else {
+        logger.log(.warning, "console_not_found", ["hint": "pass --console-dir DIR to serve /console"])
+        return nil
+    }
+    do {
+        let assets = try ConsoleAssets(directory: path)
+        logger.log(.info, "console", ["directory": path, "files": "\(assets.fileNames.count)"])
+        return assets
+    } catch {
+        fail("\(error)")
+    }
+}
+
 let arguments = Array(CommandLine.arguments.dropFirst())
 let environment = ProcessInfo.processInfo.environment
 
@@ -73,6 +92,7 @@ do {
     var serviceOptions = FlagService.Options(requireReadToken: options.requireReadToken)
     serviceOptions.ofrep = FlagService.OFREPOptions(defaultEnvironment: options.ofrepEnvironment, rateLimit: options.ofrepRateLimit,
                                                     rateBurst: options.ofrepBurst)
+    serviceOptions.console = loadConsole(options.consoleDirectory, logger: logger)
     service = try FlagService(store: store, options: serviceOptions, logger: logger)
 } catch {
     fail("\(error)")

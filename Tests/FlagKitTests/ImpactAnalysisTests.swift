@@ -1,31 +1,13 @@
-import FlagKit
 import Testing
-@testable import FlagCtlKit
+@testable import FlagKit
 
 /// The impact counts against a plain loop over FlagKit, and the shortcut for unaffected flags.
 @Suite struct ImpactAnalysisTests {
-    static let before = """
-    {"flags": {
-       "monetizationEnabled": {"type": "boolean", "default": true},
-       "premiumFeaturesLocked": {"type": "boolean", "default": false, "requires": {"monetizationEnabled": true},
-                                 "rules": [{"cohort": "beta", "value": true, "rollout": 10}]},
-       "copy": {"type": "string", "default": "a", "rules": [{"cohort": "english", "value": "b"}]},
-       "gone": {"type": "integer", "default": 1},
-       "steady": {"type": "boolean", "default": true, "rules": [{"cohort": "english", "value": false}]}},
-     "cohorts": {"beta": {"channel": {"in": ["testflight"]}, "appVersion": {"gte": "2.4.0"}},
-                 "english": {"locale": {"startsWith": "en"}}}}
-    """
-    static let after = """
-    {"flags": {
-       "monetizationEnabled": {"type": "boolean", "default": true, "rules": [{"cohort": "english", "value": false, "rollout": 50}]},
-       "premiumFeaturesLocked": {"type": "boolean", "default": false, "requires": {"monetizationEnabled": true},
-                                 "rules": [{"cohort": "beta", "value": true, "rollout": 25}]},
-       "copy": {"type": "string", "default": "a", "rules": [{"cohort": "english", "value": "c"}]},
-       "added": {"type": "number", "default": 1.5},
-       "steady": {"type": "boolean", "default": true, "rules": [{"cohort": "english", "value": false}]}},
-     "cohorts": {"beta": {"channel": {"in": ["testflight", "debug"]}, "appVersion": {"gte": "2.4.0"}},
-                 "english": {"locale": {"startsWith": "en"}}}}
-    """
+    /// Two documents whose flags change in every way impact counts (a rollout widened, a value changed, a flag
+    /// added and one removed, one untouched); flagctl's DiffCommandTests read the same files.
+    static func fixture(_ name: String) throws -> FlagDocument {
+        try FlagDocument.decode(TestSupport.bytes("Tests/FlagKitTests/Fixtures/impact-\(name).json"))
+    }
 
     /// The count done the slow, obvious way.
     static func directCount(_ old: FlagDocument, _ new: FlagDocument, _ sample: [EvaluationContext]) -> [String: [String: Int]] {
@@ -51,8 +33,8 @@ import Testing
     }
 
     @Test func matchesADirectCountOnAGeneratedSample() throws {
-        let old = try FlagDocument.decode(Self.before)
-        let new = try FlagDocument.decode(Self.after)
+        let old = try Self.fixture("before")
+        let new = try Self.fixture("after")
         let sample = ImpactSample.generate(count: 5_000, seed: 9, pools: ImpactSample.pools(for: [old, new]))
         let report = ImpactAnalysis.measure(from: old, to: new, sample: sample)
         let direct = Self.directCount(old, new, sample)
@@ -66,8 +48,8 @@ import Testing
     }
 
     @Test func unaffectedFlagsAreRecognizedAndOnlyThose() throws {
-        let old = try FlagDocument.decode(Self.before)
-        let new = try FlagDocument.decode(Self.after)
+        let old = try Self.fixture("before")
+        let new = try Self.fixture("after")
         #expect(ImpactAnalysis.unaffected("steady", old, new, depth: 0))
         #expect(!ImpactAnalysis.unaffected("copy", old, new, depth: 0))
         // Same definition, but its prerequisite changed.

@@ -1,8 +1,8 @@
-import Dispatch
-import FlagKit
 import Foundation
 
 /// How many installs of a sample would see a different value per flag, old document against new.
+///
+/// In FlagKit so that `flagctl diff --impact` and the server's preview (`POST .../preview`) count with one implementation.
 public struct ImpactReport: Sendable, Equatable {
     /// One from -> to change of value and how many installs make it. `nil` means the flag is absent.
     public struct Transition: Sendable, Hashable {

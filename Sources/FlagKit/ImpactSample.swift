@@ -1,47 +1,5 @@
-import FlagKit
-
-/// SplitMix64 (Steele, Lea, Flood 2014; the seeding generator of Java's SplittableRandom): tiny,
-/// fast, and the same numbers on every platform for a seed, which makes samples reproducible.
-public struct SplitMix64: RandomNumberGenerator, Sendable {
-    private var state: UInt64
-
-    /// A generator for a seed.
-    public init(seed: UInt64) { state = seed }
-
-    /// The next 64 random bits.
-    public mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-
-    /// A number in `0..<bound` by Lemire's multiply-high, without modulo bias worth mentioning.
-    public mutating func next(below bound: Int) -> Int {
-        Int(next().multipliedFullWidth(by: UInt64(bound)).high)
-    }
-
-    /// A random version-4 UUID string in upper case, like iOS's `identifierForVendor`.
-    public mutating func nextInstallId() -> String {
-        let high = (next() & 0xFFFF_FFFF_FFFF_0FFF) | 0x0000_0000_0000_4000
-        let low = (next() & 0x3FFF_FFFF_FFFF_FFFF) | 0x8000_0000_0000_0000
-        let digits = Array("0123456789ABCDEF".utf8)
-        var bytes: [UInt8] = []
-        bytes.reserveCapacity(36)
-        for (index, word) in [high, low].enumerated() {
-            for nibble in 0..<16 {
-                let position = index * 16 + nibble
-                if [8, 12, 16, 20].contains(position) { bytes.append(UInt8(ascii: "-")) }
-                bytes.append(digits[Int((word >> UInt64(60 - 4 * nibble)) & 0xF)])
-            }
-        }
-        return String(decoding: bytes, as: UTF8.self)
-    }
-}
-
-/// The installs `diff --impact` evaluates: generated deterministically across the cohorts'
-/// conditions, or taken from a file of real-looking contexts.
+/// The installs `flagctl diff --impact` and the server's preview evaluate, generated deterministically
+/// across the cohorts' conditions (flagctl can also take them from a file of contexts: `fromContextLines`).
 public enum ImpactSample {
     /// The seed used when none is given.
     public static let defaultSeed: UInt64 = 20_260_101
@@ -129,40 +87,6 @@ public enum ImpactSample {
             var attributes: [String: JSONValue] = ["installId": .string(generator.nextInstallId())]
             for pool in pools {
                 if let value = pool.values[generator.next(below: pool.values.count)] { attributes[pool.name] = value }
-            }
-            contexts.append(EvaluationContext(attributes: attributes))
-        }
-        return contexts
-    }
-
-    /// `count` installs from the contexts of a file (JSON lines, one object each): install `i` takes
-    /// the attributes of line `i % lines`; the first pass keeps the lines' own install ids where they
-    /// have one, later passes (and lines without one) get random ids from the seed, so no install repeats.
-    public static func fromContextLines(_ bytes: [UInt8], source: String, count: Int, seed: UInt64) throws(CommandFailure) -> [EvaluationContext] {
-        var objects: [[String: JSONValue]] = []
-        for (index, line) in bytes.split(separator: UInt8(ascii: "\n"), omittingEmptySubsequences: false).enumerated() {
-            guard line.contains(where: { ![0x20, 0x09, 0x0D].contains($0) }) else { continue }
-            let parsed: JSONParser.Parsed
-            do {
-                parsed = try JSONParser.parse(line)
-            } catch {
-                throw .badContext(source: source, line: index + 1, message: "not JSON: \(error)")
-            }
-            guard case .object(let object) = parsed.value else {
-                throw .badContext(source: source, line: index + 1, message: "must be a JSON object of attributes (got \(parsed.value.typeName))")
-            }
-            objects.append(object)
-        }
-        guard !objects.isEmpty else { throw .badContext(source: source, line: 1, message: "no contexts in the file") }
-        var generator = SplitMix64(seed: seed)
-        var contexts: [EvaluationContext] = []
-        contexts.reserveCapacity(count)
-        for index in 0..<count {
-            var attributes = objects[index % objects.count]
-            let hasOwnId = attributes["installId"] != nil || attributes["targetingKey"] != nil
-            if index >= objects.count || !hasOwnId {
-                attributes.removeValue(forKey: "targetingKey")
-                attributes["installId"] = .string(generator.nextInstallId())
             }
             contexts.append(EvaluationContext(attributes: attributes))
         }

@@ -1,4 +1,3 @@
-import FlagKit
 import Foundation
 
 /// Printing and encoding an `ImpactReport`.
@@ -42,7 +41,7 @@ extension ImpactReport {
     }
 
     /// `12.4%`; a share too small for one decimal shows as `<0.1%`, never as a misleading `0.0%`.
-    static func percent(_ count: Int, of total: Int) -> String {
+    public static func percent(_ count: Int, of total: Int) -> String {
         guard total > 0 else { return "0%" }
         let share = Double(count) * 100 / Double(total)
         if count > 0, share < 0.05 { return "<0.1%" }
@@ -50,7 +49,7 @@ extension ImpactReport {
     }
 
     /// `100,000`.
-    static func grouped(_ number: Int) -> String {
+    public static func grouped(_ number: Int) -> String {
         let digits = Array(String(number))
         var text = ""
         for (index, digit) in digits.enumerated() {

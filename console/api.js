@@ -1,0 +1,68 @@
+// The public HTTP API (docs/api.md), the same that curl and flagctl use. The token travels only in the
+// Authorization header, never in a URL; it lives in sessionStorage, so it is gone with the tab.
+
+const tokenKey = "symiflags.console.token";
+
+/** A refusal of the API: status, code, message, details (JSON paths) and the raw error object. */
+export class APIError extends Error {
+  constructor(status, error) {
+    super(error?.message || `HTTP ${status}`);
+    this.status = status;
+    this.code = error?.code || "http_error";
+    this.details = Array.isArray(error?.details) ? error.details : [];
+    this.error = error || {};
+  }
+}
+
+export function storedToken() {
+  return sessionStorage.getItem(tokenKey);
+}
+
+export function storeToken(token) {
+  if (token) sessionStorage.setItem(tokenKey, token);
+  else sessionStorage.removeItem(tokenKey);
+}
+
+/** Sends a request; resolves with {body, headers} or throws APIError (status 0 when unreachable). */
+export async function request(method, path, { body, headers = {}, token = storedToken() } = {}) {
+  const sent = { ...headers };
+  if (token) sent.Authorization = `Bearer ${token}`;
+  if (body !== undefined) sent["Content-Type"] = "application/json";
+  let response;
+  try {
+    response = await fetch(path, {
+      method, headers: sent, body: body === undefined ? undefined : JSON.stringify(body),
+      cache: "no-store", credentials: "omit", referrerPolicy: "no-referrer",
+    });
+  } catch (failure) {
+    throw new APIError(0, { code: "unreachable", message: String(failure) });
+  }
+  const text = await response.text();
+  let parsed = null;
+  try {
+    parsed = text ? JSON.parse(text) : null;
+  } catch {
+    parsed = null;
+  }
+  if (!response.ok) throw new APIError(response.status, parsed?.error);
+  return { body: parsed, headers: response.headers };
+}
+
+const env = (name) => `/v1/environments/${encodeURIComponent(name)}`;
+
+export const api = {
+  whoami: (token) => request("GET", "/v1/whoami", { token }),
+  environments: () => request("GET", "/v1/environments"),
+  document: (name) => request("GET", `${env(name)}/document`),
+  versions: (name) => request("GET", `${env(name)}/versions?limit=50`),
+  version: (name, number) => request("GET", `${env(name)}/versions/${number}`),
+  preview: (name, body) => request("POST", `${env(name)}/preview`, { body }),
+  evaluate: (name, context) => request("POST", `${env(name)}/ofrep/v1/evaluate/flags`, { body: { context } }),
+  /** PUT one flag: a bare value or a full definition, only if the document is still `etag`. */
+  putFlag: (name, key, body, etag, message) => request("PUT", `${env(name)}/flags/${encodeURIComponent(key)}`, {
+    body, headers: { "If-Match": etag, "X-Change-Message": encodeURIComponent(message) },
+  }),
+  rollback: (name, version, message, etag) => request("POST", `${env(name)}/rollback`, {
+    body: { version, message }, headers: etag ? { "If-Match": etag } : {},
+  }),
+};
