@@ -70,6 +70,7 @@ extension FlagService {
                 let record: VersionRecord
                 do {
                     record = try store.version(environment: name, number: number)
+                    try FlagStore.verify(record)
                 } catch {
                     throw ServiceError.store(error)
                 }

@@ -63,12 +63,16 @@ extension WriteQueue {
             let old = try store.version(environment: environment, number: number)
             document = try FlagDocument.decode(old.document)
         } catch let error as FlagDocumentError {
+            try FlagStore.verify(old)  // checked again inside the store's transaction
             job.completion(.failed(ServiceError(.unprocessableContent, code: "invalid_document",
                                                 message: "version \(number) no longer validates", details: error.issues)))
             return
         } catch {
             job.completion(.failed(.store(error)))
             return
+            if case FlagStoreError.damagedVersion = error {
+                logger.log(.error, "damaged_version", ["env": environment, "to": "\(number)", "error": "\(error)"])
+            }
         }
         do {
             let outcome = try store.rollback(environment: environment, to: number, author: job.author, message: job.message,

@@ -51,4 +51,52 @@ import Testing
         let created = try await running.put("/v1/environments/production/flags/brandNew", #"{"type": "boolean", "default": true}"#)
         #expect(created.status == 200)
     }
+
+    /// `sqlite3 DATABASE SQL`, as an operator (or a broken disk) would change the file.
+    static func sqlite(_ database: String, _ sql: String) throws {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/sqlite3")
+        process.arguments = [database, sql]
+        try process.run()
+        process.waitUntilExit()
+        guard process.terminationStatus == 0 else { throw TestFailure("sqlite3 \(sql) failed") }
+    }
+
+    @Test func damagedContentIsNeverServedNorRolledBackTo() async throws {
+        let running = try await Running.start()
+        defer { running.stop() }
+        #expect(try await running.put("/v1/environments/production/flags/monetizationEnabled", "false").status == 200)
+        let database = running.directory + "/flags.sqlite"
+        // Below the trigger that keeps versions immutable, as a broken disk or a hand edit would.
+        try Self.sqlite(database, """
+            DROP TRIGGER versions_no_update;
+            UPDATE versions SET document = CAST(replace(CAST(document AS TEXT), '"monetizationEnabled"', '"monetizationEnabIed"') AS BLOB)
+            WHERE number = 1 AND environment_id = (SELECT id FROM environments WHERE name = 'production')
+            """)
+        let old = try await RawHTTP.request(port: running.port, method: "GET", path: "/v1/environments/production/versions/1")
+        #expect(old.status == 500)
+        #expect(try old.errorCode() == "damaged_version")
+        let rollback = try await RawHTTP.request(
+            port: running.port, method: "POST", path: "/v1/environments/production/rollback",
+            headers: [("Authorization", "Bearer \(running.secret)"), ("Content-Type", "application/json")],
+            body: Array(#"{"version": 1, "message": "undo"}"#.utf8))
+        #expect(rollback.status == 500)
+        #expect(try rollback.errorCode() == "damaged_version")
+        #expect(try rollback.json()["error"]?["message"]?.stringValue?.contains("version 1 of production") == true)
+        let current = try await RawHTTP.request(port: running.port, method: "GET", path: "/v1/environments/production/document")
+        #expect(try current.json()["version"] == 2)
+        #expect(running.server.errors.contains("event=damaged_version"))
+        let check = try await ServerProcess.run(["--database", "flags.sqlite", "check"], directory: running.directory)
+        #expect(check.status != 0)
+        #expect(check.stderr.contains("version 1 of production is damaged"), "\(check.stderr)")
+
+        // Damage to the current version: the server refuses to start rather than serve it.
+        running.server.blockingStop()
+        try Self.sqlite(database, "UPDATE versions SET document = CAST(replace(CAST(document AS TEXT), 'false', 'true') AS BLOB) WHERE number = 2")
+        let restart = try await ServerProcess.run(["--port", "0", "--database", "flags.sqlite"], directory: running.directory)
+        #expect(restart.status == 1)
+        #expect(restart.stderr.contains("is damaged"), "\(restart.stderr)")
+        #expect(!restart.stdout.contains("listening"))
+    }
 }
+
