@@ -98,5 +98,28 @@ import Testing
         #expect(restart.stderr.contains("is damaged"), "\(restart.stderr)")
         #expect(!restart.stdout.contains("listening"))
     }
+
+    @Test func readinessSaysWhenWritesCannotCommit() async throws {
+        let running = try await Running.start()
+        defer { running.stop() }
+        let ready = try await RawHTTP.request(port: running.port, method: "GET", path: "/readyz")
+        #expect(ready.status == 200)
+        #expect(try ready.json()["writes"] == "ok")
+        // Another process holds the write lock past the server's busy timeout (5 s): the commit fails.
+        let holder = try Database(path: running.directory + "/flags.sqlite")
+        try holder.execute("BEGIN IMMEDIATE")
+        let flip = try await running.put("/v1/environments/production/flags/monetizationEnabled", "false")
+        #expect(flip.status == 503)
+        let degraded = try await RawHTTP.request(port: running.port, method: "GET", path: "/readyz")
+        #expect(degraded.status == 503)
+        #expect(try degraded.json()["reads"] == "ok")
+        #expect(try degraded.json()["writes"] == "failing")
+        #expect(try degraded.errorCode() == "writes_failing")
+        #expect(try await RawHTTP.request(port: running.port, method: "GET", path: "/v1/environments/production/document").status == 200)
+        try holder.execute("ROLLBACK")
+        holder.close()
+        #expect(try await running.put("/v1/environments/production/flags/monetizationEnabled", "false").status == 200)
+        #expect(try await RawHTTP.request(port: running.port, method: "GET", path: "/readyz").status == 200)
+    }
 }
 
