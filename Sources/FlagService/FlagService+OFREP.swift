@@ -10,7 +10,7 @@ extension FlagService {
         /// The environment served at `/ofrep/v1/...`; any environment is reachable under
         /// `/v1/environments/{env}/ofrep/v1/...`.
         public var defaultEnvironment: String = "production"
-        /// Evaluations per second per client (token or address); nil: no limit.
+        /// Evaluations per second per client (its verified token, else its address); nil: no limit.
         public var rateLimit: Double?
         /// How many requests a client may send at once before the rate applies.
         public var rateBurst: Double = 50
@@ -40,7 +40,8 @@ extension FlagService {
             defaultEnvironment: service.options.ofrep.defaultEnvironment,
             snapshot: { environment in snapshots.snapshot(environment)?.ofrep },
             authorize: authorize,
-            rateLimiter: limiter)
+            rateLimiter: limiter,
+            trustedProxies: service.options.trustedProxies)
         routes.withBuilder { builder in OFREPRoutes.register(in: &builder, configuration: configuration) }
     }
 }

@@ -16,7 +16,7 @@ extension FlagService {
             offLoop(responder) { [self] in
                 let name = try environment(context)
                 let dryRun = try Self.dryRun(request)
-                let token = try authenticator.requireFresh(request, role: dryRun ? .reader : .writer)
+                let token = try authenticate(request, context, role: dryRun ? .reader : .writer, fresh: true)
                 try Self.requireJSONContentType(request)
                 if dryRun {
                     let document = try Self.decodeDocument(request.body)
@@ -36,7 +36,7 @@ extension FlagService {
                 let name = try environment(context)
                 let key = context.pathParameters["key"] ?? ""
                 let dryRun = try Self.dryRun(request)
-                let token = try authenticator.requireFresh(request, role: dryRun ? .reader : .writer)
+                let token = try authenticate(request, context, role: dryRun ? .reader : .writer, fresh: true)
                 try Self.requireJSONContentType(request)
                 let edit = FlagEdit(try Self.parseJSON(request.body))
                 if dryRun {
@@ -54,7 +54,7 @@ extension FlagService {
         routes.deferred(.POST, "/v1/environments/{env}/rollback") { [self] request, context, responder in
             offLoop(responder) { [self] in
                 let name = try environment(context)
-                let token = try authenticator.requireFresh(request, role: .writer)
+                let token = try authenticate(request, context, role: .writer, fresh: true)
                 try Self.requireJSONContentType(request)
                 guard case .object(let body) = try Self.parseJSON(request.body) else {
                     throw ServiceError.badRequest("invalid_body", #"expected {"version": N, "message": "..."}"#)

@@ -73,6 +73,8 @@ do {
     var serviceOptions = FlagService.Options(requireReadToken: options.requireReadToken)
     serviceOptions.ofrep = FlagService.OFREPOptions(defaultEnvironment: options.ofrepEnvironment, rateLimit: options.ofrepRateLimit,
                                                     rateBurst: options.ofrepBurst)
+    serviceOptions.trustedProxies = options.trustedProxies
+    serviceOptions.authFailureLimit = options.authFailureLimit
     service = try FlagService(store: store, options: serviceOptions, logger: logger)
 } catch {
     fail("\(error)")

@@ -121,5 +121,49 @@ import Testing
         #expect(try await running.put("/v1/environments/production/flags/monetizationEnabled", "false").status == 200)
         #expect(try await RawHTTP.request(port: running.port, method: "GET", path: "/readyz").status == 200)
     }
+
+    @Test func failedAuthenticationIsLoggedAndThrottled() async throws {
+        let running = try await Running.start(["--auth-failure-limit", "2"])
+        defer { running.stop() }
+        for _ in 0..<2 {
+            let guess = try await RawHTTP.request(
+                port: running.port, method: "PUT", path: "/v1/environments/production/flags/monetizationEnabled",
+                headers: [("Authorization", "Bearer sfl_guessed"), ("Content-Type", "application/json"), ("X-Change-Message", "x")],
+                body: Array("false".utf8))
+            #expect(guess.status == 401)
+        }
+        let throttled = try await running.put("/v1/environments/production/flags/monetizationEnabled", "false")
+        #expect(throttled.status == 429)
+        #expect(throttled.header("Retry-After") != nil)
+        let log = running.server.errors
+        #expect(log.contains("event=auth_failed client=127.0.0.1"))
+        #expect(log.contains("path=/v1/environments/production/flags/monetizationEnabled"))
+        #expect(!log.contains("sfl_guessed"))
+    }
+
+    @Test func theOFREPRateLimitKeysOnTheAddressNotOnInventedCredentials() async throws {
+        let body = Array(#"{"context": {"targetingKey": "a"}}"#.utf8)
+        let path = "/ofrep/v1/evaluate/flags/monetizationEnabled"
+        let plain = try await Running.start(["--ofrep-rate-limit", "1", "--ofrep-burst", "1"])
+        defer { plain.stop() }
+        #expect(try await RawHTTP.request(port: plain.port, method: "POST", path: path, body: body).status == 200)
+        for headers in [[("Authorization", "Bearer invented")], [("X-API-Key", "invented")], [("X-Forwarded-For", "203.0.113.1")]] {
+            let response = try await RawHTTP.request(port: plain.port, method: "POST", path: path, headers: headers, body: body)
+            #expect(response.status == 429, "\(headers)")
+        }
+        let proxied = try await Running.start(["--ofrep-rate-limit", "1", "--ofrep-burst", "1", "--trusted-proxy", "127.0.0.1"])
+        defer { proxied.stop() }
+        for address in ["203.0.113.1", "203.0.113.2"] {
+            let response = try await RawHTTP.request(port: proxied.port, method: "POST", path: path,
+                                                     headers: [("X-Forwarded-For", address)], body: body)
+            #expect(response.status == 200, "\(address)")
+        }
+        let again = try await RawHTTP.request(port: proxied.port, method: "POST", path: path,
+                                              headers: [("X-Forwarded-For", "203.0.113.1")], body: body)
+        #expect(again.status == 429)
+        let refused = try await ServerProcess.run(["--trusted-proxy", "nginx.local"], directory: proxied.directory)
+        #expect(refused.status == 2)
+        #expect(refused.stderr.contains("--trusted-proxy"))
+    }
 }
 
