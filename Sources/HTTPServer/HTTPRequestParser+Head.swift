@@ -19,6 +19,58 @@ extension HTTPRequestParser {
         b < 64 ? (tokenMaskLow >> UInt64(b)) & 1 == 1 : b < 128 && (tokenMaskHigh >> UInt64(b - 64)) & 1 == 1
     }
 
+    /// unreserved / sub-delims (RFC 3986 §2.3, §2.2: ALPHA, DIGIT, ``-._~`` and ``!$&'()*+,;=``), the
+    /// characters of a reg-name besides pct-encoded, as the same two masks. Checked against the list in tests.
+    static let hostMaskLow: UInt64 = 0x2BFF_7FD2_0000_0000
+    static let hostMaskHigh: UInt64 = 0x47FF_FFFE_87FF_FFFE
+
+    @inline(__always)
+    static func isHostCharacter(_ b: UInt8) -> Bool {
+        b < 64 ? (hostMaskLow >> UInt64(b)) & 1 == 1 : b < 128 && (hostMaskHigh >> UInt64(b - 64)) & 1 == 1
+    }
+
+    /// Whether a `Host` value is `uri-host [ ":" port ]` (RFC 9112 §3.2, RFC 3986 §3.2.2-3.2.3): an
+    /// IP-literal in brackets, or a reg-name (which covers IPv4address) of unreserved, sub-delims and
+    /// pct-encoded octets; then optionally a colon and digits. Empty is allowed (RFC 9110 §7.2: a target
+    /// without authority). Anything else (spaces, `@`, `/`, a second colon, junk after the brackets) is 400.
+    static func isValidHost(_ value: String) -> Bool {
+        var value = value
+        return value.withUTF8 { bytes in
+            var i = 0
+            let n = bytes.count
+            if n > 0 && bytes[0] == 0x5B {  // "[" IP-literal "]"
+                i = 1
+                while i < n && bytes[i] != 0x5D {
+                    guard isHostCharacter(bytes[i]) || bytes[i] == 0x3A else { return false }
+                    i += 1
+                }
+                guard i < n, i > 1 else { return false }
+                i += 1
+            } else {
+                while i < n && bytes[i] != 0x3A {
+                    let b = bytes[i]
+                    if b == 0x25 {  // pct-encoded = "%" HEXDIG HEXDIG
+                        guard i + 2 < n, HTTPRequest.hexValue(bytes[i + 1]) != nil, HTTPRequest.hexValue(bytes[i + 2]) != nil else {
+                            return false
+                        }
+                        i += 3
+                        continue
+                    }
+                    guard isHostCharacter(b) else { return false }
+                    i += 1
+                }
+            }
+            if i == n { return true }
+            guard bytes[i] == 0x3A else { return false }
+            i += 1
+            while i < n {
+                guard bytes[i] >= 0x30 && bytes[i] <= 0x39 else { return false }
+                i += 1
+            }
+            return true
+        }
+    }
+
     /// Parses the request line and field lines of `head` (without the final CRLFCRLF).
     static func parseHeadBlock(_ head: UnsafeRawBufferPointer, _ limits: Limits) throws(HTTPError) -> HTTPRequest {
         let lineEnd = head.index(of: 0x0D) ?? head.count
@@ -161,6 +213,7 @@ extension HTTPRequestParser {
             let n = field.name.utf8
             if n.count == 4 && HTTPHeaders.equalsIgnoringCase(field.name, "Host") {
                 hosts += 1
+                if !isValidHost(field.value) { throw HTTPError.malformed("invalid_host", "Host is not uri-host [ \":\" port ]") }
             } else if n.count == 14 && HTTPHeaders.equalsIgnoringCase(field.name, "Content-Length") {
                 lengths.append(contentsOf: field.value.split(separator: ",", omittingEmptySubsequences: false).map(HTTPHeaders.trimmed))
             } else if n.count == 17 && HTTPHeaders.equalsIgnoringCase(field.name, "Transfer-Encoding") {
@@ -198,7 +251,10 @@ extension HTTPRequestParser {
         }
         guard let first = lengths.first else { return (.none, false) }
         for l in lengths where l != first { throw HTTPError.malformed("smuggling", "conflicting Content-Length values") }
-        guard !first.isEmpty, first.utf8.count <= 18, first.utf8.allSatisfy({ $0 >= 0x30 && $0 <= 0x39 }), let n = Int(first) else {
+        // 1*DIGIT (RFC 9110 §8.6): leading zeros are valid, so only the significant digits count toward the limit.
+        let significant = first.drop { $0 == "0" }
+        guard !first.isEmpty, significant.utf8.count <= 18, first.utf8.allSatisfy({ $0 >= 0x30 && $0 <= 0x39 }),
+              let n = significant.isEmpty ? 0 : Int(significant) else {
             if !first.isEmpty && first.utf8.allSatisfy({ $0 >= 0x30 && $0 <= 0x39 }) {
                 throw HTTPError(.contentTooLarge, code: "body_too_large", message: "body larger than \(limits.maxBodyBytes) bytes", closesConnection: true)
             }

@@ -85,6 +85,10 @@ struct HTTPRequestParser {
         }
         if buffer.count == 1 && buffer[0] == 0x0D { return (0, .needMore) }
         guard let end = try findHeadEnd(buffer) else {
+            // Only on an incomplete head, so a whole request pays nothing: bytes that cannot begin a method
+            // (a TLS ClientHello's 0x16 0x03 on the plain port, binary junk) are refused now, not after the
+            // header timeout. A method is 1*tchar followed by SP (RFC 9112 §3, RFC 9110 §9.1).
+            try HTTPRequestParser.checkMethodPrefix(buffer)
             let maxHead = limits.maxRequestLineBytes + limits.maxHeaderBytes
             if buffer.count > maxHead { throw HTTPRequestParser.tooLarge(buffer, limits) }
             if buffer.index(of: 0x0A) == nil && buffer.count > limits.maxRequestLineBytes {
@@ -136,7 +140,21 @@ struct HTTPRequestParser {
         return nil
     }
 
-    static func tooLarge(_ buffer: UnsafeRawBufferPointer, _ limits: Limits) -> HTTPError {
+    /// Refuses a partial request line whose first bytes are not `1*tchar` up to the first SP.
+    static func checkMethodPrefix(_ buffer: UnsafeRawBufferPointer) throws(HTTPError) {
+        var i = 0
+        while i < buffer.count && buffer[i] != 0x20 {
+            let b = buffer[i]
+            // A lone CR may be the start of an empty line before the request (RFC 9112 §2.2).
+            if !isToken(b) && !(i == 0 && b == 0x0D && buffer.count == 1) {
+                throw HTTPError.malformed("malformed_request_line", "byte 0x\(String(b, radix: 16)) cannot start a request line")
+            }
+            i += 1
+        }
+        if i == 0 && buffer.count > 0 && buffer[0] == 0x20 { throw HTTPError.malformed("malformed_request_line", "no method") }
+    }
+
+        static func tooLarge(_ buffer: UnsafeRawBufferPointer, _ limits: Limits) -> HTTPError {
         if let lf = buffer.index(of: 0x0A), lf <= limits.maxRequestLineBytes {
             return HTTPError(.requestHeaderFieldsTooLarge, code: "headers_too_large", message: "header section too large", closesConnection: true)
         }

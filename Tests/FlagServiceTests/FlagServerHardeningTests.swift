@@ -165,5 +165,29 @@ import Testing
         #expect(refused.status == 2)
         #expect(refused.stderr.contains("--trusted-proxy"))
     }
+
+    @Test func hostsChunkSizesTLSAndTheSeedMessage() async throws {
+        let running = try await Running.start()
+        defer { running.stop() }
+        let badHost = try RawHTTP.parse(try await offPool {
+            try RawHTTP.exchange(port: running.port, bytes: Array("GET /healthz HTTP/1.1\r\nHost: a b@c\r\n\r\n".utf8))
+        }, method: "GET")
+        #expect(badHost.status == 400)
+        #expect(try badHost.errorCode() == "invalid_host")
+        let head = "PUT /v1/environments/production/flags/monetizationEnabled HTTP/1.1\r\nHost: 127.0.0.1\r\n"
+            + "Authorization: Bearer \(running.secret)\r\nContent-Type: application/json\r\nX-Change-Message: zeros\r\n"
+            + "Transfer-Encoding: chunked\r\nConnection: close\r\n\r\n0000000000000005\r\nfalse\r\n0\r\n\r\n"
+        let chunked = try RawHTTP.parse(try await offPool { try RawHTTP.exchange(port: running.port, bytes: Array(head.utf8)) },
+                                        method: "PUT")
+        #expect(chunked.status == 200, "\(chunked.text)")
+        let start = Date()
+        let hello = try await offPool {
+            try RawHTTP.exchange(port: running.port, bytes: [0x16, 0x03, 0x01, 0x02, 0x00, 0x01, 0x00, 0x01, 0xFC, 0x03, 0x03])
+        }
+        #expect(String(decoding: hello.prefix(12), as: UTF8.self) == "HTTP/1.1 400")
+        #expect(Date().timeIntervalSince(start) < 3)
+        let first = try await RawHTTP.request(port: running.port, method: "GET", path: "/v1/environments/production/versions/1")
+        #expect(try first.json()["message"] == "initial import of production.json")
+    }
 }
 

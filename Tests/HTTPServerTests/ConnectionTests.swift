@@ -195,4 +195,20 @@ import Testing
             #expect(logged.first?.line.hasPrefix("GET /hello?x=1 200 5 ") == true)
         }
     }
+
+    @Test func aTLSClientHelloOnThePlainPortIsRefusedAtOnce() async throws {
+        try await withServer(routes: Self.routes) { _, port in
+            let c = try RawClient(port: port)
+            // A ClientHello's record header and the start of its handshake: no LF, so no head end is ever found.
+            let start = ContinuousClock.now
+            try c.send([0x16, 0x03, 0x01, 0x02, 0x00, 0x01, 0x00, 0x01, 0xFC, 0x03, 0x03])
+            let r = try #require(try c.readResponse())
+            #expect(r.status == 400)
+            #expect(r.text.contains(#""code":"malformed_request_line""#))
+            #expect(c.isClosedByServer())
+            // Long before the 10 s header timeout.
+            #expect(ContinuousClock.now - start < .seconds(3))
+        }
+    }
 }
+
