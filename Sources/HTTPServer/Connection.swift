@@ -235,7 +235,10 @@ final class Connection: @unchecked Sendable {
     func afterProcessing() {
         if phase == .closed { return }
         if hasPendingOutput { flush() }
-        if readPaused && phase == .open && inFlight == nil
+        // A loop, not one pass: parsing may pause again at the high-water mark and the flush after it may
+        // then send everything. Left paused with nothing to send, the connection would want neither reading
+        // nor writing, and the pipelined requests still in `inbound` would wait for a timeout.
+        while readPaused && phase == .open && inFlight == nil
             && pendingOutputBytes <= EventLoop.outputHighWater
         {
             readPaused = false

@@ -2,6 +2,7 @@ import FlagKit
 import FlagStore
 import Foundation
 import Glibc
+import RawHTTPClient
 import Testing
 
 /// Issue #15 against the real `flagserver` process: what a hostile client, network or disk found.
@@ -188,6 +189,34 @@ import Testing
         #expect(Date().timeIntervalSince(start) < 3)
         let first = try await RawHTTP.request(port: running.port, method: "GET", path: "/v1/environments/production/versions/1")
         #expect(try first.json()["message"] == "initial import of production.json")
+    }
+
+    @Test func everyPipelinedGETIsAnsweredWhateverTheResponseSize() async throws {
+        let running = try await Running.start()
+        defer { running.stop() }
+        let port = running.port
+        try await offPool {
+            let client = try RawClient(port: port)
+            try client.send(String(repeating: "GET /v1/environments/production/document HTTP/1.1\r\nHost: h\r\n\r\n", count: 1000))
+            for index in 0..<1000 {
+                let response = try client.readResponse()
+                guard response?.status == 200 else { throw TestFailure("answer \(index): \(String(describing: response?.status))") }
+            }
+        }
+        // A ~700 KB document: five answers are 3.5 MB.
+        let description = String(repeating: "x", count: 700 * 1024)
+        let big = #"{"type": "boolean", "default": false, "description": "\#(description)"}"#
+        #expect(try await running.put("/v1/environments/staging/flags/premiumFeaturesLocked", big).status == 200)
+        try await offPool {
+            let client = try RawClient(port: port)
+            try client.send(String(repeating: "GET /v1/environments/staging/document HTTP/1.1\r\nHost: h\r\n\r\n", count: 5))
+            for index in 0..<5 {
+                let response = try client.readResponse()
+                guard response?.status == 200, (response?.body.count ?? 0) > 700 * 1024 else {
+                    throw TestFailure("large answer \(index): \(String(describing: response?.status))")
+                }
+            }
+        }
     }
 }
 
