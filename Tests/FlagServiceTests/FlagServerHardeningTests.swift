@@ -145,23 +145,35 @@ import Testing
     @Test func theOFREPRateLimitKeysOnTheAddressNotOnInventedCredentials() async throws {
         let body = Array(#"{"context": {"targetingKey": "a"}}"#.utf8)
         let path = "/ofrep/v1/evaluate/flags/monetizationEnabled"
+        /// How many of `requests` were served, and how many a bucket of `burst` refilled at 1/s could serve meanwhile.
+        func served(port: Int, burst: Int, _ requests: [[(String, String)]]) async throws -> (served: Int, allowed: Int) {
+            let start = Date()
+            var served = 0
+            for headers in requests {
+                let response = try await RawHTTP.request(port: port, method: "POST", path: path, headers: headers, body: body)
+                if response.status == 200 { served += 1 } else { #expect(response.status == 429) }
+            }
+            return (served, burst + Int(Date().timeIntervalSince(start).rounded(.up)))
+        }
         let plain = try await Running.start(["--ofrep-rate-limit", "1", "--ofrep-burst", "1"])
         defer { plain.stop() }
-        #expect(try await RawHTTP.request(port: plain.port, method: "POST", path: path, body: body).status == 200)
-        for headers in [[("Authorization", "Bearer invented")], [("X-API-Key", "invented")], [("X-Forwarded-For", "203.0.113.1")]] {
-            let response = try await RawHTTP.request(port: plain.port, method: "POST", path: path, headers: headers, body: body)
-            #expect(response.status == 429, "\(headers)")
+        // Each request invents a credential or an address; keyed on them, every one got a fresh bucket.
+        let invented = (0..<8).map { index -> [(String, String)] in
+            switch index % 3 {
+            case 0: [("Authorization", "Bearer invented-\(index)")]
+            case 1: [("X-API-Key", "invented-\(index)")]
+            default: [("X-Forwarded-For", "203.0.113.\(index)")]
+            }
         }
+        let plainResult = try await served(port: plain.port, burst: 1, invented)
+        #expect(plainResult.served <= plainResult.allowed, "\(plainResult)")
+        // Behind a trusted proxy the forwarded address is the client: two addresses, two buckets.
         let proxied = try await Running.start(["--ofrep-rate-limit", "1", "--ofrep-burst", "1", "--trusted-proxy", "127.0.0.1"])
         defer { proxied.stop() }
-        for address in ["203.0.113.1", "203.0.113.2"] {
-            let response = try await RawHTTP.request(port: proxied.port, method: "POST", path: path,
-                                                     headers: [("X-Forwarded-For", address)], body: body)
-            #expect(response.status == 200, "\(address)")
-        }
-        let again = try await RawHTTP.request(port: proxied.port, method: "POST", path: path,
-                                              headers: [("X-Forwarded-For", "203.0.113.1")], body: body)
-        #expect(again.status == 429)
+        let two = try await served(port: proxied.port, burst: 1, [[("X-Forwarded-For", "203.0.113.1")], [("X-Forwarded-For", "203.0.113.2")]])
+        #expect(two.served == 2)
+        let same = try await served(port: proxied.port, burst: 1, Array(repeating: [("X-Forwarded-For", "198.51.100.1, 203.0.113.1")], count: 6))
+        #expect(same.served <= same.allowed, "\(same)")
         let refused = try await ServerProcess.run(["--trusted-proxy", "nginx.local"], directory: proxied.directory)
         #expect(refused.status == 2)
         #expect(refused.stderr.contains("--trusted-proxy"))
