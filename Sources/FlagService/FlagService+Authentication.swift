@@ -16,22 +16,49 @@ extension FlagService {
     func authenticate(_ request: HTTPRequest, _ context: HTTPRequestContext, role: TokenRole,
                       fresh: Bool) throws(ServiceError) -> TokenRecord {
         let client = clientAddress(request, context)
-        if let seconds = authThrottle.retryAfter(client) {
-            throw ServiceError(.tooManyRequests, code: "too_many_failed_authentications",
-                               message: "too many failed authentications from \(client); retry in \(seconds) s",
-                               headers: ["Retry-After": String(seconds)])
-        }
+        if let refusal = throttled(client) { throw refusal }
         do {
             return fresh ? try authenticator.requireFresh(request, role: role) : try authenticator.requireCached(request, role: role)
         } catch {
-            if error.status == .unauthorized {
-                let failures = authThrottle.recordFailure(client)
-                logger.log(.warning, "auth_failed", [
-                    "client": client, "peer": context.peer.description, "method": request.method.rawValue,
-                    "path": request.path, "reason": error.message, "failures": "\(failures)",
-                ])
-            }
+            if error.status == .unauthorized { recordFailure(error, client: client, request, context) }
             throw error
         }
+    }
+
+    /// The head check of the write routes (runs on the loop before the body is read, see
+    /// `HTTPHandler.checkHead`): a throttled client gets 429 and a request without a usable `Authorization`
+    /// 401 (logged and counted), so neither makes the server hold a body. A token is checked against the
+    /// store only once the body is there (off the loop).
+    func writeHeadCheck(_ request: HTTPRequest, _ context: HTTPRequestContext) -> HTTPResponse? {
+        let client = clientAddress(request, context)
+        if let refusal = throttled(client) { return refusal.response }
+        do {
+            guard try Authenticator.bearer(request) != nil else {
+                let error = ServiceError.unauthorized("this needs a writer token (Authorization: Bearer ...)", invalidToken: false)
+                recordFailure(error, client: client, request, context)
+                return error.response
+            }
+            return nil
+        } catch {
+            recordFailure(error, client: client, request, context)
+            return error.response
+        }
+    }
+
+    /// 429 with `Retry-After` while `client` is past the failure limit.
+    private func throttled(_ client: String) -> ServiceError? {
+        guard let seconds = authThrottle.retryAfter(client) else { return nil }
+        return ServiceError(.tooManyRequests, code: "too_many_failed_authentications",
+                            message: "too many failed authentications from \(client); retry in \(seconds) s",
+                            headers: ["Retry-After": String(seconds)])
+    }
+
+    /// Counts a 401 against `client` and logs it (the reason, never the token).
+    private func recordFailure(_ error: ServiceError, client: String, _ request: HTTPRequest, _ context: HTTPRequestContext) {
+        let failures = authThrottle.recordFailure(client)
+        logger.log(.warning, "auth_failed", [
+            "client": client, "peer": context.peer.description, "method": request.method.rawValue,
+            "path": request.path, "reason": error.message, "failures": "\(failures)",
+        ])
     }
 }

@@ -12,7 +12,7 @@ extension FlagService {
     public static let messageHeader = "X-Change-Message"
 
     func registerWrites(into routes: inout ServiceRoutes) {
-        routes.deferred(.PUT, "/v1/environments/{env}/document") { [self] request, context, responder in
+        routes.deferred(.PUT, "/v1/environments/{env}/document", headCheck: writeHeadCheck) { [self] request, context, responder in
             offLoop(responder) { [self] in
                 let name = try environment(context)
                 let dryRun = try Self.dryRun(request)
@@ -31,7 +31,7 @@ extension FlagService {
             }
         }
 
-        routes.deferred(.PUT, "/v1/environments/{env}/flags/{key}") { [self] request, context, responder in
+        routes.deferred(.PUT, "/v1/environments/{env}/flags/{key}", headCheck: writeHeadCheck) { [self] request, context, responder in
             offLoop(responder) { [self] in
                 let name = try environment(context)
                 let key = context.pathParameters["key"] ?? ""
@@ -51,7 +51,7 @@ extension FlagService {
             }
         }
 
-        routes.deferred(.POST, "/v1/environments/{env}/rollback") { [self] request, context, responder in
+        routes.deferred(.POST, "/v1/environments/{env}/rollback", headCheck: writeHeadCheck) { [self] request, context, responder in
             offLoop(responder) { [self] in
                 let name = try environment(context)
                 let token = try authenticate(request, context, role: .writer, fresh: true)

@@ -14,8 +14,10 @@ struct HTTPRequestParser {
     enum Event {
         /// Nothing complete yet.
         case needMore
-        /// The head of a request with `Expect: 100-continue` is complete and its body has not arrived yet.
-        case continueNeeded
+        /// The head of a request with a body is complete (`pendingHead`); nothing of the body has been read.
+        /// The caller decides on it (refuse, reserve memory) before passing more bytes. `continueNeeded`: it
+        /// has `Expect: 100-continue` and none of the body has arrived yet.
+        case head(continueNeeded: Bool)
         /// A complete request.
         case request(HTTPRequest)
     }
@@ -39,6 +41,18 @@ struct HTTPRequestParser {
     var trailerBytes = 0
 
     init(limits: Limits) { self.limits = limits }
+
+    /// The request whose head was just parsed and whose body is to come (after `.head`), without its body.
+    var pendingHead: HTTPRequest? { pending }
+
+    /// The body bytes the pending request will need: its `Content-Length`, or `maxBodyBytes` when chunked.
+    var pendingBodyBytes: Int {
+        switch state {
+        case .body(let remaining): remaining
+        case .head: 0
+        default: limits.maxBodyBytes
+        }
+    }
 
     /// Whether nothing of a request has been consumed (bytes of a partial head may still be waiting in the caller's buffer).
     var isBetweenRequests: Bool {
@@ -113,7 +127,7 @@ struct HTTPRequestParser {
         }
         pending = request
         expectsContinue = framing.expectsContinue
-        return (end + 4, expectsContinue && end + 4 == buffer.count ? .continueNeeded : .needMore)
+        return (end + 4, .head(continueNeeded: expectsContinue && end + 4 == buffer.count))
     }
 
     /// Index of the CR of the blank line ending the head, or nil. Bare CR or LF is refused (RFC 9112 §2.2).

@@ -230,5 +230,14 @@ import Testing
             }
         }
     }
+
+    @Test func aBodyWithoutATokenIsNeverRead() async throws {
+        let running = try await Running.start()
+        defer { running.stop() }
+        let head = "PUT /v1/environments/production/document HTTP/1.1\r\nHost: h\r\nContent-Length: 1048576\r\n\r\n"
+        let port = running.port
+        let raw = try await offPool { try RawHTTP.exchange(port: port, bytes: Array(head.utf8), timeoutSeconds: 5) }
+        #expect(try RawHTTP.parse(raw, method: "PUT").status == 401)
+    }
 }
 

@@ -47,4 +47,21 @@ import Testing
         let other = try await server.write("PUT", Self.flip, json: "false", headers: [("X-Forwarded-For", "203.0.113.8")])
         #expect(other.status == 200)
     }
+
+    @Test func aWriteWithoutATokenIsRefusedFromItsHeadBeforeTheBody() async throws {
+        let server = try TestServer()
+        defer { server.stop() }
+        let head = "PUT /v1/environments/production/document HTTP/1.1\r\nHost: h\r\nContent-Type: application/json\r\n"
+            + "Content-Length: 1048576\r\nExpect: 100-continue\r\n\r\n"
+        let port = server.port
+        // Only the head is sent: the answer must come without the body (and without 100 Continue first).
+        let raw = try await offPool { try RawHTTP.exchange(port: port, bytes: Array(head.utf8), timeoutSeconds: 5) }
+        let response = try RawHTTP.parse(raw, method: "PUT")
+        #expect(response.status == 401)
+        #expect(response.header("WWW-Authenticate")?.hasPrefix("Bearer") == true)
+        #expect(server.logLines.all.contains { $0.contains("event=auth_failed") && $0.contains("path=/v1/environments/production/document") })
+        let metrics = try await server.get("/metrics").text
+        #expect(metrics.contains(#"flagserver_requests_total{method="PUT",route="/v1/environments/{env}/document",status="401"} 1"#))
+    }
 }
+

@@ -23,7 +23,7 @@ func parseAll(
                 pending.removeFirst(used)
                 switch event {
                 case .needMore: if used == 0 || pending.isEmpty { break } else { continue }
-                case .continueNeeded: continues += 1; continue
+                case .head(let continueNeeded): if continueNeeded { continues += 1 }; continue
                 case .request(let r): requests.append(r); continue
                 }
                 break
