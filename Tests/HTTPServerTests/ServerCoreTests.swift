@@ -7,6 +7,7 @@ import Testing
     @Test func reservationsStayWithinTheBudget() throws {
         var configuration = HTTPServerConfiguration(port: 0)
         configuration.limits.maxBufferedBodyBytes = 100
+        configuration.limits.maxBodyBytes = 50
         let core = ServerCore(configuration: configuration, handler: try HTTPRouter.Builder().build())
         #expect(core.reserveBody(60))
         #expect(!core.reserveBody(41))
@@ -14,6 +15,11 @@ import Testing
         core.releaseBody(60)
         #expect(core.reserveBody(60))
         #expect(core.bufferedBodyBytes.load(ordering: .relaxed) == 100)
+        // Never below one body of the largest size.
+        configuration.limits.maxBodyBytes = 1000
+        let floor = ServerCore(configuration: configuration, handler: try HTTPRouter.Builder().build())
+        #expect(floor.reserveBody(1000))
+        #expect(!floor.reserveBody(1))
     }
 
     @Test func bodiesPastTheBudgetGet503UntilOneIsDone() async throws {
