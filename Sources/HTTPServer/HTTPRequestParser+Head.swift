@@ -36,39 +36,51 @@ extension HTTPRequestParser {
     static func isValidHost(_ value: String) -> Bool {
         var value = value
         return value.withUTF8 { bytes in
-            var i = 0
+            // The usual host (a name or IPv4 address, maybe a port) in one pass of mask tests; brackets and
+            // percent signs take the full grammar below.
             let n = bytes.count
-            if n > 0 && bytes[0] == 0x5B {  // "[" IP-literal "]"
-                i = 1
-                while i < n && bytes[i] != 0x5D {
-                    guard isHostCharacter(bytes[i]) || bytes[i] == 0x3A else { return false }
-                    i += 1
-                }
-                guard i < n, i > 1 else { return false }
+            var i = 0
+            while i < n && isHostCharacter(bytes[i]) { i += 1 }
+            if i < n && bytes[i] == 0x3A {
                 i += 1
-            } else {
-                while i < n && bytes[i] != 0x3A {
-                    let b = bytes[i]
-                    if b == 0x25 {  // pct-encoded = "%" HEXDIG HEXDIG
-                        guard i + 2 < n, HTTPRequest.hexValue(bytes[i + 1]) != nil, HTTPRequest.hexValue(bytes[i + 2]) != nil else {
-                            return false
-                        }
-                        i += 3
-                        continue
-                    }
-                    guard isHostCharacter(b) else { return false }
-                    i += 1
-                }
+                while i < n && bytes[i] &- 0x30 < 10 { i += 1 }
+                return i == n
             }
-            if i == n { return true }
-            guard bytes[i] == 0x3A else { return false }
-            i += 1
-            while i < n {
-                guard bytes[i] >= 0x30 && bytes[i] <= 0x39 else { return false }
-                i += 1
-            }
-            return true
+            return i == n || isValidHostSlowly(bytes)
         }
+    }
+
+    /// The whole `uri-host [ ":" port ]` grammar, for IP-literals and pct-encoded reg-names.
+    static func isValidHostSlowly(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
+        var i = 0
+        let n = bytes.count
+        if n > 0 && bytes[0] == 0x5B {  // "[" IP-literal "]"
+            i = 1
+            while i < n && bytes[i] != 0x5D {
+                guard isHostCharacter(bytes[i]) || bytes[i] == 0x3A else { return false }
+                i += 1
+            }
+            guard i < n, i > 1 else { return false }
+            i += 1
+        } else {
+            while i < n && bytes[i] != 0x3A {
+                let b = bytes[i]
+                if b == 0x25 {  // pct-encoded = "%" HEXDIG HEXDIG
+                    guard i + 2 < n, HTTPRequest.hexValue(bytes[i + 1]) != nil, HTTPRequest.hexValue(bytes[i + 2]) != nil else {
+                        return false
+                    }
+                    i += 3
+                    continue
+                }
+                guard isHostCharacter(b) else { return false }
+                i += 1
+            }
+        }
+        if i == n { return true }
+        guard bytes[i] == 0x3A else { return false }
+        i += 1
+        while i < n && bytes[i] &- 0x30 < 10 { i += 1 }
+        return i == n
     }
 
     /// Parses the request line and field lines of `head` (without the final CRLFCRLF).
@@ -201,10 +213,10 @@ extension HTTPRequestParser {
     }
 
     /// Host, Content-Length, Transfer-Encoding and Expect checks (RFC 9112 §3.2, §6.1, §6.3; RFC 9110 §10.1.1).
-    static func framing(of request: inout HTTPRequest, _ limits: Limits) throws(HTTPError)
+    static func framing(of request: inout HTTPRequest, _ limits: Limits, validatedHost: inout String) throws(HTTPError)
         -> (body: BodyFraming, expectsContinue: Bool)
     {
-        var hosts = 0, transferEncodings: [Substring] = [], lengths: [Substring] = []
+        var hosts = 0, host = -1, transferEncodings: [Substring] = [], lengths: [Substring] = []
         var expect: String?
         var sawTransferEncoding = false
         // By index: iterating the headers would copy each field (a retain and release of both strings).
@@ -213,7 +225,7 @@ extension HTTPRequestParser {
             let n = field.name.utf8
             if n.count == 4 && HTTPHeaders.equalsIgnoringCase(field.name, "Host") {
                 hosts += 1
-                if !isValidHost(field.value) { throw HTTPError.malformed("invalid_host", "Host is not uri-host [ \":\" port ]") }
+                host = index
             } else if n.count == 14 && HTTPHeaders.equalsIgnoringCase(field.name, "Content-Length") {
                 lengths.append(contentsOf: field.value.split(separator: ",", omittingEmptySubsequences: false).map(HTTPHeaders.trimmed))
             } else if n.count == 17 && HTTPHeaders.equalsIgnoringCase(field.name, "Transfer-Encoding") {
@@ -224,6 +236,14 @@ extension HTTPRequestParser {
             }
         }
         if hosts > 1 { throw HTTPError.malformed("duplicate_host", "more than one Host field") }
+        // A keep-alive client sends the same Host on every request: checked once per connection and value
+        // (a short host is a small string, so the comparison is two words).
+        if host >= 0 && request.headers.fields[host].value != validatedHost {
+            guard isValidHost(request.headers.fields[host].value) else {
+                throw HTTPError.malformed("invalid_host", "Host is not uri-host [ \":\" port ]")
+            }
+            validatedHost = request.headers.fields[host].value
+        }
         if hosts == 0 && request.version.minor >= 1 { throw HTTPError.malformed("missing_host", "HTTP/1.1 request without Host") }
         var expectsContinue = false
         if let expect {
