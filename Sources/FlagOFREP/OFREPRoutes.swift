@@ -27,6 +27,11 @@ public struct OFREPRouteConfiguration: Sendable {
     public var rateLimiter: TokenBucketRateLimiter?
     /// Proxies whose `X-Forwarded-For`/`X-Real-IP` name the client for the rate limit.
     public var trustedProxies: HTTPTrustedProxies
+    /// Called before `authorize`: a response to send instead (the service's failed-authentication throttle
+    /// answers 429 here), or nil.
+    public var admit: (@Sendable (_ request: HTTPRequest, _ context: HTTPRequestContext) -> HTTPResponse?)?
+    /// Told about every 401 `authorize` decides, with its reason (to log and count it; never the token).
+    public var onUnauthorized: (@Sendable (_ request: HTTPRequest, _ context: HTTPRequestContext, _ reason: String) -> Void)?
 
     /// A configuration.
     public init(
@@ -41,6 +46,8 @@ public struct OFREPRouteConfiguration: Sendable {
         self.authorize = authorize
         self.rateLimiter = rateLimiter
         self.trustedProxies = trustedProxies
+        admit = nil
+        onUnauthorized = nil
     }
 }
 
@@ -76,9 +83,11 @@ public enum OFREPRoutes {
                       key: String?) -> HTTPResponse {
         let environment = context.pathParameters["env"] ?? configuration.defaultEnvironment
         if let authorize = configuration.authorize {
+            if let refusal = configuration.admit?(request, context) { return refusal }
             switch authorize(request, environment) {
             case .allowed: break
             case .unauthorized(let message):
+                configuration.onUnauthorized?(request, context, message)
                 return HTTPError(.unauthorized, code: "unauthorized", message: message,
                                  headers: ["WWW-Authenticate": #"Bearer realm="ofrep""#]).response
             case .forbidden(let message):

@@ -45,6 +45,11 @@ extension FlagService {
         }
     }
 
+    /// The 429 response for a throttled client (OFREP's `admit`), or nil.
+    func throttledResponse(_ request: HTTPRequest, _ context: HTTPRequestContext) -> HTTPResponse? {
+        throttled(clientAddress(request, context))?.response
+    }
+
     /// 429 with `Retry-After` while `client` is past the failure limit.
     private func throttled(_ client: String) -> ServiceError? {
         guard let seconds = authThrottle.retryAfter(client) else { return nil }
@@ -55,10 +60,15 @@ extension FlagService {
 
     /// Counts a 401 against `client` and logs it (the reason, never the token).
     private func recordFailure(_ error: ServiceError, client: String, _ request: HTTPRequest, _ context: HTTPRequestContext) {
+        recordFailure(reason: error.message, client: client, request, context)
+    }
+
+    /// Counts a failed authentication against `client` and logs it with `reason`.
+    func recordFailure(reason: String, client: String, _ request: HTTPRequest, _ context: HTTPRequestContext) {
         let failures = authThrottle.recordFailure(client)
         logger.log(.warning, "auth_failed", [
             "client": client, "peer": context.peer.description, "method": request.method.rawValue,
-            "path": request.path, "reason": error.message, "failures": "\(failures)",
+            "path": request.path, "reason": reason, "failures": "\(failures)",
         ])
     }
 }

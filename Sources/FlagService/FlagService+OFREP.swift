@@ -36,12 +36,17 @@ extension FlagService {
             }.closure
         }
         let limiter = service.options.ofrep.rateLimit.flatMap { TokenBucketRateLimiter(rate: $0, burst: service.options.ofrep.rateBurst) }
-        let configuration = OFREPRouteConfiguration(
+        var configuration = OFREPRouteConfiguration(
             defaultEnvironment: service.options.ofrep.defaultEnvironment,
             snapshot: { environment in snapshots.snapshot(environment)?.ofrep },
             authorize: authorize,
             rateLimiter: limiter,
             trustedProxies: service.options.trustedProxies)
+        // The same failed-authentication log and throttle as the core API's.
+        configuration.admit = { request, context in service.throttledResponse(request, context) }
+        configuration.onUnauthorized = { request, context, reason in
+            service.recordFailure(reason: reason, client: service.clientAddress(request, context), request, context)
+        }
         routes.withBuilder { builder in OFREPRoutes.register(in: &builder, configuration: configuration) }
     }
 }

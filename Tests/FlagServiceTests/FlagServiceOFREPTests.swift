@@ -80,4 +80,25 @@ import Testing
         #expect(limited.status == 429)
         #expect(limited.header("Retry-After") != nil)
     }
+
+    @Test func failedOFREPAuthenticationIsLoggedAndThrottledLikeTheAPIs() async throws {
+        var options = FlagService.Options(requireReadToken: true)
+        options.authFailureLimit = 2
+        let server = try TestServer(options: options)
+        defer { server.stop() }
+        let path = "/ofrep/v1/evaluate/flags/monetizationEnabled"
+        for token in ["sfl_guess1", "sfl_guess2"] {
+            let response = try await evaluate(server, path, context: #"{"targetingKey": "a"}"#, headers: [("X-API-Key", token)])
+            #expect(response.status == 401)
+        }
+        let failures = server.logLines.all.filter { $0.contains("event=auth_failed") && $0.contains("path=\(path)") }
+        #expect(failures.count == 2)
+        #expect(!failures.contains { $0.contains("sfl_guess") })
+        // Throttled: the valid token is not even looked at.
+        let throttled = try await evaluate(server, path, context: #"{"targetingKey": "a"}"#,
+                                           headers: [("Authorization", "Bearer \(server.readerToken)")])
+        #expect(throttled.status == 429)
+        #expect(try throttled.errorCode() == "too_many_failed_authentications")
+    }
 }
+
