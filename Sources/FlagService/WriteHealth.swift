@@ -22,14 +22,14 @@ public final class WriteHealth: Sendable {
     public init() {}
 
     /// The last commit failed with `error` (a refusal such as a version conflict is not a failure).
-    func recordFailure(_ error: any Error) {
+    package func recordFailure(_ error: any Error) {
         guard Self.isCommitFailure(error) else { return }
         let failure = Failure(atMilliseconds: Int64(Date().timeIntervalSince1970 * 1000), message: "\(error)")
         lastFailure.withLock { $0 = failure }
     }
 
     /// A commit succeeded: writes work again.
-    func recordSuccess() {
+    package func recordSuccess() {
         lastFailure.withLock { if $0 != nil { $0 = nil } }
     }
 

@@ -52,13 +52,6 @@ import Testing
         #expect(try ready.json()["status"] == "ready")
     }
 
-    @Test func writeHealthCountsCommitFailuresNotRefusals() {
-        #expect(WriteHealth.isCommitFailure(FlagStoreError.busy(cause: DatabaseError(extendedResultCode: 5, message: "locked", sql: nil))))
-        #expect(WriteHealth.isCommitFailure(FlagStoreError.database(DatabaseError(extendedResultCode: 13, message: "full", sql: nil))))
-        #expect(!WriteHealth.isCommitFailure(FlagStoreError.versionConflict(environment: "p", expected: 1, current: 2)))
-        #expect(!WriteHealth.isCommitFailure(FlagStoreError.versionNotFound(environment: "p", number: 9)))
-    }
-
     @Test func metricsInPrometheusTextFormat() async throws {
         let server = try TestServer()
         defer { server.stop() }
