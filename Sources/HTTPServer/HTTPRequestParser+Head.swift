@@ -33,25 +33,29 @@ extension HTTPRequestParser {
     /// IP-literal in brackets, or a reg-name (which covers IPv4address) of unreserved, sub-delims and
     /// pct-encoded octets; then optionally a colon and digits. Empty is allowed (RFC 9110 §7.2: a target
     /// without authority). Anything else (spaces, `@`, `/`, a second colon, junk after the brackets) is 400.
-    static func isValidHost(_ value: String) -> Bool {
-        var value = value
-        return value.withUTF8 { bytes in
-            // The usual host (a name or IPv4 address, maybe a port) in one pass of mask tests; brackets and
-            // percent signs take the full grammar below.
-            let n = bytes.count
-            var i = 0
-            while i < n && isHostCharacter(bytes[i]) { i += 1 }
-            if i < n && bytes[i] == 0x3A {
-                i += 1
-                while i < n && bytes[i] &- 0x30 < 10 { i += 1 }
-                return i == n
-            }
-            return i == n || isValidHostSlowly(bytes)
+    static func isValidHost(_ bytes: UnsafeRawBufferPointer) -> Bool {
+        // The usual host (a name or IPv4 address, maybe a port) in one pass of mask tests; brackets and
+        // percent signs take the full grammar below.
+        guard let base = bytes.baseAddress?.assumingMemoryBound(to: UInt8.self) else { return true }  // empty
+        let end = base + bytes.count
+        var p = base
+        // A pointer walk with the mask chosen by one comparison: about half the instructions of indexing.
+        while p < end {
+            let b = p.pointee
+            let mask = b < 64 ? hostMaskLow : hostMaskHigh
+            if b >= 128 || (mask >> UInt64(b & 63)) & 1 == 0 { break }
+            p += 1
         }
+        if p < end && p.pointee == 0x3A {
+            p += 1
+            while p < end && p.pointee &- 0x30 < 10 { p += 1 }
+            return p == end
+        }
+        return p == end || isValidHostSlowly(bytes)
     }
 
     /// The whole `uri-host [ ":" port ]` grammar, for IP-literals and pct-encoded reg-names.
-    static func isValidHostSlowly(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
+    static func isValidHostSlowly(_ bytes: UnsafeRawBufferPointer) -> Bool {
         var i = 0
         let n = bytes.count
         if n > 0 && bytes[0] == 0x5B {  // "[" IP-literal "]"
@@ -177,6 +181,11 @@ extension HTTPRequestParser {
             let b = line[i]
             if (b < 0x20 && b != 0x09) || b == 0x7F { throw HTTPError.malformed("malformed_header", "control character in field value") }
         }
+        // Host, in any case: checked here on the raw bytes, where it costs a few instructions per byte.
+        if colon == 4 && line[0] | 0x20 == 0x68 && line[1] | 0x20 == 0x6F && line[2] | 0x20 == 0x73 && line[3] | 0x20 == 0x74
+            && !isValidHost(UnsafeRawBufferPointer(rebasing: line[s..<e])) {
+            throw HTTPError.malformed("invalid_host", "Host is not uri-host [ \":\" port ]")
+        }
         return HTTPHeaders.Field(
             name: commonFieldName(UnsafeRawBufferPointer(rebasing: line[0..<colon]))
                 ?? String(decoding: UnsafeRawBufferPointer(rebasing: line[0..<colon]), as: UTF8.self),
@@ -213,10 +222,10 @@ extension HTTPRequestParser {
     }
 
     /// Host, Content-Length, Transfer-Encoding and Expect checks (RFC 9112 §3.2, §6.1, §6.3; RFC 9110 §10.1.1).
-    static func framing(of request: inout HTTPRequest, _ limits: Limits, validatedHost: inout String) throws(HTTPError)
+    static func framing(of request: inout HTTPRequest, _ limits: Limits) throws(HTTPError)
         -> (body: BodyFraming, expectsContinue: Bool)
     {
-        var hosts = 0, host = -1, transferEncodings: [Substring] = [], lengths: [Substring] = []
+        var hosts = 0, transferEncodings: [Substring] = [], lengths: [Substring] = []
         var expect: String?
         var sawTransferEncoding = false
         // By index: iterating the headers would copy each field (a retain and release of both strings).
@@ -225,7 +234,6 @@ extension HTTPRequestParser {
             let n = field.name.utf8
             if n.count == 4 && HTTPHeaders.equalsIgnoringCase(field.name, "Host") {
                 hosts += 1
-                host = index
             } else if n.count == 14 && HTTPHeaders.equalsIgnoringCase(field.name, "Content-Length") {
                 lengths.append(contentsOf: field.value.split(separator: ",", omittingEmptySubsequences: false).map(HTTPHeaders.trimmed))
             } else if n.count == 17 && HTTPHeaders.equalsIgnoringCase(field.name, "Transfer-Encoding") {
@@ -236,14 +244,6 @@ extension HTTPRequestParser {
             }
         }
         if hosts > 1 { throw HTTPError.malformed("duplicate_host", "more than one Host field") }
-        // A keep-alive client sends the same Host on every request: checked once per connection and value
-        // (a short host is a small string, so the comparison is two words).
-        if host >= 0 && request.headers.fields[host].value != validatedHost {
-            guard isValidHost(request.headers.fields[host].value) else {
-                throw HTTPError.malformed("invalid_host", "Host is not uri-host [ \":\" port ]")
-            }
-            validatedHost = request.headers.fields[host].value
-        }
         if hosts == 0 && request.version.minor >= 1 { throw HTTPError.malformed("missing_host", "HTTP/1.1 request without Host") }
         var expectsContinue = false
         if let expect {

@@ -39,8 +39,6 @@ struct HTTPRequestParser {
     var pending: HTTPRequest?
     var expectsContinue = false
     var trailerBytes = 0
-    /// The last `Host` value found valid on this connection (empty is valid, RFC 9110 §7.2).
-    var validatedHost = ""
 
     init(limits: Limits) { self.limits = limits }
 
@@ -114,7 +112,7 @@ struct HTTPRequestParser {
         }
         var request = try HTTPRequestParser.parseHeadBlock(UnsafeRawBufferPointer(rebasing: buffer[0..<end]), limits)
         scanned = 0
-        let framing = try HTTPRequestParser.framing(of: &request, limits, validatedHost: &validatedHost)
+        let framing = try HTTPRequestParser.framing(of: &request, limits)
         switch framing.body {
         case .none:
             // Most requests: handed out directly, never stored in `pending` (saves a copy and a destroy).

@@ -29,6 +29,13 @@ import Testing
         }
     }
 
+    @Test func theSecondRequestOfAConnectionIsCheckedToo() {
+        // Every request's Host is checked, not only a connection's first.
+        let parsed = parseAll(get(host: "127.0.0.1:8080") + get(host: "127.0.0.1:8080") + get(host: "evil host"))
+        #expect(parsed.requests.count == 2)
+        #expect(parsed.error?.code == "invalid_host")
+    }
+
     @Test func contentLengthWithLeadingZerosIsItsValue() throws {
         let body = "POST / HTTP/1.1\r\nHost: h\r\nContent-Length: 0000000000000000000000005\r\n\r\nhello"
         let parsed = parseAll(body)
