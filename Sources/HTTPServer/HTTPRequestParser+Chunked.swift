@@ -28,7 +28,7 @@ extension HTTPRequestParser {
             let room = limits.maxHeaderBytes - trailerBytes
             guard let lineEnd = try HTTPRequestParser.lineEnd(buffer, limit: room) else { return (0, .needMore) }
             if lineEnd == 0 { return (2, finish()) }
-            let field = try HTTPRequestParser.parseField(UnsafeRawBufferPointer(rebasing: buffer[0..<lineEnd]))
+            let field = try HTTPRequestParser.parseField(UnsafeRawBufferPointer(rebasing: buffer[0..<lineEnd]), hosts: &hostCache)
             trailerBytes += lineEnd + 2
             pending?.trailers.appendParsed(field)
             if (pending?.trailers.count ?? 0) > limits.maxHeaderCount {

@@ -29,6 +29,25 @@ extension HTTPRequestParser {
         b < 64 ? (hostMaskLow >> UInt64(b)) & 1 == 1 : b < 128 && (hostMaskHigh >> UInt64(b - 64)) & 1 == 1
     }
 
+    /// The last valid `Host` value of a connection, when it is at most 16 bytes: keep-alive clients send the
+    /// same one on every request, and comparing two words costs less than checking the bytes again.
+    struct HostCache {
+        var length = -1
+        var words: (UInt64, UInt64) = (0, 0)
+
+        /// Whether `bytes` is known valid; otherwise checks it and remembers it when valid.
+        mutating func isValid(_ bytes: UnsafeRawBufferPointer) -> Bool {
+            guard bytes.count <= 16 else { return HTTPRequestParser.isValidHost(bytes) }
+            var loaded: (UInt64, UInt64) = (0, 0)
+            withUnsafeMutableBytes(of: &loaded) { $0.copyMemory(from: bytes) }
+            if bytes.count == length && loaded == words { return true }
+            guard HTTPRequestParser.isValidHost(bytes) else { return false }
+            length = bytes.count
+            words = loaded
+            return true
+        }
+    }
+
     /// Whether a `Host` value is `uri-host [ ":" port ]` (RFC 9112 §3.2, RFC 3986 §3.2.2-3.2.3): an
     /// IP-literal in brackets, or a reg-name (which covers IPv4address) of unreserved, sub-delims and
     /// pct-encoded octets; then optionally a colon and digits. Empty is allowed (RFC 9110 §7.2: a target
@@ -88,7 +107,7 @@ extension HTTPRequestParser {
     }
 
     /// Parses the request line and field lines of `head` (without the final CRLFCRLF).
-    static func parseHeadBlock(_ head: UnsafeRawBufferPointer, _ limits: Limits) throws(HTTPError) -> HTTPRequest {
+    static func parseHeadBlock(_ head: UnsafeRawBufferPointer, _ limits: Limits, hosts: inout HostCache) throws(HTTPError) -> HTTPRequest {
         let lineEnd = head.index(of: 0x0D) ?? head.count
         if lineEnd > limits.maxRequestLineBytes {
             throw HTTPError(.uriTooLong, code: "request_line_too_long", message: "request line too long", closesConnection: true)
@@ -140,7 +159,7 @@ extension HTTPRequestParser {
         var i = lineEnd + 2
         while i < head.count {
             let end = head.index(of: 0x0D, from: i) ?? head.count
-            headers.appendParsed(try parseField(UnsafeRawBufferPointer(rebasing: head[i..<end])))
+            headers.appendParsed(try parseField(UnsafeRawBufferPointer(rebasing: head[i..<end]), hosts: &hosts))
             if headers.count > limits.maxHeaderCount {
                 throw HTTPError(.requestHeaderFieldsTooLarge, code: "too_many_headers", message: "more than \(limits.maxHeaderCount) header fields", closesConnection: true)
             }
@@ -163,7 +182,7 @@ extension HTTPRequestParser {
 
     /// field-line = field-name ":" OWS field-value OWS (RFC 9112 §5). No whitespace before the colon
     /// (§5.1: must be refused), no obs-fold (§5.2), no CTL in the value except HTAB.
-    static func parseField(_ line: UnsafeRawBufferPointer) throws(HTTPError) -> HTTPHeaders.Field {
+    static func parseField(_ line: UnsafeRawBufferPointer, hosts: inout HostCache) throws(HTTPError) -> HTTPHeaders.Field {
         guard let colon = line.index(of: 0x3A), colon > 0 else {
             if let f = line.first, f == 0x20 || f == 0x09 { throw HTTPError.malformed("obsolete_line_folding", "obs-fold is not accepted") }
             throw HTTPError.malformed("malformed_header", "header line without name and colon")
@@ -183,7 +202,7 @@ extension HTTPRequestParser {
         }
         // Host, in any case: checked here on the raw bytes, where it costs a few instructions per byte.
         if colon == 4 && line[0] | 0x20 == 0x68 && line[1] | 0x20 == 0x6F && line[2] | 0x20 == 0x73 && line[3] | 0x20 == 0x74
-            && !isValidHost(UnsafeRawBufferPointer(rebasing: line[s..<e])) {
+            && !hosts.isValid(UnsafeRawBufferPointer(rebasing: line[s..<e])) {
             throw HTTPError.malformed("invalid_host", "Host is not uri-host [ \":\" port ]")
         }
         return HTTPHeaders.Field(

@@ -39,6 +39,8 @@ struct HTTPRequestParser {
     var pending: HTTPRequest?
     var expectsContinue = false
     var trailerBytes = 0
+    /// The connection's last valid `Host`.
+    var hostCache = HostCache()
 
     init(limits: Limits) { self.limits = limits }
 
@@ -110,7 +112,7 @@ struct HTTPRequestParser {
             }
             return (0, .needMore)
         }
-        var request = try HTTPRequestParser.parseHeadBlock(UnsafeRawBufferPointer(rebasing: buffer[0..<end]), limits)
+        var request = try HTTPRequestParser.parseHeadBlock(UnsafeRawBufferPointer(rebasing: buffer[0..<end]), limits, hosts: &hostCache)
         scanned = 0
         let framing = try HTTPRequestParser.framing(of: &request, limits)
         switch framing.body {
