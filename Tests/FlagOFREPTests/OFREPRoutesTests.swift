@@ -160,33 +160,23 @@ import Testing
 
     @Test func verifiedTokensAndForwardedAddressesFromTrustedProxiesGetTheirOwnBuckets() throws {
         let clock = ManualClock()
-        let limiter = try #require(TokenBucketRateLimiter(rate: 1, burst: 1, now: clock.now))
+        /// The status of each request, one header set each, against a fresh 1-request bucket per client.
+        func statuses(_ requests: [(String, String)], authorize: (@Sendable (HTTPRequest, String) -> OFREPAccess)? = nil,
+                      proxies: HTTPTrustedProxies = .none) throws -> [Int] {
+            let limiter = try #require(TokenBucketRateLimiter(rate: 1, burst: 1, now: clock.now))
+            return try withOFREPServer(try configuration(authorize: authorize, limiter: limiter, proxies: proxies)) { port in
+                let client = try RawClient(port: port)
+                return try requests.map { try client.request("POST", "/ofrep/v1/evaluate/flags/greeting", body: Self.english, headers: [$0]).status }
+            }
+        }
         let authorize: @Sendable (HTTPRequest, String) -> OFREPAccess = { request, _ in
             OFREPRoutes.bearerToken(request).map { $0.hasPrefix("good") } == true ? .allowed : .unauthorized("unknown token")
         }
-        try withOFREPServer(try configuration(authorize: authorize, limiter: limiter)) { port in
-            let client = try RawClient(port: port)
-            for token in ["good-1", "good-2"] {
-                let response = try client.request("POST", "/ofrep/v1/evaluate/flags/greeting", body: Self.english,
-                                                  headers: [("Authorization", "Bearer \(token)")])
-                #expect(response.status == 200, "\(token)")
-            }
-            #expect(try client.request("POST", "/ofrep/v1/evaluate/flags/greeting", body: Self.english,
-                                       headers: [("Authorization", "Bearer good-1")]).status == 429)
-        }
-        let proxied = try #require(TokenBucketRateLimiter(rate: 1, burst: 1, now: clock.now))
-        let proxies = try #require(HTTPTrustedProxies(["127.0.0.1"]))
-        try withOFREPServer(try configuration(limiter: proxied, proxies: proxies)) { port in
-            let client = try RawClient(port: port)
-            for address in ["203.0.113.1", "203.0.113.2"] {
-                let response = try client.request("POST", "/ofrep/v1/evaluate/flags/greeting", body: Self.english,
-                                                  headers: [("X-Forwarded-For", "\(address), 127.0.0.1")])
-                #expect(response.status == 200, "\(address)")
-            }
-            // What a client wrote to the left of the proxy's entry is not believed.
-            #expect(try client.request("POST", "/ofrep/v1/evaluate/flags/greeting", body: Self.english,
-                                       headers: [("X-Forwarded-For", "198.51.100.9, 203.0.113.1")]).status == 429)
-        }
+        let tokens = ["good-1", "good-2", "good-1"].map { ("Authorization", "Bearer \($0)") }
+        #expect(try statuses(tokens, authorize: authorize) == [200, 200, 429])
+        // What a client wrote to the left of the proxy's entry is not believed: the third is 203.0.113.1 again.
+        let forwarded = ["203.0.113.1, 127.0.0.1", "203.0.113.2, 127.0.0.1", "198.51.100.9, 203.0.113.1"].map { ("X-Forwarded-For", $0) }
+        #expect(try statuses(forwarded, proxies: try #require(HTTPTrustedProxies(["127.0.0.1"]))) == [200, 200, 429])
     }
 
     @Test func clientKeyTrustsOnlyVerifiedTokens() {

@@ -65,11 +65,7 @@ import Testing
         let path = directory.file("flags.sqlite")
         let store = try FlagStore.open(path: path)
         _ = try store.publish(environment: "production", document: document("a"), author: "a")
-        // As a broken disk or a hand edit would: below the trigger that keeps versions immutable.
-        let editor = try Database(path: path)
-        try editor.execute("DROP TRIGGER versions_no_update")
-        _ = try editor.run("UPDATE versions SET document = ?", [.blob(document("b"))])
-        editor.close()
+        try tamper(path, "UPDATE versions SET document = ?", [.blob(document("b"))])
         // The pages are fine, so integrity_check alone says ok; the content hash does not.
         #expect(try store.integrityCheck() == ["ok"])
         let error = #expect(throws: FlagStoreError.self) { try AdminCommand.check.run(store: store, actor: "cli") }

@@ -261,11 +261,7 @@ import Testing
         _ = try store.publish(environment: "production", document: document("a"), author: "a")
         _ = try store.publish(environment: "production", document: document("b"), author: "a")
         #expect(try store.damagedVersions().isEmpty)
-        // As a broken disk or a hand edit would: below the trigger that keeps versions immutable.
-        let editor = try Database(path: path)
-        try editor.execute("DROP TRIGGER versions_no_update")
-        _ = try editor.run("UPDATE versions SET document = ? WHERE number = 1", [.blob(document("evil"))])
-        editor.close()
+        try tamper(path, "UPDATE versions SET document = ? WHERE number = 1", [.blob(document("evil"))])
         let damaged = try store.version(environment: "production", number: 1)
         #expect(throws: FlagStoreError.self) { try FlagStore.verify(damaged) }
         #expect(try store.damagedVersions().map(\.description).first?.hasPrefix("version 1 of production is damaged") == true)
