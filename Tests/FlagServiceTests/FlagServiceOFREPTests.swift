@@ -72,12 +72,12 @@ import Testing
         #expect(try await evaluate(server, path, context: #"{"targetingKey": "a"}"#).status == 401)
         #expect(try await evaluate(server, path, context: #"{"targetingKey": "a"}"#, headers: [("Authorization", "Bearer sfl_wrong")]).status == 401)
         let bearer = [("Authorization", "Bearer \(server.readerToken)")]
-        var statuses: [Int] = []
-        for _ in 0..<6 { statuses.append(try await evaluate(server, path, context: #"{"targetingKey": "a"}"#, headers: bearer).status) }
+        var responses: [ClientResponse] = []
+        for _ in 0..<6 { responses.append(try await evaluate(server, path, context: #"{"targetingKey": "a"}"#, headers: bearer)) }
+        let statuses = responses.map(\.status)
         #expect(statuses.prefix(3).allSatisfy { $0 == 200 }, "\(statuses)")
-        #expect(statuses.contains(429), "\(statuses)")
-        let limited = try await evaluate(server, path, context: #"{"targetingKey": "a"}"#, headers: bearer)
-        #expect(limited.status == 429)
+        // At 1/s a token may come back while the requests run on a loaded machine, so not every later one is 429.
+        let limited = try #require(responses.first { $0.status == 429 }, "\(statuses)")
         #expect(limited.header("Retry-After") != nil)
     }
 
