@@ -1,38 +1,8 @@
 import Testing
 @testable import HTTPServer
 
-/// The head's field checks: Host (RFC 9112 §3.2), Content-Length (RFC 9110 §8.6), the first bytes.
+/// The head's checks: Content-Length (RFC 9110 §8.6) and the first bytes of a request line (RFC 9112 §3).
 @Suite struct HTTPRequestParserHeadTests {
-    func get(host: String) -> String { "GET / HTTP/1.1\r\nHost: \(host)\r\n\r\n" }
-
-    @Test func hostMasksAgreeWithTheRFC3986List() {
-        // unreserved = ALPHA / DIGIT / "-" / "." / "_" / "~"; sub-delims = "!" / "$" / "&" / "'" / "(" / ")" /
-        // "*" / "+" / "," / ";" / "="
-        expectMask(HTTPRequestParser.isHostCharacter, matches: "-._~!$&'()*+,;=0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ")
-    }
-
-    @Test func validHostsAreAccepted() {
-        for host in ["h", "127.0.0.1:8080", "flags.example", "flags.example:", "[::1]", "[::1]:8443", "[v1.fe80::a+en1]",
-                     "xn--bcher-kva.example", "a%2Db", "", "sub_domain.example:80"] {
-            #expect(parseAll(get(host: host)).requests.count == 1, "\(host)")
-        }
-    }
-
-    @Test func invalidHostsAre400() {
-        for host in ["a b", "user@host", "host/path", "host:80:81", "host:8o", "[::1", "[]", "[::1]x", "[::1]:x", "a%zz", "a%2",
-                     "hö", "host?", "host#x", "\"q\"", "<h>"] {
-            let refused = refusal(get(host: host))
-            #expect(refused?.0 == 400 && refused?.1 == "invalid_host", "\(host): \(String(describing: refused))")
-        }
-    }
-
-    @Test func theSecondRequestOfAConnectionIsCheckedToo() {
-        // Every request's Host is checked, not only a connection's first.
-        let parsed = parseAll(get(host: "127.0.0.1:8080") + get(host: "127.0.0.1:8080") + get(host: "evil host"))
-        #expect(parsed.requests.count == 2)
-        #expect(parsed.error?.code == "invalid_host")
-    }
-
     @Test func contentLengthWithLeadingZerosIsItsValue() throws {
         let body = "POST / HTTP/1.1\r\nHost: h\r\nContent-Length: 0000000000000000000000005\r\n\r\nhello"
         let parsed = parseAll(body)
