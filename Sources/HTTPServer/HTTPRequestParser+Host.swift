@@ -19,10 +19,17 @@ extension HTTPRequestParser {
 
         /// Whether `bytes` is known valid; otherwise checks it and remembers it when valid.
         mutating func isValid(_ bytes: UnsafeRawBufferPointer) -> Bool {
-            guard bytes.count <= 16 else { return HTTPRequestParser.isValidHost(bytes) }
+            let n = bytes.count
+            guard n <= 16, let base = bytes.baseAddress else { return HTTPRequestParser.isValidHost(bytes) }
             var loaded: (UInt64, UInt64) = (0, 0)
-            withUnsafeMutableBytes(of: &loaded) { $0.copyMemory(from: bytes) }
-            if bytes.count == length && loaded == words { return true }
+            if n >= 8 {
+                // The first and the last eight bytes (overlapping when shorter than 16): with the length they
+                // are the whole value, in two loads.
+                loaded = (base.loadUnaligned(as: UInt64.self), base.loadUnaligned(fromByteOffset: n - 8, as: UInt64.self))
+            } else {
+                withUnsafeMutableBytes(of: &loaded) { $0.copyMemory(from: bytes) }
+            }
+            if n == length && loaded == words { return true }
             guard HTTPRequestParser.isValidHost(bytes) else { return false }
             length = bytes.count
             words = loaded

@@ -32,4 +32,18 @@ import Testing
         #expect(parsed.requests.count == 2)
         #expect(parsed.error?.code == "invalid_host")
     }
+
+    @Test func theCacheOnlyAnswersForTheSameBytes() {
+        var cache = HTTPRequestParser.HostCache()
+        func valid(_ text: String) -> Bool { Array(text.utf8).withUnsafeBytes { cache.isValid($0) } }
+        // Same length as the cached value, one byte different (first, middle, last): checked, refused.
+        for (good, bad) in [("h:1", "h 1"), ("127.0.0.1:8080", "127.0.0 1:8080"), ("127.0.0.1:8080", "127.0.0.1:808x"),
+                            ("127.0.0.1:8080", "@27.0.0.1:8080"), ("a.example:443", "a.example:44/"),
+                            ("0123456789abcdef", "0123456789abcde@"), ("0123456789abcdefg", "0123456789abcdef@")] {
+            #expect(valid(good), "\(good)")
+            #expect(valid(good), "\(good) again")
+            #expect(!valid(bad), "\(bad) after \(good)")
+        }
+    }
 }
+
