@@ -157,6 +157,10 @@ kill "$(cat "$DIR/nginx.pid")"; rm -f "$DIR/nginx.pid"
 [ -n "${GET_ONLY:-}" ] && exit 0   # GET_ONLY=1: step 1 only
 
 TOKEN=$("$BIN" --database "$DIR/flags.sqlite" token create --name bench --role writer | grep '^sfl_')
+# A bare value only flips an existing flag: create the counter with its full definition first.
+curl -sf -o /dev/null -X PUT "http://127.0.0.1:$PORT/v1/environments/production/flags/benchCounter" \
+  -H "Authorization: Bearer $TOKEN" -H 'Content-Type: application/json' -H 'X-Change-Message: bench counter' \
+  -d '{"type": "integer", "default": 0}'
 cat >"$DIR/put.lua" <<LUA
 local counter = 0
 local thread_id = 0

@@ -90,7 +90,13 @@ flagserver_ir() {  # mode count
   local extra=""
   case $1 in
     get304) extra=$(curl -sfI "http://127.0.0.1:$port/v1/environments/production/document" | sed -n 's/^[Ee][Tt][Aa][Gg]: //p' | tr -d '\r') ;;
-    put) extra=$token ;;
+    put)
+      extra=$token
+      # A bare value only flips an existing flag: create the counter first (in both runs, so it cancels out).
+      curl -sf -o /dev/null -X PUT "http://127.0.0.1:$port/v1/environments/production/flags/benchCounter" \
+        -H "Authorization: Bearer $token" -H 'Content-Type: application/json' -H 'X-Change-Message: counter' \
+        -d '{"type": "integer", "default": 0}'
+      ;;
   esac
   local mode=$1
   case $mode in get304 | get200) mode=get ;; esac

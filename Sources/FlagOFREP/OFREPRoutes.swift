@@ -22,20 +22,32 @@ public struct OFREPRouteConfiguration: Sendable {
     /// nil serves everyone (the spec's security schemes are optional).
     public var authorize: (@Sendable (_ request: HTTPRequest, _ environment: String) -> OFREPAccess)?
     /// Optional per-client rate limit, applied after authorization (so failed attempts do not use up
-    /// a legitimate client's tokens); the client is its bearer token or API key, else its IP address.
+    /// a legitimate client's tokens); the client is its verified token (only with `authorize`), else its
+    /// IP address (see `clientKey`).
     public var rateLimiter: TokenBucketRateLimiter?
+    /// Proxies whose `X-Forwarded-For`/`X-Real-IP` name the client for the rate limit.
+    public var trustedProxies: HTTPTrustedProxies
+    /// Called before `authorize`: a response to send instead (the service's failed-authentication throttle
+    /// answers 429 here), or nil.
+    public var admit: (@Sendable (_ request: HTTPRequest, _ context: HTTPRequestContext) -> HTTPResponse?)?
+    /// Told about every 401 `authorize` decides, with its reason (to log and count it; never the token).
+    public var onUnauthorized: (@Sendable (_ request: HTTPRequest, _ context: HTTPRequestContext, _ reason: String) -> Void)?
 
     /// A configuration.
     public init(
         defaultEnvironment: String,
         snapshot: @escaping @Sendable (_ environment: String) -> OFREPSnapshot?,
         authorize: (@Sendable (_ request: HTTPRequest, _ environment: String) -> OFREPAccess)? = nil,
-        rateLimiter: TokenBucketRateLimiter? = nil
+        rateLimiter: TokenBucketRateLimiter? = nil,
+        trustedProxies: HTTPTrustedProxies = .none
     ) {
         self.defaultEnvironment = defaultEnvironment
         self.snapshot = snapshot
         self.authorize = authorize
         self.rateLimiter = rateLimiter
+        self.trustedProxies = trustedProxies
+        admit = nil
+        onUnauthorized = nil
     }
 }
 
@@ -71,9 +83,11 @@ public enum OFREPRoutes {
                       key: String?) -> HTTPResponse {
         let environment = context.pathParameters["env"] ?? configuration.defaultEnvironment
         if let authorize = configuration.authorize {
+            if let refusal = configuration.admit?(request, context) { return refusal }
             switch authorize(request, environment) {
             case .allowed: break
             case .unauthorized(let message):
+                configuration.onUnauthorized?(request, context, message)
                 return HTTPError(.unauthorized, code: "unauthorized", message: message,
                                  headers: ["WWW-Authenticate": #"Bearer realm="ofrep""#]).response
             case .forbidden(let message):
@@ -81,7 +95,8 @@ public enum OFREPRoutes {
             }
         }
         if let limiter = configuration.rateLimiter,
-           case .limited(let seconds) = limiter.acquire(clientKey(request, context)) {
+           case .limited(let seconds) = limiter.acquire(clientKey(request, context, tokenVerified: configuration.authorize != nil,
+                                                                   proxies: configuration.trustedProxies)) {
             return HTTPError(.tooManyRequests, code: "rate_limited",
                              message: "too many OFREP requests; retry in \(seconds) s",
                              headers: ["Retry-After": String(seconds)]).response
@@ -98,12 +113,18 @@ public enum OFREPRoutes {
         return OFREPEvaluator.evaluateAll(body: request.body, ifNoneMatch: request.headers["If-None-Match"], snapshot: snapshot)
     }
 
-    /// The rate-limit identity of a request: its bearer token, else its API key, else the peer's IP
-    /// address (not the port: one client opens many connections).
-    public static func clientKey(_ request: HTTPRequest, _ context: HTTPRequestContext) -> String {
-        if let token = bearerToken(request) { return "bearer " + token }
-        if let apiKey = request.headers["X-API-Key"], !apiKey.isEmpty { return "api-key " + apiKey }
-        return "peer " + context.peer.host
+    /// The rate-limit identity of a request. A token is an identity only once it was verified
+    /// (`tokenVerified`: an authorizer allowed the request, and it checks every credential presented);
+    /// an unverified `Authorization` or `X-API-Key` is text the client chooses, and keyed on it every
+    /// invented value would get a fresh bucket. Otherwise the client's IP address (not the port: one
+    /// client opens many connections), from a trusted proxy's forwarding fields when `proxies` has the peer.
+    public static func clientKey(_ request: HTTPRequest, _ context: HTTPRequestContext, tokenVerified: Bool,
+                                 proxies: HTTPTrustedProxies = .none) -> String {
+        if tokenVerified {
+            if let token = bearerToken(request) { return "bearer " + token }
+            if let apiKey = request.headers["X-API-Key"], !apiKey.isEmpty { return "api-key " + apiKey }
+        }
+        return "address " + proxies.clientAddress(request, peer: context.peer)
     }
 
     /// The token of `Authorization: Bearer <token>` (RFC 6750 §2.1; the scheme is case-insensitive), or nil.

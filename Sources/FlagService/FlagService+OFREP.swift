@@ -10,7 +10,7 @@ extension FlagService {
         /// The environment served at `/ofrep/v1/...`; any environment is reachable under
         /// `/v1/environments/{env}/ofrep/v1/...`.
         public var defaultEnvironment: String = "production"
-        /// Evaluations per second per client (token or address); nil: no limit.
+        /// Evaluations per second per client (its verified token, else its address); nil: no limit.
         public var rateLimit: Double?
         /// How many requests a client may send at once before the rate applies.
         public var rateBurst: Double = 50
@@ -36,11 +36,17 @@ extension FlagService {
             }.closure
         }
         let limiter = service.options.ofrep.rateLimit.flatMap { TokenBucketRateLimiter(rate: $0, burst: service.options.ofrep.rateBurst) }
-        let configuration = OFREPRouteConfiguration(
+        var configuration = OFREPRouteConfiguration(
             defaultEnvironment: service.options.ofrep.defaultEnvironment,
             snapshot: { environment in snapshots.snapshot(environment)?.ofrep },
             authorize: authorize,
-            rateLimiter: limiter)
+            rateLimiter: limiter,
+            trustedProxies: service.options.trustedProxies)
+        // The same failed-authentication log and throttle as the core API's.
+        configuration.admit = { request, context in service.throttledResponse(request, context) }
+        configuration.onUnauthorized = { request, context, reason in
+            service.recordFailure(reason: reason, client: service.clientAddress(request, context), request, context)
+        }
         routes.withBuilder { builder in OFREPRoutes.register(in: &builder, configuration: configuration) }
     }
 }

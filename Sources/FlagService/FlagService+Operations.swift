@@ -10,7 +10,9 @@ extension FlagService {
             Self.json(["status": "ok"])
         }
 
-        // Readiness: the database answers a query (off the loop: it may wait for SQLite).
+        // Readiness: the database answers a query (off the loop: it may wait for SQLite) AND writes can
+        // commit (the last commit did not fail, the filesystem is neither read-only nor full). Degraded
+        // writes are a 503 whose body says reads still work, so a probe can tell the two apart.
         routes.deferred(.GET, "/readyz") { [self] _, _, responder in
             offLoop(responder) { [self] in
                 do {
@@ -22,7 +24,17 @@ extension FlagService {
                 }
                 var versions: [String: JSONValue] = [:]
                 for (name, snapshot) in snapshots.all() { versions[name] = .integer(Int64(snapshot.version)) }
-                return Self.json(["status": "ready", "versions": .object(versions)])
+                guard let problem = writer.health.problem(store: store) else {
+                    return Self.json(["status": "ready", "reads": "ok", "writes": "ok", "versions": .object(versions)])
+                }
+                logger.log(.warning, "writes_degraded", ["error": problem.reason])
+                var body: [String: JSONValue] = [
+                    "status": "degraded", "reads": "ok", "writes": "failing", "versions": .object(versions),
+                    "writeError": .string(problem.reason),
+                    "error": .object(["code": "writes_failing", "message": .string("reads are served; writes cannot commit: \(problem.reason)")]),
+                ]
+                if let failure = problem.failure { body["lastWriteFailedAt"] = .string(Snapshot.timestamp(failure.atMilliseconds)) }
+                return Self.json(body, status: .serviceUnavailable, headers: ["Retry-After": "5"])
             }
         }
 

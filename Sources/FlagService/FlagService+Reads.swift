@@ -5,8 +5,8 @@ import HTTPServer
 /// `GET` of documents and history.
 extension FlagService {
     func registerReads(into routes: inout ServiceRoutes) {
-        routes.sync(.GET, "/v1/environments") { [self] request, _ in
-            try requireReader(request)
+        routes.sync(.GET, "/v1/environments") { [self] request, context in
+            try requireReader(request, context)
             let current = snapshots.all()
             let list: [JSONValue] = snapshots.environments.map { name in
                 var entry: [String: JSONValue] = ["name": .string(name)]
@@ -21,7 +21,7 @@ extension FlagService {
 
         // The hot path: a lock, a lookup, and a prebuilt response returned by reference. Never SQLite.
         routes.sync(.GET, "/v1/environments/{env}/document") { [self] request, context in
-            try requireReader(request)
+            try requireReader(request, context)
             let name = context.pathParameters["env"] ?? ""
             guard let snapshot = snapshots.snapshot(name) else {
                 _ = try environment(context)
@@ -39,7 +39,7 @@ extension FlagService {
 
         routes.deferred(.GET, "/v1/environments/{env}/versions") { [self] request, context, responder in
             offLoop(responder) { [self] in
-                try requireReader(request)
+                try requireReader(request, context)
                 let name = try environment(context)
                 let limit = try Self.integerParameter(request, "limit", default: 50, range: 1...1000)
                 let before = try Self.optionalIntegerParameter(request, "before", range: 1...Int.max)
@@ -62,7 +62,7 @@ extension FlagService {
 
         routes.deferred(.GET, "/v1/environments/{env}/versions/{number}") { [self] request, context, responder in
             offLoop(responder) { [self] in
-                try requireReader(request)
+                try requireReader(request, context)
                 let name = try environment(context)
                 guard let text = context.pathParameters["number"], let number = Int(text), number >= 1 else {
                     throw ServiceError.badRequest("invalid_version", "the version must be a positive integer")
@@ -70,6 +70,7 @@ extension FlagService {
                 let record: VersionRecord
                 do {
                     record = try store.version(environment: name, number: number)
+                    try FlagStore.verify(record)
                 } catch {
                     throw ServiceError.store(error)
                 }
@@ -89,9 +90,9 @@ extension FlagService {
     }
 
     /// With `requireReadToken`, a reader token from the in-memory table; otherwise nothing.
-    func requireReader(_ request: HTTPRequest) throws(ServiceError) {
+    func requireReader(_ request: HTTPRequest, _ context: HTTPRequestContext) throws(ServiceError) {
         guard options.requireReadToken else { return }
-        _ = try authenticator.requireCached(request, role: .reader)
+        _ = try authenticate(request, context, role: .reader, fresh: false)
     }
 
     /// A JSON response of `object`, canonical, with a trailing newline.

@@ -38,8 +38,10 @@ extension FlagService {
                     try store.createEnvironment(name: entry.environment, actor: "flagserver")
                 }
                 guard try store.currentVersion(environment: entry.environment) == nil else { continue }
+                // The message is public (every GET shows it): the file's name, not where the server keeps it.
+                let name = entry.file.split(separator: "/").last.map(String.init) ?? entry.file
                 let outcome = try store.publish(environment: entry.environment, document: entry.document.canonicalBytes,
-                                                author: "flagserver", message: "initial import of \(entry.file)",
+                                                author: "flagserver", message: "initial import of \(name)",
                                                 expectedCurrentVersion: 0)
                 logger.log(.info, "seeded", ["env": entry.environment, "version": "\(outcome.record.number)", "file": entry.file])
                 seeded.append(entry.environment)

@@ -12,11 +12,11 @@ extension FlagService {
     public static let messageHeader = "X-Change-Message"
 
     func registerWrites(into routes: inout ServiceRoutes) {
-        routes.deferred(.PUT, "/v1/environments/{env}/document") { [self] request, context, responder in
+        routes.deferred(.PUT, "/v1/environments/{env}/document", headCheck: writeHeadCheck) { [self] request, context, responder in
             offLoop(responder) { [self] in
                 let name = try environment(context)
                 let dryRun = try Self.dryRun(request)
-                let token = try authenticator.requireFresh(request, role: dryRun ? .reader : .writer)
+                let token = try authenticate(request, context, role: dryRun ? .reader : .writer, fresh: true)
                 try Self.requireJSONContentType(request)
                 if dryRun {
                     let document = try Self.decodeDocument(request.body)
@@ -31,12 +31,12 @@ extension FlagService {
             }
         }
 
-        routes.deferred(.PUT, "/v1/environments/{env}/flags/{key}") { [self] request, context, responder in
+        routes.deferred(.PUT, "/v1/environments/{env}/flags/{key}", headCheck: writeHeadCheck) { [self] request, context, responder in
             offLoop(responder) { [self] in
                 let name = try environment(context)
                 let key = context.pathParameters["key"] ?? ""
                 let dryRun = try Self.dryRun(request)
-                let token = try authenticator.requireFresh(request, role: dryRun ? .reader : .writer)
+                let token = try authenticate(request, context, role: dryRun ? .reader : .writer, fresh: true)
                 try Self.requireJSONContentType(request)
                 let edit = FlagEdit(try Self.parseJSON(request.body))
                 if dryRun {
@@ -51,10 +51,10 @@ extension FlagService {
             }
         }
 
-        routes.deferred(.POST, "/v1/environments/{env}/rollback") { [self] request, context, responder in
+        routes.deferred(.POST, "/v1/environments/{env}/rollback", headCheck: writeHeadCheck) { [self] request, context, responder in
             offLoop(responder) { [self] in
                 let name = try environment(context)
-                let token = try authenticator.requireFresh(request, role: .writer)
+                let token = try authenticate(request, context, role: .writer, fresh: true)
                 try Self.requireJSONContentType(request)
                 guard case .object(let body) = try Self.parseJSON(request.body) else {
                     throw ServiceError.badRequest("invalid_body", #"expected {"version": N, "message": "..."}"#)

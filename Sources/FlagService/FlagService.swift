@@ -28,6 +28,13 @@ public final class FlagService: Sendable {
         public var ofrep = OFREPOptions()
         /// The ops console's files served at `/console` (nil: `/console` answers 404 "not installed").
         public var console: ConsoleAssets?
+        /// Proxies whose `X-Forwarded-For`/`X-Real-IP` give the client address (for the failed-authentication
+        /// throttle, its log lines and OFREP's rate limit); none by default: the TCP peer is the client.
+        public var trustedProxies = HTTPTrustedProxies.none
+        /// Failed authentications a client may make per `authFailureWindow` before it gets 429 (0: no limit).
+        public var authFailureLimit = 10
+        /// The window of `authFailureLimit`.
+        public var authFailureWindow: Duration = .seconds(60)
 
         /// Defaults.
         public init(requireReadToken: Bool = false) { self.requireReadToken = requireReadToken }
@@ -44,6 +51,8 @@ public final class FlagService: Sendable {
     /// The options given at creation.
     public let options: Options
     let authenticator: Authenticator
+    /// Failed authentications per client address (429 past the limit).
+    let authThrottle: FailedAuthThrottle
     let writer: WriteQueue
     /// The impact sample of the last preview (`POST .../preview`), reused while the pools stay the same.
     let impactSamples = ImpactSampleCache()
@@ -60,6 +69,7 @@ public final class FlagService: Sendable {
         self.logger = logger
         snapshots = SnapshotStore()
         metrics = ServiceMetrics()
+        authThrottle = FailedAuthThrottle(limit: options.authFailureLimit, window: options.authFailureWindow)
         do {
             try snapshots.load(from: store)
             authenticator = try Authenticator(store: store)

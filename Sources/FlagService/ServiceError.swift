@@ -111,6 +111,12 @@ public struct ServiceError: Error, Sendable, CustomStringConvertible {
                                 headers: ["Retry-After": "1"])
         case .invalidArgument(let name, let reason):
             return badRequest("invalid_argument", "\(name): \(reason)")
+        case .damagedVersion(let environment, let number, _, _):
+            // Named, so a rollback to it says which version cannot be used; the hashes are in the log.
+            return ServiceError(.internalServerError, code: "damaged_version",
+                                message: "version \(number) of \(environment) is damaged in the store (its bytes do not match "
+                                    + "its contentHash); it is not served and cannot be republished",
+                                extra: ["version": .integer(Int64(number))])
         default:
             return ServiceError(.internalServerError, code: "storage_error", message: "the store failed; see the server log")
         }

@@ -127,7 +127,7 @@ public final class ServiceMetrics: Sendable {
     }
 
     /// `CLOCK_MONOTONIC` in nanoseconds: the clock of `HTTPRequestContext.receivedAtNanoseconds`.
-    static func monotonicNanoseconds() -> UInt64 {
+    @Sendable public static func monotonicNanoseconds() -> UInt64 {
         var ts = timespec()
         clock_gettime(CLOCK_MONOTONIC, &ts)
         return UInt64(ts.tv_sec) * 1_000_000_000 + UInt64(ts.tv_nsec)

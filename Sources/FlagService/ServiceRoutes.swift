@@ -19,9 +19,13 @@ public struct ServiceRoutes: Sendable {
     }
 
     /// A deferred route: gets the responder and answers later from any thread (after a commit, a query).
+    /// `headCheck`, when given, decides on a request with a body from its head, before the body is read
+    /// (see `HTTPHandler.checkHead`): a refusal is sent instead and counted like any response.
     public mutating func deferred(_ method: HTTPMethod, _ pattern: String,
+                                  headCheck: (@Sendable (HTTPRequest, HTTPRequestContext) -> HTTPResponse?)? = nil,
                                   _ body: @escaping @Sendable (HTTPRequest, HTTPRequestContext, HTTPResponder) -> Void) {
-        builder.add(method, pattern, handler: InstrumentedDeferredHandler(route: metrics.route(method.rawValue, pattern), body: body))
+        builder.add(method, pattern, handler: InstrumentedDeferredHandler(route: metrics.route(method.rawValue, pattern),
+                                                                          headCheck: headCheck, body: body))
     }
 
     /// Lets a module that registers on a plain builder (OFREP) add its routes. They are counted in
@@ -77,11 +81,20 @@ final class InstrumentedSyncHandler: HTTPHandler, Sendable {
 /// A final class for the same reason as `InstrumentedSyncHandler`.
 final class InstrumentedDeferredHandler: HTTPHandler, Sendable {
     let route: ServiceMetrics.Route
+    let headCheck: (@Sendable (HTTPRequest, HTTPRequestContext) -> HTTPResponse?)?
     let body: @Sendable (HTTPRequest, HTTPRequestContext, HTTPResponder) -> Void
 
-    init(route: ServiceMetrics.Route, body: @escaping @Sendable (HTTPRequest, HTTPRequestContext, HTTPResponder) -> Void) {
+    init(route: ServiceMetrics.Route, headCheck: (@Sendable (HTTPRequest, HTTPRequestContext) -> HTTPResponse?)? = nil,
+         body: @escaping @Sendable (HTTPRequest, HTTPRequestContext, HTTPResponder) -> Void) {
         self.route = route
+        self.headCheck = headCheck
         self.body = body
+    }
+
+    func checkHead(_ request: HTTPRequest, context: HTTPRequestContext) -> HTTPResponse? {
+        guard let refusal = headCheck?(request, context) else { return nil }
+        route.record(status: refusal.status.code, nanoseconds: InstrumentedSyncHandler.elapsed(since: context.receivedAtNanoseconds))
+        return refusal
     }
 
     func handle(_ request: HTTPRequest, context: HTTPRequestContext, responder: HTTPResponder) {

@@ -61,8 +61,11 @@ public final class Snapshot: Sendable {
         VersionMetadata.entityTag(version: version, contentHash: contentHash)
     }
 
-    /// Decodes the stored bytes of `record`; fails when the stored document no longer validates.
-    public convenience init(record: VersionRecord) throws(FlagDocumentError) {
+    /// Decodes the stored bytes of `record`. Throws `FlagStoreError.damagedVersion` when the bytes do not hash
+    /// to the stored `contentHash` (they would be served under a hash they do not have), and
+    /// `FlagDocumentError` when the stored document no longer validates.
+    public convenience init(record: VersionRecord) throws {
+        try FlagStore.verify(record)
         self.init(record: record, document: try FlagDocument.decode(record.document))
     }
 

@@ -14,12 +14,14 @@ extension WriteQueue {
         do {
             results = try store.publish(batch: batch.map(\.request))
         } catch {
+            health.recordFailure(error)
             metrics.publishFailures.add(batch.count, ordering: .relaxed)
             logger.log(.error, "publish_failed", ["jobs": "\(batch.count)", "error": "\(error)"])
             let refusal = ServiceError.store(error)
             for entry in batch { entry.job.completion(.failed(refusal)) }
             return
         }
+        health.recordSuccess()
         metrics.batches.add(1, ordering: .relaxed)
         var outcomes: [WriteOutcome] = []
         outcomes.reserveCapacity(batch.count)
@@ -61,18 +63,23 @@ extension WriteQueue {
         let document: FlagDocument
         do {
             let old = try store.version(environment: environment, number: number)
+            try FlagStore.verify(old)  // checked again inside the store's transaction
             document = try FlagDocument.decode(old.document)
         } catch let error as FlagDocumentError {
             job.completion(.failed(ServiceError(.unprocessableContent, code: "invalid_document",
                                                 message: "version \(number) no longer validates", details: error.issues)))
             return
         } catch {
+            if case FlagStoreError.damagedVersion = error {
+                logger.log(.error, "damaged_version", ["env": environment, "to": "\(number)", "error": "\(error)"])
+            }
             job.completion(.failed(.store(error)))
             return
         }
         do {
             let outcome = try store.rollback(environment: environment, to: number, author: job.author, message: job.message,
                                              expectedCurrentVersion: current?.version ?? 0)
+            health.recordSuccess()
             metrics.batches.add(1, ordering: .relaxed)
             switch outcome {
             case .published(let record):
@@ -87,6 +94,7 @@ extension WriteQueue {
                 job.completion(.unchanged(record))
             }
         } catch {
+            health.recordFailure(error)
             metrics.publishFailures.add(1, ordering: .relaxed)
             logger.log(.warning, "rollback_refused", ["env": environment, "to": "\(number)", "error": "\(error)"])
             job.completion(.failed(.store(error)))

@@ -22,6 +22,8 @@ public final class WriteQueue: @unchecked Sendable {
     let logger: ServiceLogger
     /// Most jobs written in one commit.
     let maximumBatch: Int
+    /// The last commit's failure, for `/readyz`.
+    public let health = WriteHealth()
 
     /// A queue writing to `store` and installing new versions into `snapshots`. Call `start()`.
     public init(store: FlagStore, snapshots: SnapshotStore, metrics: ServiceMetrics, logger: ServiceLogger, maximumBatch: Int = 256) {

@@ -14,7 +14,7 @@ public enum AdminCommand: Sendable, Equatable {
     case tokenRevoke(name: String)
     /// `backup --to FILE`
     case backup(destination: String)
-    /// `check`: `PRAGMA integrity_check`.
+    /// `check`: `PRAGMA integrity_check`, then every version's document against its content hash.
     case check
     /// `restore --from FILE`: the backup's content replaces the database's, in a new epoch.
     case restore(source: String)
@@ -25,7 +25,7 @@ public enum AdminCommand: Sendable, Equatable {
         flagserver token list [--all]                                    list active tokens (--all: also revoked)
         flagserver token revoke --name NAME                              revoke the active token NAME
         flagserver backup --to FILE                                      consistent copy while the server runs
-        flagserver check                                                 PRAGMA integrity_check of the database
+        flagserver check                                                 PRAGMA integrity_check and every version's content hash
         flagserver restore --from FILE                                   replace the database by a backup (server stopped); new epoch
         """
 
@@ -104,6 +104,13 @@ public enum AdminCommand: Sendable, Equatable {
             guard result == ["ok"] else {
                 throw FlagStoreError.database(DatabaseError(
                     extendedResultCode: 11, message: "integrity_check: " + result.joined(separator: "; "), sql: "PRAGMA integrity_check"))
+            }
+            // SQLite's check sees pages, not content: a document rewritten in place passes it.
+            let damaged = try store.damagedVersions()
+            if let first = damaged.first {
+                let more = damaged.count > 1 ? " (and \(damaged.count - 1) more damaged version\(damaged.count > 2 ? "s" : ""))" : ""
+                throw FlagStoreError.database(DatabaseError(
+                    extendedResultCode: 11, message: "content hashes: \(first)\(more)", sql: nil))
             }
             return "ok\n"
         case .restore(let source):

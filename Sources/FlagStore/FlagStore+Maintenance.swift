@@ -40,4 +40,24 @@ extension FlagStore {
     public func integrityCheck() throws -> [String] {
         try read { try $0.integrityCheck() }
     }
+
+    /// Free bytes below which the filesystem counts as full for writes: a publish appends the document,
+    /// an audit row and WAL frames, and SQLite needs room for its journal.
+    public static let minimumFreeBytes: UInt64 = 4 * 1024 * 1024
+
+    /// Why a write could not commit now, judged without writing: the database's filesystem is mounted
+    /// read-only, or has less than `minimumFreeBytes` free (statvfs(3) of the file's directory); nil when
+    /// neither holds. Reads keep working in both cases, so `/readyz` reports them as degraded writes.
+    public func writeProblem() -> String? {
+        let directory = (path as NSString).deletingLastPathComponent
+        var info = statvfs()
+        guard statvfs(directory.isEmpty ? "." : directory, &info) == 0 else {
+            return "statvfs \(directory): \(String(cString: strerror(errno)))"
+        }
+        if info.f_flag & UInt(ST_RDONLY) != 0 { return "the filesystem holding \(path) is read-only" }
+        let free = UInt64(info.f_bavail) * UInt64(info.f_frsize)
+        if free < Self.minimumFreeBytes { return "the filesystem holding \(path) is full (\(free) bytes free)" }
+        return nil
+    }
 }
+

@@ -84,6 +84,8 @@ extension FlagStore {
                                                       number: number) else {
                     throw FlagStoreError.versionNotFound(environment: environment, number: number)
                 }
+                // Republishing damaged bytes under the old hash would give them a fresh, trusted version.
+                try Self.verify(old)
                 return try Self.publishInTransaction(database, environment: environment, document: old.document,
                                                      hash: old.contentHash, author: author, message: message,
                                                      expectedCurrentVersion: expectedCurrentVersion,
@@ -135,6 +137,36 @@ extension FlagStore {
         return .published(record)
     }
 
+    /// Throws `damagedVersion` unless `record.document` hashes to `record.contentHash`. Every read that
+    /// hands out a document to serve or republish goes through this: the hash is the ETag and what clients
+    /// verify, so bytes changed on disk must never be sent under it.
+    public static func verify(_ record: VersionRecord) throws(FlagStoreError) {
+        let actual = SHA256.hexDigest(record.document)
+        guard actual == record.contentHash else {
+            throw .damagedVersion(environment: record.environment, number: record.number,
+                                  storedHash: record.contentHash, actualHash: actual)
+        }
+    }
+
+    /// Every version of every environment whose document does not hash to its `contentHash`, oldest first
+    /// (`flagserver check`). Reads the whole history, one row at a time.
+    public func damagedVersions() throws -> [FlagStoreError] {
+        try read { database in
+            try database.query("""
+                SELECT e.name, \(Self.versionColumns) FROM versions v JOIN environments e ON e.id = v.environment_id
+                ORDER BY e.name, v.number
+                """) { row in Self.record(from: row, environment: row.text(0), offset: 1) }
+                .compactMap { record -> FlagStoreError? in
+                    do throws(FlagStoreError) {
+                        try Self.verify(record)
+                        return nil
+                    } catch {
+                        return error
+                    }
+                }
+        }
+    }
+
     /// The current (newest) version of `environment`, or nil when nothing was published yet.
     public func currentVersion(environment: String) throws -> VersionRecord? {
         try read { database in
@@ -145,7 +177,8 @@ extension FlagStore {
         }
     }
 
-    /// Version `number` of `environment`; `versionNotFound` when there is none.
+    /// Version `number` of `environment`; `versionNotFound` when there is none. Not verified: callers that
+    /// serve or republish it check it with `verify(_:)`.
     public func version(environment: String, number: Int) throws -> VersionRecord {
         try read { database in
             let environmentID = try Self.environmentID(database, environment)

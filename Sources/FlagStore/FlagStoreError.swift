@@ -33,6 +33,9 @@ public enum FlagStoreError: Error, Sendable, Equatable, CustomStringConvertible 
     case tokenNotFound(String)
     /// `backup(to:)` refuses to overwrite an existing file.
     case backupDestinationExists(path: String)
+    /// The stored document of a version does not hash to its stored `contentHash`: the bytes were changed
+    /// on disk (or in the database) after the publish. Such a version is never served or republished.
+    case damagedVersion(environment: String, number: Int, storedHash: String, actualHash: String)
     /// Another connection held the write lock for longer than the busy timeout.
     case busy(cause: DatabaseError)
     /// Any other SQLite failure.
@@ -71,6 +74,9 @@ public enum FlagStoreError: Error, Sendable, Equatable, CustomStringConvertible 
             return "no active token named '\(name)'"
         case .backupDestinationExists(let path):
             return "backup destination \(path) exists already; choose a new file"
+        case .damagedVersion(let environment, let number, let stored, let actual):
+            return "version \(number) of \(environment) is damaged: its stored document hashes to \(actual.prefix(16))..., "
+                + "not to its contentHash \(stored.prefix(16))... (the bytes changed after the publish); it is not served"
         case .busy(let cause):
             return "database is busy (another writer held the lock past the timeout): \(cause)"
         case .database(let cause):

@@ -56,6 +56,7 @@ extension Connection {
     func close() {
         guard phase != .closed else { return }
         phase = .closed
+        releaseBodyReservation()
         Socket.close(fd)
         inFlight = nil
         outbound = []

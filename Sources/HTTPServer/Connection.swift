@@ -64,6 +64,8 @@ final class Connection: @unchecked Sendable {
     @exclusivity(unchecked) var registered = false
     @exclusivity(unchecked) var deadline: UInt64 = .max
     @exclusivity(unchecked) var headStartedAt: UInt64 = 0
+    /// What the body being received holds of the server-wide budget (`Limits.maxBufferedBodyBytes`).
+    @exclusivity(unchecked) var reservedBodyBytes = 0
 
     init(fd: Int32, token: UInt64, id: UInt64, peer: HTTPPeerAddress, loop: EventLoop, limits: HTTPRequestParser.Limits) {
         self.fd = fd
@@ -154,10 +156,16 @@ final class Connection: @unchecked Sendable {
                 switch consume event {
                 case .needMore:
                     if used == 0 || offset == buffer.count { break parsing }
-                case .continueNeeded:
+                case .head(let continueNeeded):
+                    // Decided before a byte of the body is read or 100 Continue is sent: a refusal closes
+                    // the connection with the body unread, so an unauthorized client costs no body memory.
+                    if let refusal = decideOnHead() {
+                        refuse(refusal)
+                        break parsing
+                    }
                     // RFC 9110 §10.1.1: the interim response tells the client to send the body. It may only
                     // go out when no earlier response is still owed, or it would come before that one.
-                    if inFlight == nil { withOutputBuffer { $0.append(contentsOf: EventLoop.continueResponse) } }
+                    if continueNeeded && inFlight == nil { withOutputBuffer { $0.append(contentsOf: EventLoop.continueResponse) } }
                 case .request(let request):
                     headStartedAt = 0
                     dispatch(request)
@@ -171,7 +179,31 @@ final class Connection: @unchecked Sendable {
         return offset
     }
 
+    /// The handler's `checkHead` on the head just parsed, then the body budget: the response to refuse
+    /// with, or nil after reserving the body's bytes.
+    func decideOnHead() -> HTTPResponse? {
+        guard let head = parser.pendingHead else { return nil }
+        let context = HTTPRequestContext(peer: peer, connectionID: id, requestIndex: requestIndex, receivedAtNanoseconds: loop.now)
+        if let response = loop.core.handler.checkHead(head, context: context) { return response }
+        let bytes = parser.pendingBodyBytes
+        guard loop.core.reserveBody(bytes) else {
+            return HTTPError(.serviceUnavailable, code: "too_many_bodies",
+                             message: "the server is receiving too many request bodies; retry shortly",
+                             headers: ["Retry-After": "1"], closesConnection: true).response
+        }
+        reservedBodyBytes = bytes
+        return nil
+    }
+
+    /// Gives the body's reservation back (the body is complete and handed on, or the connection ends).
+    func releaseBodyReservation() {
+        guard reservedBodyBytes > 0 else { return }
+        loop.core.releaseBody(reservedBodyBytes)
+        reservedBodyBytes = 0
+    }
+
     func dispatch(_ request: HTTPRequest) {
+        releaseBodyReservation()
         let sequence = nextSequence
         nextSequence += 1
         let clientKeepsAlive = request.wantsKeepAlive
@@ -188,10 +220,14 @@ final class Connection: @unchecked Sendable {
 
     /// Queues the refusal and stops reading requests. Parsing only happens with no request in flight,
     /// so the refusal is the next response on the wire.
-    func refuse(_ error: HTTPError) {
+    func refuse(_ error: HTTPError) { refuse(error.response) }
+
+    /// Queues `response` as a refusal (see `refuse(_:)` for an `HTTPError`).
+    func refuse(_ refusal: HTTPResponse) {
+        releaseBodyReservation()
         let sequence = nextSequence
         nextSequence += 1
-        var response = error.response
+        var response = refusal
         response.closeConnection = true
         lingerOnClose = true
         inFlight = InFlight(
@@ -235,7 +271,10 @@ final class Connection: @unchecked Sendable {
     func afterProcessing() {
         if phase == .closed { return }
         if hasPendingOutput { flush() }
-        if readPaused && phase == .open && inFlight == nil
+        // A loop, not one pass: parsing may pause again at the high-water mark and the flush after it may
+        // then send everything. Left paused with nothing to send, the connection would want neither reading
+        // nor writing, and the pipelined requests still in `inbound` would wait for a timeout.
+        while readPaused && phase == .open && inFlight == nil
             && pendingOutputBytes <= EventLoop.outputHighWater
         {
             readPaused = false

@@ -5,6 +5,17 @@
 public protocol HTTPHandler: Sendable {
     /// Answers `request` through `responder`.
     func handle(_ request: HTTPRequest, context: HTTPRequestContext, responder: HTTPResponder)
+
+    /// Decides on a request that has a body from its head alone, before any of the body is read or
+    /// `100 Continue` is sent: a response to send instead (the connection then closes, the body unread),
+    /// or nil to receive the body and call `handle`. `request.body` is empty here. Runs on the loop thread:
+    /// it must not block (no database). The default accepts everything.
+    func checkHead(_ request: HTTPRequest, context: HTTPRequestContext) -> HTTPResponse?
+}
+
+extension HTTPHandler {
+    /// Accepts every head: the body is read and `handle` decides.
+    public func checkHead(_ request: HTTPRequest, context: HTTPRequestContext) -> HTTPResponse? { nil }
 }
 
 /// A synchronous handler: computes the response on the loop thread. A thrown `HTTPError` is sent as

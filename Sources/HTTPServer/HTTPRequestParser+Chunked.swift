@@ -28,7 +28,7 @@ extension HTTPRequestParser {
             let room = limits.maxHeaderBytes - trailerBytes
             guard let lineEnd = try HTTPRequestParser.lineEnd(buffer, limit: room) else { return (0, .needMore) }
             if lineEnd == 0 { return (2, finish()) }
-            let field = try HTTPRequestParser.parseField(UnsafeRawBufferPointer(rebasing: buffer[0..<lineEnd]))
+            let field = try HTTPRequestParser.parseField(UnsafeRawBufferPointer(rebasing: buffer[0..<lineEnd]), hosts: &hostCache)
             trailerBytes += lineEnd + 2
             pending?.trailers.appendParsed(field)
             if (pending?.trailers.count ?? 0) > limits.maxHeaderCount {
@@ -59,9 +59,13 @@ extension HTTPRequestParser {
 
     /// chunk-size [ chunk-ext ]: 1*HEXDIG, then optional `BWS ; name [= value]` extensions, which are ignored.
     static func chunkSize(_ line: UnsafeRawBufferPointer) throws(HTTPError) -> Int {
-        var size = 0, i = 0
+        var size = 0, i = 0, significant = 0
         while i < line.count, let digit = HTTPRequest.hexValue(line[i]) {
-            guard i < 15 else { throw HTTPError(.contentTooLarge, code: "body_too_large", message: "chunk size too large", closesConnection: true) }
+            // 1*HEXDIG: leading zeros are valid (0000000000000005 is 5), so only significant digits can overflow.
+            if significant > 0 || digit != 0 { significant += 1 }
+            guard significant < 16 else {
+                throw HTTPError(.contentTooLarge, code: "body_too_large", message: "chunk size too large", closesConnection: true)
+            }
             size = size << 4 | Int(digit)
             i += 1
         }

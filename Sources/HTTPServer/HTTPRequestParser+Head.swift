@@ -20,7 +20,7 @@ extension HTTPRequestParser {
     }
 
     /// Parses the request line and field lines of `head` (without the final CRLFCRLF).
-    static func parseHeadBlock(_ head: UnsafeRawBufferPointer, _ limits: Limits) throws(HTTPError) -> HTTPRequest {
+    static func parseHeadBlock(_ head: UnsafeRawBufferPointer, _ limits: Limits, hosts: inout HostCache) throws(HTTPError) -> HTTPRequest {
         let lineEnd = head.index(of: 0x0D) ?? head.count
         if lineEnd > limits.maxRequestLineBytes {
             throw HTTPError(.uriTooLong, code: "request_line_too_long", message: "request line too long", closesConnection: true)
@@ -72,7 +72,7 @@ extension HTTPRequestParser {
         var i = lineEnd + 2
         while i < head.count {
             let end = head.index(of: 0x0D, from: i) ?? head.count
-            headers.appendParsed(try parseField(UnsafeRawBufferPointer(rebasing: head[i..<end])))
+            headers.appendParsed(try parseField(UnsafeRawBufferPointer(rebasing: head[i..<end]), hosts: &hosts))
             if headers.count > limits.maxHeaderCount {
                 throw HTTPError(.requestHeaderFieldsTooLarge, code: "too_many_headers", message: "more than \(limits.maxHeaderCount) header fields", closesConnection: true)
             }
@@ -95,7 +95,7 @@ extension HTTPRequestParser {
 
     /// field-line = field-name ":" OWS field-value OWS (RFC 9112 §5). No whitespace before the colon
     /// (§5.1: must be refused), no obs-fold (§5.2), no CTL in the value except HTAB.
-    static func parseField(_ line: UnsafeRawBufferPointer) throws(HTTPError) -> HTTPHeaders.Field {
+    static func parseField(_ line: UnsafeRawBufferPointer, hosts: inout HostCache) throws(HTTPError) -> HTTPHeaders.Field {
         guard let colon = line.index(of: 0x3A), colon > 0 else {
             if let f = line.first, f == 0x20 || f == 0x09 { throw HTTPError.malformed("obsolete_line_folding", "obs-fold is not accepted") }
             throw HTTPError.malformed("malformed_header", "header line without name and colon")
@@ -112,6 +112,11 @@ extension HTTPRequestParser {
         for i in s..<e {
             let b = line[i]
             if (b < 0x20 && b != 0x09) || b == 0x7F { throw HTTPError.malformed("malformed_header", "control character in field value") }
+        }
+        // Host, in any case: checked here on the raw bytes, where it costs a few instructions per byte.
+        if colon == 4 && line[0] | 0x20 == 0x68 && line[1] | 0x20 == 0x6F && line[2] | 0x20 == 0x73 && line[3] | 0x20 == 0x74
+            && !hosts.isValid(UnsafeRawBufferPointer(rebasing: line[s..<e])) {
+            throw HTTPError.malformed("invalid_host", "Host is not uri-host [ \":\" port ]")
         }
         return HTTPHeaders.Field(
             name: commonFieldName(UnsafeRawBufferPointer(rebasing: line[0..<colon]))
@@ -198,7 +203,10 @@ extension HTTPRequestParser {
         }
         guard let first = lengths.first else { return (.none, false) }
         for l in lengths where l != first { throw HTTPError.malformed("smuggling", "conflicting Content-Length values") }
-        guard !first.isEmpty, first.utf8.count <= 18, first.utf8.allSatisfy({ $0 >= 0x30 && $0 <= 0x39 }), let n = Int(first) else {
+        // 1*DIGIT (RFC 9110 §8.6): leading zeros are valid, so only the significant digits count toward the limit.
+        let significant = first.drop { $0 == "0" }
+        guard !first.isEmpty, significant.utf8.count <= 18, first.utf8.allSatisfy({ $0 >= 0x30 && $0 <= 0x39 }),
+              let n = significant.isEmpty ? 0 : Int(significant) else {
             if !first.isEmpty && first.utf8.allSatisfy({ $0 >= 0x30 && $0 <= 0x39 }) {
                 throw HTTPError(.contentTooLarge, code: "body_too_large", message: "body larger than \(limits.maxBodyBytes) bytes", closesConnection: true)
             }

@@ -14,8 +14,10 @@ struct HTTPRequestParser {
     enum Event {
         /// Nothing complete yet.
         case needMore
-        /// The head of a request with `Expect: 100-continue` is complete and its body has not arrived yet.
-        case continueNeeded
+        /// The head of a request with a body is complete (`pendingHead`); nothing of the body has been read.
+        /// The caller decides on it (refuse, reserve memory) before passing more bytes. `continueNeeded`: it
+        /// has `Expect: 100-continue` and none of the body has arrived yet.
+        case head(continueNeeded: Bool)
         /// A complete request.
         case request(HTTPRequest)
     }
@@ -37,8 +39,22 @@ struct HTTPRequestParser {
     var pending: HTTPRequest?
     var expectsContinue = false
     var trailerBytes = 0
+    /// The connection's last valid `Host`.
+    var hostCache = HostCache()
 
     init(limits: Limits) { self.limits = limits }
+
+    /// The request whose head was just parsed and whose body is to come (after `.head`), without its body.
+    var pendingHead: HTTPRequest? { pending }
+
+    /// The body bytes the pending request will need: its `Content-Length`, or `maxBodyBytes` when chunked.
+    var pendingBodyBytes: Int {
+        switch state {
+        case .body(let remaining): remaining
+        case .head: 0
+        default: limits.maxBodyBytes
+        }
+    }
 
     /// Whether nothing of a request has been consumed (bytes of a partial head may still be waiting in the caller's buffer).
     var isBetweenRequests: Bool {
@@ -85,6 +101,10 @@ struct HTTPRequestParser {
         }
         if buffer.count == 1 && buffer[0] == 0x0D { return (0, .needMore) }
         guard let end = try findHeadEnd(buffer) else {
+            // Only on an incomplete head, so a whole request pays nothing: bytes that cannot begin a method
+            // (a TLS ClientHello's 0x16 0x03 on the plain port, binary junk) are refused now, not after the
+            // header timeout. A method is 1*tchar followed by SP (RFC 9112 §3, RFC 9110 §9.1).
+            try HTTPRequestParser.checkMethodPrefix(buffer)
             let maxHead = limits.maxRequestLineBytes + limits.maxHeaderBytes
             if buffer.count > maxHead { throw HTTPRequestParser.tooLarge(buffer, limits) }
             if buffer.index(of: 0x0A) == nil && buffer.count > limits.maxRequestLineBytes {
@@ -92,7 +112,7 @@ struct HTTPRequestParser {
             }
             return (0, .needMore)
         }
-        var request = try HTTPRequestParser.parseHeadBlock(UnsafeRawBufferPointer(rebasing: buffer[0..<end]), limits)
+        var request = try HTTPRequestParser.parseHeadBlock(UnsafeRawBufferPointer(rebasing: buffer[0..<end]), limits, hosts: &hostCache)
         scanned = 0
         let framing = try HTTPRequestParser.framing(of: &request, limits)
         switch framing.body {
@@ -109,7 +129,7 @@ struct HTTPRequestParser {
         }
         pending = request
         expectsContinue = framing.expectsContinue
-        return (end + 4, expectsContinue && end + 4 == buffer.count ? .continueNeeded : .needMore)
+        return (end + 4, .head(continueNeeded: expectsContinue && end + 4 == buffer.count))
     }
 
     /// Index of the CR of the blank line ending the head, or nil. Bare CR or LF is refused (RFC 9112 §2.2).
@@ -136,7 +156,21 @@ struct HTTPRequestParser {
         return nil
     }
 
-    static func tooLarge(_ buffer: UnsafeRawBufferPointer, _ limits: Limits) -> HTTPError {
+    /// Refuses a partial request line whose first bytes are not `1*tchar` up to the first SP.
+    static func checkMethodPrefix(_ buffer: UnsafeRawBufferPointer) throws(HTTPError) {
+        var i = 0
+        while i < buffer.count && buffer[i] != 0x20 {
+            let b = buffer[i]
+            // A lone CR may be the start of an empty line before the request (RFC 9112 §2.2).
+            if !isToken(b) && !(i == 0 && b == 0x0D && buffer.count == 1) {
+                throw HTTPError.malformed("malformed_request_line", "byte 0x\(String(b, radix: 16)) cannot start a request line")
+            }
+            i += 1
+        }
+        if i == 0 && buffer.count > 0 && buffer[0] == 0x20 { throw HTTPError.malformed("malformed_request_line", "no method") }
+    }
+
+        static func tooLarge(_ buffer: UnsafeRawBufferPointer, _ limits: Limits) -> HTTPError {
         if let lf = buffer.index(of: 0x0A), lf <= limits.maxRequestLineBytes {
             return HTTPError(.requestHeaderFieldsTooLarge, code: "headers_too_large", message: "header section too large", closesConnection: true)
         }

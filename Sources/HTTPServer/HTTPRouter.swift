@@ -139,24 +139,49 @@ public final class HTTPRouter: HTTPHandler, Sendable {
         }
     }
 
+    /// The entry whose pattern matches the path (path parameters go into `context`), or the refusal: 404,
+    /// or 400 for a malformed escape in a parameter.
+    @inline(__always)
+    func entry(for request: HTTPRequest, _ context: inout HTTPRequestContext) -> Result<Entry, HTTPError> {
+        if staticPathLengths & Self.lengthBit(request.path) != 0, let e = staticEntries[request.path] {
+            return .success(e)
+        }
+        switch matchParameters(request.path) {
+        case .none:
+            return .failure(.notFound(request.path))
+        case .some(.failure(let error)):
+            return .failure(error)
+        case .some(.success(let (e, parameters))):
+            context.pathParameters = parameters
+            return .success(e)
+        }
+    }
+
+    /// Asks the matching route's handler about a head with a body; an unknown path or method is answered
+    /// (404/405) at once, without reading the body.
+    public func checkHead(_ request: HTTPRequest, context: HTTPRequestContext) -> HTTPResponse? {
+        var context = context
+        switch entry(for: request, &context) {
+        case .failure(let error):
+            return error.response
+        case .success(let entry):
+            guard let handler = entry.handler(for: request.method) else {
+                return HTTPError.methodNotAllowed(request.method, allowed: entry.allow).response
+            }
+            return handler.checkHead(request, context: context)
+        }
+    }
+
     /// Dispatches to the matching route, or answers 404/405 (400 for a malformed escape in a parameter).
     public func handle(_ request: HTTPRequest, context: HTTPRequestContext, responder: HTTPResponder) {
-        let entry: Entry
         var context = context
-        if staticPathLengths & Self.lengthBit(request.path) != 0, let e = staticEntries[request.path] {
-            entry = e
-        } else {
-            switch matchParameters(request.path) {
-            case .none:
-                responder.fail(.notFound(request.path))
-                return
-            case .some(.failure(let error)):
-                responder.fail(error)
-                return
-            case .some(.success(let (e, parameters))):
-                entry = e
-                context.pathParameters = parameters
-            }
+        let entry: Entry
+        switch self.entry(for: request, &context) {
+        case .failure(let error):
+            responder.fail(error)
+            return
+        case .success(let found):
+            entry = found
         }
         if let handler = entry.handler(for: request.method) {
             handler.handle(request, context: context, responder: responder)

@@ -48,6 +48,12 @@ public struct HTTPServerConfiguration: Sendable {
         public var maxBodyBytes: Int = 1024 * 1024
         /// Open connections across all loops; a connection past this gets 503 and is closed.
         public var maxConnections: Int = 16 * 1024
+        /// Request-body bytes all connections together may be receiving at once (a `Content-Length` body counts
+        /// its declared length, a chunked one `maxBodyBytes`, from its head until it is handed to the handler).
+        /// A request whose body does not fit gets 503 with `Retry-After: 1` before any of its body is read, so
+        /// many connections each sending an almost complete large body cannot exhaust memory. Never below
+        /// `maxBodyBytes` (one body of the largest size always fits).
+        public var maxBufferedBodyBytes: Int = 32 * 1024 * 1024
 
         /// Default limits.
         public init() {}

@@ -6,6 +6,27 @@ final class ServerCore: Sendable {
     let handler: any HTTPHandler
     let openConnections = Atomic<Int>(0)
     let nextConnectionID = Atomic<UInt64>(1)
+    /// Body bytes reserved by requests whose body is being received (`Limits.maxBufferedBodyBytes`).
+    let bufferedBodyBytes = Atomic<Int>(0)
+
+    /// Reserves `bytes` of the server-wide body budget; false (nothing reserved) when they do not fit.
+    func reserveBody(_ bytes: Int) -> Bool {
+        // At least one body of the largest allowed size always fits.
+        let limit = max(configuration.limits.maxBufferedBodyBytes, configuration.limits.maxBodyBytes)
+        var current = bufferedBodyBytes.load(ordering: .relaxed)
+        while true {
+            guard current + bytes <= limit else { return false }
+            let (exchanged, original) = bufferedBodyBytes.compareExchange(
+                expected: current, desired: current + bytes, successOrdering: .relaxed, failureOrdering: .relaxed)
+            if exchanged { return true }
+            current = original
+        }
+    }
+
+    /// Gives back what `reserveBody` took.
+    func releaseBody(_ bytes: Int) {
+        if bytes > 0 { bufferedBodyBytes.subtract(bytes, ordering: .relaxed) }
+    }
 
     init(configuration: HTTPServerConfiguration, handler: any HTTPHandler) {
         self.configuration = configuration

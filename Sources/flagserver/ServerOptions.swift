@@ -19,6 +19,8 @@ struct ServerOptions: Sendable, Equatable {
     var ofrepBurst = 50.0
     /// nil: look for the console beside the binary and in its repository (`ConsoleAssets.defaultCandidates`).
     var consoleDirectory: String?
+    var trustedProxies = HTTPTrustedProxies.none
+    var authFailureLimit = 10
     var showHelp = false
 
     /// A refused option: which one and why.
@@ -54,6 +56,10 @@ struct ServerOptions: Sendable, Equatable {
           --console-dir DIR       the ops console's files served at /console, default:
                                   BIN/../share/flagserver/console, or console/ of the
                                   repository the binary was built in ("off": none) [FLAGSERVER_CONSOLE_DIR]
+          --auth-failure-limit N  failed authentications per client per minute before 429,
+                                  0 turns it off, default 10                   [FLAGSERVER_AUTH_FAILURE_LIMIT]
+          --trusted-proxy ADDRESS a proxy (numeric IP, repeatable or comma-separated) whose X-Forwarded-For/
+                                  X-Real-IP name the client, default none      [FLAGSERVER_TRUSTED_PROXIES]
           --help                  this text
 
         Prints "listening on http://HOST:PORT" on standard output when ready. SIGTERM or SIGINT stop it gracefully.
@@ -71,10 +77,15 @@ struct ServerOptions: Sendable, Equatable {
             ("--max-connections", "FLAGSERVER_MAX_CONNECTIONS"), ("--log-level", "FLAGSERVER_LOG_LEVEL"),
             ("--ofrep-environment", "FLAGSERVER_OFREP_ENVIRONMENT"), ("--ofrep-rate-limit", "FLAGSERVER_OFREP_RATE_LIMIT"),
             ("--ofrep-burst", "FLAGSERVER_OFREP_BURST"), ("--console-dir", "FLAGSERVER_CONSOLE_DIR"),
+            ("--trusted-proxy", "FLAGSERVER_TRUSTED_PROXIES"),
+            ("--auth-failure-limit", "FLAGSERVER_AUTH_FAILURE_LIMIT"),
         ]
         for (option, variable) in names {
             if let value = environment[variable] { values[option] = value }
         }
+        // Repeatable: the options add up (and replace the variable's list).
+        var proxies: [String]? = environment["FLAGSERVER_TRUSTED_PROXIES"].map { [$0] }
+        var proxiesFromOptions = false
         if let flag = environment["FLAGSERVER_REQUIRE_READ_TOKEN"] {
             options.requireReadToken = ["1", "true", "yes"].contains(flag.lowercased())
         }
@@ -98,7 +109,18 @@ struct ServerOptions: Sendable, Equatable {
                 throw UsageError(description: "unknown option '\(word)' (see --help)")
             }
             guard let value = inline ?? words.popFirst() else { throw UsageError(description: "\(option) needs a value") }
+            if option == "--trusted-proxy" {
+                proxies = (proxiesFromOptions ? proxies ?? [] : []) + [value]
+                proxiesFromOptions = true
+            }
             values[option] = value
+        }
+        if let proxies {
+            let addresses = proxies.flatMap { $0.split(separator: ",") }.map { String(HTTPHeaders.trimmed($0)) }.filter { !$0.isEmpty }
+            guard let trusted = HTTPTrustedProxies(addresses) else {
+                throw UsageError(description: "--trusted-proxy takes numeric IP addresses, got '\(proxies.joined(separator: ","))'")
+            }
+            options.trustedProxies = trusted
         }
         func integer(_ option: String, _ range: ClosedRange<Int>) throws(UsageError) -> Int? {
             guard let text = values[option] else { return nil }
@@ -122,6 +144,7 @@ struct ServerOptions: Sendable, Equatable {
         if let value = try integer("--max-body-bytes", 1...(1 << 30)) { options.maxBodyBytes = value }
         if let value = try integer("--max-header-bytes", 1024...(1 << 20)) { options.maxHeaderBytes = value }
         if let value = try integer("--max-connections", 1...1_000_000) { options.maxConnections = value }
+        if let value = try integer("--auth-failure-limit", 0...1_000_000) { options.authFailureLimit = value }
         func rate(_ option: String) throws(UsageError) -> Double? {
             guard let text = values[option] else { return nil }
             guard let value = Double(text), value.isFinite, value >= 1, value <= 1_000_000 else {

@@ -93,6 +93,8 @@ do {
     serviceOptions.ofrep = FlagService.OFREPOptions(defaultEnvironment: options.ofrepEnvironment, rateLimit: options.ofrepRateLimit,
                                                     rateBurst: options.ofrepBurst)
     serviceOptions.console = loadConsole(options.consoleDirectory, logger: logger)
+    serviceOptions.trustedProxies = options.trustedProxies
+    serviceOptions.authFailureLimit = options.authFailureLimit
     service = try FlagService(store: store, options: serviceOptions, logger: logger)
 } catch {
     fail("\(error)")

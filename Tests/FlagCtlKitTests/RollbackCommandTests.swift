@@ -14,7 +14,7 @@ import Testing
         let lines = run.stdout.split(separator: "\n").map(String.init)
         try #require(lines.count >= 4)
         #expect(lines[0] == "--- production (version 2, current)")
-        #expect(lines[1].hasPrefix("+++ production@1 (") && lines[1].hasSuffix(", flagserver: initial import of \(server.directory.path)/flags/production.json)"))
+        #expect(lines[1].hasPrefix("+++ production@1 (") && lines[1].hasSuffix(", flagserver: initial import of production.json)"))
         #expect(lines[2] == "~ flag monetizationEnabled")
         #expect(lines[3] == "    default: false -> true")
         #expect(lines.last?.hasPrefix("rolled back production to version 1's content: version 3 by ci at ") == true)

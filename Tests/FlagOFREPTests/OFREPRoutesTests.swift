@@ -9,9 +9,10 @@ import Testing
     static let english = #"{"context":{"targetingKey":"A1B2C3D4-0000-4000-8000-000000000042","locale":"en-US"}}"#
 
     func configuration(authorize: (@Sendable (HTTPRequest, String) -> OFREPAccess)? = nil,
-                       limiter: TokenBucketRateLimiter? = nil) throws -> OFREPRouteConfiguration {
+                       limiter: TokenBucketRateLimiter? = nil, proxies: HTTPTrustedProxies = .none) throws -> OFREPRouteConfiguration {
         let snapshots = ["test": try Fixtures.allTypes(), "production": try Fixtures.production()]
-        return OFREPRouteConfiguration(defaultEnvironment: "test", snapshot: { snapshots[$0] }, authorize: authorize, rateLimiter: limiter)
+        return OFREPRouteConfiguration(defaultEnvironment: "test", snapshot: { snapshots[$0] }, authorize: authorize, rateLimiter: limiter,
+                                       trustedProxies: proxies)
     }
 
     func parse(_ response: RawClient.Response) throws -> [String: JSONValue] {
@@ -146,20 +147,45 @@ import Testing
             let limited = try client.request("POST", "/ofrep/v1/evaluate/flags/greeting", body: Self.english)
             #expect(limited.status == 429)
             #expect(limited.header("Retry-After") == "1")
-            // Another client (a token) has its own bucket.
-            let other = try client.request("POST", "/ofrep/v1/evaluate/flags/greeting", body: Self.english,
-                                           headers: [("Authorization", "Bearer someone")])
-            #expect(other.status == 200)
+            // Without an authorizer a token is only text the client chose: an invented one per request
+            // must not get a fresh bucket, and neither must an invented X-API-Key or X-Forwarded-For.
+            for headers in [[("Authorization", "Bearer invented-1")], [("X-API-Key", "invented-2")], [("X-Forwarded-For", "10.9.8.7")]] {
+                let invented = try client.request("POST", "/ofrep/v1/evaluate/flags/greeting", body: Self.english, headers: headers)
+                #expect(invented.status == 429, "\(headers)")
+            }
             clock.advance(seconds: 1)
             #expect(try client.request("POST", "/ofrep/v1/evaluate/flags", body: Self.english).status == 200)
         }
     }
 
-    @Test func clientKeyPrefersTokenThenAPIKeyThenPeer() {
+    @Test func verifiedTokensAndForwardedAddressesFromTrustedProxiesGetTheirOwnBuckets() throws {
+        let clock = ManualClock()
+        /// The status of each request, one header set each, against a fresh 1-request bucket per client.
+        func statuses(_ requests: [(String, String)], authorize: (@Sendable (HTTPRequest, String) -> OFREPAccess)? = nil,
+                      proxies: HTTPTrustedProxies = .none) throws -> [Int] {
+            let limiter = try #require(TokenBucketRateLimiter(rate: 1, burst: 1, now: clock.now))
+            return try withOFREPServer(try configuration(authorize: authorize, limiter: limiter, proxies: proxies)) { port in
+                let client = try RawClient(port: port)
+                return try requests.map { try client.request("POST", "/ofrep/v1/evaluate/flags/greeting", body: Self.english, headers: [$0]).status }
+            }
+        }
+        let authorize: @Sendable (HTTPRequest, String) -> OFREPAccess = { request, _ in
+            OFREPRoutes.bearerToken(request).map { $0.hasPrefix("good") } == true ? .allowed : .unauthorized("unknown token")
+        }
+        let tokens = ["good-1", "good-2", "good-1"].map { ("Authorization", "Bearer \($0)") }
+        #expect(try statuses(tokens, authorize: authorize) == [200, 200, 429])
+        // What a client wrote to the left of the proxy's entry is not believed: the third is 203.0.113.1 again.
+        let forwarded = ["203.0.113.1, 127.0.0.1", "203.0.113.2, 127.0.0.1", "198.51.100.9, 203.0.113.1"].map { ("X-Forwarded-For", $0) }
+        #expect(try statuses(forwarded, proxies: try #require(HTTPTrustedProxies(["127.0.0.1"]))) == [200, 200, 429])
+    }
+
+    @Test func clientKeyTrustsOnlyVerifiedTokens() {
         let context = HTTPRequestContext()
-        #expect(OFREPRoutes.clientKey(HTTPRequest(method: .POST, target: "/", headers: ["Authorization": "Bearer t"]), context) == "bearer t")
-        #expect(OFREPRoutes.clientKey(HTTPRequest(method: .POST, target: "/", headers: ["X-API-Key": "k"]), context) == "api-key k")
-        #expect(OFREPRoutes.clientKey(HTTPRequest(method: .POST, target: "/"), context).hasPrefix("peer "))
+        let bearer = HTTPRequest(method: .POST, target: "/", headers: ["Authorization": "Bearer t"])
+        #expect(OFREPRoutes.clientKey(bearer, context, tokenVerified: true) == "bearer t")
+        #expect(OFREPRoutes.clientKey(bearer, context, tokenVerified: false).hasPrefix("address "))
+        #expect(OFREPRoutes.clientKey(HTTPRequest(method: .POST, target: "/", headers: ["X-API-Key": "k"]), context, tokenVerified: true) == "api-key k")
+        #expect(OFREPRoutes.clientKey(HTTPRequest(method: .POST, target: "/"), context, tokenVerified: true).hasPrefix("address "))
         #expect(OFREPRoutes.bearerToken(HTTPRequest(method: .POST, target: "/", headers: ["Authorization": "Basic abc"])) == nil)
         #expect(OFREPRoutes.bearerToken(HTTPRequest(method: .POST, target: "/", headers: ["Authorization": "Bearer "])) == nil)
     }

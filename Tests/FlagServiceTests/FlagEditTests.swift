@@ -41,15 +41,30 @@ import Testing
         }
     }
 
-    @Test func newFlagsInferTheirType() throws {
+    @Test func bareValueTypesForTheCreateHint() {
         #expect(FlagEdit.inferredType(of: true) == .boolean)
         #expect(FlagEdit.inferredType(of: 3) == .integer)
         #expect(FlagEdit.inferredType(of: 3.5) == .number)
         #expect(FlagEdit.inferredType(of: "x") == .string)
         #expect(FlagEdit.inferredType(of: ["a": 1]) == .json)
         #expect(FlagEdit.inferredType(of: nil) == .json)
-        let edited = try FlagEdit.value(5).apply(to: nil, key: "limit")
-        #expect(edited.flags["limit"]?.type == .integer)
+    }
+
+    @Test func bareValueForAnUnknownKeyIsRefusedWithTheClosestKeys() throws {
+        let base = try #require(Self.document)
+        #expect {
+            try FlagEdit.value(true).apply(to: base, key: "gaet")
+        } throws: { error in
+            guard let error = error as? ServiceError else { return false }
+            return error.status.code == 422 && error.code == "unknown_flag" && error.extra["closest"] == ["gate"]
+                && error.extra["key"] == "gaet" && error.message.contains(#"{"type": "boolean", "default": true}"#)
+                && error.details.first?.path == "/flags/gaet"
+        }
+        // No version yet: nothing to flip, nothing to suggest.
+        #expect(throws: ServiceError.self) { try FlagEdit.value(5).apply(to: nil, key: "limit") }
+        // A definition creates the flag on purpose.
+        let created = try FlagEdit.definition(["type": "integer", "default": 5]).apply(to: base, key: "limit")
+        #expect(created.flags["limit"]?.type == .integer)
     }
 
     @Test func invalidDefinitionIsRefusedWithDocumentPaths() throws {

@@ -100,7 +100,8 @@ import Testing
                     guard let response = try? RawHTTP.blockingRequest(
                         port: port, method: "PUT", path: "/v1/environments/production/flags/crash\(writer)",
                         headers: [("Authorization", "Bearer \(secret)"), ("Content-Type", "application/json"),
-                                  ("X-Change-Message", "crash test")], body: Array("\(index)".utf8), timeoutSeconds: 5)
+                                  ("X-Change-Message", "crash test")],
+                        body: Array(#"{"type": "integer", "default": \#(index)}"#.utf8), timeoutSeconds: 5)
                     else { return }
                     if response.status == 200, let body = try? response.json(), let number = body["version"]?.integerValue,
                        let hash = body["contentHash"]?.stringValue {

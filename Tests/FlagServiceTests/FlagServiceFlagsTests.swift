@@ -33,18 +33,36 @@ import Testing
         #expect(try server.store.currentVersion(environment: "production")?.number == 1)
     }
 
-    @Test func newFlagGetsItsTypeFromTheValue() async throws {
+    @Test func bareValueForATypoIsRefusedAndPublishesNothing() async throws {
+        let server = try TestServer()
+        defer { server.stop() }
+        let response = try await server.write("PUT", "/v1/environments/production/flags/premiumFeaturesLokced", json: "true")
+        #expect(response.status == 422)
+        let error = try #require(try response.json()["error"])
+        #expect(error["code"] == "unknown_flag")
+        #expect(error["key"] == "premiumFeaturesLokced")
+        #expect(error["closest"]?.arrayValue?.first == "premiumFeaturesLocked")
+        #expect(error["message"]?.stringValue?.contains("full definition") == true)
+        #expect(try server.store.currentVersion(environment: "production")?.number == 1)
+        let dryRun = try await server.write("PUT", "/v1/environments/production/flags/premiumFeaturesLokced?dryRun=true", json: "true")
+        #expect(dryRun.status == 422)
+    }
+
+    @Test func newFlagNeedsAFullDefinition() async throws {
         let server = try TestServer()
         defer { server.stop() }
         let cases: [(String, String)] = [("true", "boolean"), ("7", "integer"), ("2.5", "number"), ("\"hi\"", "string"),
                                          ("{\"a\": 1}", "json"), ("[1, 2]", "json")]
         for (index, (value, type)) in cases.enumerated() {
-            let response = try await server.write("PUT", "/v1/environments/staging/flags/new\(index)", json: value)
+            let response = try await server.write("PUT", "/v1/environments/staging/flags/new\(index)",
+                                                  json: #"{"type": "\#(type)", "default": \#(value)}"#)
             #expect(response.status == 200, "\(value)")
             #expect(try response.json()["flag"]?["type"]?.stringValue == type)
         }
-        let invalidKey = try await server.write("PUT", "/v1/environments/staging/flags/bad%20key", json: "true")
+        let invalidKey = try await server.write("PUT", "/v1/environments/staging/flags/bad%20key",
+                                                json: #"{"type": "boolean", "default": true}"#)
         #expect(invalidKey.status == 422)
+        #expect(try invalidKey.errorCode() == "invalid_document")
     }
 
     @Test func fullDefinitionReplacesTheFlag() async throws {
@@ -124,7 +142,8 @@ import Testing
         let versions = try await withThrowingTaskGroup(of: Int64?.self) { group in
             for index in 0..<count {
                 group.addTask {
-                    let response = try await server.write("PUT", "/v1/environments/staging/flags/counter\(index % 3)", json: "\(index)")
+                    let response = try await server.write("PUT", "/v1/environments/staging/flags/counter\(index % 3)",
+                                                          json: #"{"type": "integer", "default": \#(index)}"#)
                     return response.status == 200 ? try response.json()["version"]?.integerValue : nil
                 }
             }

@@ -1,4 +1,5 @@
 import FlagService
+import FlagStore
 import Foundation
 import Testing
 
@@ -21,6 +22,34 @@ import Testing
         #expect(ready.status == 503)
         #expect(try ready.errorCode() == "not_ready")
         #expect(try await server.get("/healthz").status == 200)
+    }
+
+    @Test func readinessReportsWritesThatCannotCommitWhileReadsAreServed() async throws {
+        let server = try TestServer(busyTimeout: .milliseconds(200))
+        defer { server.stop() }
+        #expect(try await server.get("/readyz").json()["writes"] == "ok")
+        // Another process holds the write lock past the busy timeout: the commit fails.
+        let holder = try Database(path: server.databasePath)
+        try holder.execute("BEGIN IMMEDIATE")
+        let flip = try await server.write("PUT", "/v1/environments/production/flags/monetizationEnabled", json: "false")
+        #expect(flip.status == 503)
+        let degraded = try await server.get("/readyz")
+        #expect(degraded.status == 503)
+        let body = try degraded.json()
+        #expect(body["status"] == "degraded")
+        #expect(body["reads"] == "ok")
+        #expect(body["writes"] == "failing")
+        #expect(body["writeError"]?.stringValue?.contains("busy") == true, "\(body)")
+        #expect(body["error"]?["code"] == "writes_failing")
+        #expect(body["versions"]?["production"] == 1)
+        #expect(try await server.get("/v1/environments/production/document").status == 200)
+        try holder.execute("ROLLBACK")
+        holder.close()
+        // The next commit that succeeds clears it.
+        #expect(try await server.write("PUT", "/v1/environments/production/flags/monetizationEnabled", json: "false").status == 200)
+        let ready = try await server.get("/readyz")
+        #expect(ready.status == 200)
+        #expect(try ready.json()["status"] == "ready")
     }
 
     @Test func metricsInPrometheusTextFormat() async throws {

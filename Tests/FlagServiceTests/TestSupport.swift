@@ -167,10 +167,10 @@ final class TestServer: @unchecked Sendable {
     }
 
     init(directory existing: String? = nil, options: FlagService.Options = FlagService.Options(),
-         limits: HTTPServerConfiguration.Limits = HTTPServerConfiguration.Limits()) throws {
+         limits: HTTPServerConfiguration.Limits = HTTPServerConfiguration.Limits(), busyTimeout: Duration = .seconds(5)) throws {
         directory = try existing ?? makeTemporaryDirectory()
         databasePath = directory + "/flags.sqlite"
-        let store = try FlagStore.open(path: databasePath)
+        let store = try FlagStore.open(path: databasePath, busyTimeout: busyTimeout)
         self.store = store
         let lines = logLines
         let logger = ServiceLogger(minimumLevel: .info) { lines.append($0) }

@@ -43,6 +43,9 @@ import Testing
         return (queue, snapshots, store, directory)
     }
 
+    /// A new flag's full definition (a bare value may only change an existing flag).
+    static func define(_ type: String, _ value: JSONValue) -> FlagEdit { .definition(["type": .string(type), "default": value]) }
+
     func job(_ kind: WriteJob.Kind, _ precondition: WriteJob.Precondition = .none, environment: String = "production",
              index: Int, into outcomes: Outcomes) -> WriteJob {
         WriteJob(environment: environment, kind: kind, precondition: precondition, author: "t", message: "m\(index)") {
@@ -56,12 +59,12 @@ import Testing
         let etag = try #require(snapshots.snapshot("production")?.etag)
         let outcomes = Outcomes()
         queue.process([
-            job(.flag(key: "a", edit: .value(1)), .ifMatch([etag]), index: 0, into: outcomes),
-            job(.flag(key: "b", edit: .value(2)), .ifMatch([etag]), index: 1, into: outcomes),   // stale now: 412
-            job(.flag(key: "b", edit: .value(2)), index: 2, into: outcomes),                     // builds on job 0
-            job(.flag(key: "b", edit: .value(2)), index: 3, into: outcomes),                     // same content: unchanged
-            job(.flag(key: "c", edit: .value(3)), .ifMatch(["*"]), index: 4, into: outcomes),
-            job(.flag(key: "x", edit: .value(true)), environment: "staging", index: 5, into: outcomes),
+            job(.flag(key: "a", edit: Self.define("integer", 1)), .ifMatch([etag]), index: 0, into: outcomes),
+            job(.flag(key: "b", edit: Self.define("integer", 2)), .ifMatch([etag]), index: 1, into: outcomes),   // stale now: 412
+            job(.flag(key: "b", edit: Self.define("integer", 2)), index: 2, into: outcomes),                     // builds on job 0
+            job(.flag(key: "b", edit: .value(2)), index: 3, into: outcomes),                                     // same content: unchanged
+            job(.flag(key: "c", edit: Self.define("integer", 3)), .ifMatch(["*"]), index: 4, into: outcomes),
+            job(.flag(key: "x", edit: Self.define("boolean", true)), environment: "staging", index: 5, into: outcomes),
             job(.flag(key: "y", edit: .value(true)), environment: "nope", index: 6, into: outcomes),
         ])
         #expect(outcomes.status(0) == 200 && outcomes.version(0) == 2)
@@ -84,7 +87,7 @@ import Testing
         defer { store.close(); try? FileManager.default.removeItem(atPath: directory) }
         let outcomes = Outcomes()
         let base = try #require(snapshots.snapshot("production"))
-        let next = try FlagEdit.value(9).apply(to: base.document, key: "n")
+        let next = try Self.define("integer", 9).apply(to: base.document, key: "n")
         let nextTag = Snapshot.makeETag(version: 2, contentHash: next.contentHash)
         queue.process([
             job(.document(next), .ifMatch([base.etag]), index: 0, into: outcomes),
@@ -101,7 +104,7 @@ import Testing
         queue.process([
             job(.flag(key: "monetizationEnabled", edit: .value(false)), index: 0, into: outcomes),
             job(.rollback(number: 1), index: 1, into: outcomes),
-            job(.flag(key: "z", edit: .value("after")), index: 2, into: outcomes),
+            job(.flag(key: "z", edit: Self.define("string", "after")), index: 2, into: outcomes),
             job(.rollback(number: 99), index: 3, into: outcomes),
         ])
         #expect(outcomes.version(0) == 2)

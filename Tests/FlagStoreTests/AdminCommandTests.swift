@@ -62,6 +62,18 @@ import Testing
         #expect(try FlagStore.open(path: copy).currentVersion(environment: "production")?.document == document("a"))
     }
 
+    @Test func checkReportsADocumentChangedInPlace() throws {
+        let directory = try TemporaryDirectory()
+        let path = directory.file("flags.sqlite")
+        let store = try FlagStore.open(path: path)
+        _ = try store.publish(environment: "production", document: document("a"), author: "a")
+        try tamper(path, "UPDATE versions SET document = ?", [.blob(document("b"))])
+        // The pages are fine, so integrity_check alone says ok; the content hash does not.
+        #expect(try store.integrityCheck() == ["ok"])
+        let error = #expect(throws: FlagStoreError.self) { try AdminCommand.check.run(store: store, actor: "cli") }
+        #expect(error?.description.contains("version 1 of production is damaged") == true)
+    }
+
     @Test func timestampsAreRFC3339UTC() {
         #expect(AdminCommand.timestamp(1_700_000_000_123) == "2023-11-14T22:13:20.123Z")
     }

@@ -253,4 +253,26 @@ import Testing
             """) { $0.text(3) }
         #expect(!plan.contains { $0.hasPrefix("SCAN v") || $0.hasPrefix("SCAN versions") }, "\(plan)")
     }
+
+    @Test func damagedBytesAreFoundAndNeverRepublished() throws {
+        let directory = try TemporaryDirectory()
+        let path = directory.file("flags.sqlite")
+        let store = try FlagStore.open(path: path)
+        _ = try store.publish(environment: "production", document: document("a"), author: "a")
+        _ = try store.publish(environment: "production", document: document("b"), author: "a")
+        #expect(try store.damagedVersions().isEmpty)
+        try tamper(path, "UPDATE versions SET document = ? WHERE number = 1", [.blob(document("evil"))])
+        let damaged = try store.version(environment: "production", number: 1)
+        #expect(throws: FlagStoreError.self) { try FlagStore.verify(damaged) }
+        #expect(try store.damagedVersions().map(\.description).first?.hasPrefix("version 1 of production is damaged") == true)
+        let refused = attempt { try store.rollback(environment: "production", to: 1, author: "a") }
+        guard case .failure(.damagedVersion(let environment, let number, let stored, let actual)) = refused else {
+            Issue.record("expected damagedVersion, got \(refused)")
+            return
+        }
+        #expect(environment == "production" && number == 1)
+        #expect(stored == SHA256.hexDigest(document("a")) && actual == SHA256.hexDigest(document("evil")))
+        #expect(try store.currentVersion(environment: "production")?.number == 2)
+        try FlagStore.verify(try store.version(environment: "production", number: 2))
+    }
 }

@@ -49,3 +49,12 @@ func poll(timeout: Duration = .seconds(30), _ condition: () throws -> Bool) reth
 func attempt<T>(_ body: () throws -> T) -> Result<T, FlagStoreError> {
     do { return .success(try body()) } catch { return .failure(FlagStoreError.wrap(error)) }
 }
+
+/// Changes stored versions the way a broken disk or a hand edit with sqlite3 would: below the trigger that
+/// keeps them immutable, with `sql` run on a connection of its own.
+func tamper(_ path: String, _ sql: String, _ arguments: [SQLValue] = []) throws {
+    let editor = try Database(path: path)
+    defer { editor.close() }
+    try editor.execute("DROP TRIGGER IF EXISTS versions_no_update")
+    _ = try editor.run(sql, arguments)
+}

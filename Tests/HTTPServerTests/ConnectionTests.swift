@@ -20,6 +20,11 @@ import Testing
             HTTPResponse(headers: ["X-Trailer": req.trailers["checksum"] ?? "-"], body: req.body)
         }
         b.add(.GET, "/big") { _, _ in HTTPResponse(body: big) }
+        // A document-sized answer naming its request: pipelined answers can be checked for order.
+        b.add(.GET, "/seq/{n}") { _, context in
+            HTTPResponse(body: Array("\(context.pathParameters["n"] ?? "")\n".utf8) + [UInt8](repeating: 0x2E, count: 2500))
+        }
+        b.add(.GET, "/large") { _, _ in HTTPResponse(body: Array(big.prefix(700 * 1024))) }
     }
 
     @Test func refusalIsSentThenTheConnectionCloses() async throws {
@@ -195,4 +200,39 @@ import Testing
             #expect(logged.first?.line.hasPrefix("GET /hello?x=1 200 5 ") == true)
         }
     }
+
+    @Test func aTLSClientHelloOnThePlainPortIsRefusedAtOnce() async throws {
+        try await withServer(routes: Self.routes) { _, port in
+            let c = try RawClient(port: port)
+            // A ClientHello's record header and the start of its handshake: no LF, so no head end is ever found.
+            let start = ContinuousClock.now
+            try c.send([0x16, 0x03, 0x01, 0x02, 0x00, 0x01, 0x00, 0x01, 0xFC, 0x03, 0x03])
+            let r = try #require(try c.readResponse())
+            #expect(r.status == 400)
+            #expect(r.text.contains(#""code":"malformed_request_line""#))
+            #expect(c.isClosedByServer())
+            // Long before the 10 s header timeout.
+            #expect(ContinuousClock.now - start < .seconds(3))
+        }
+    }
+
+    @Test func everyPipelinedRequestIsAnsweredInOrderPastTheOutputLimit() async throws {
+        try await withServer(routes: Self.routes) { _, port in
+            let c = try RawClient(port: port)
+            // 1,000 requests in one send: their answers (2.5 MB) pass the 1 MiB output limit several times.
+            try c.send((0..<1000).map { "GET /seq/\($0) HTTP/1.1\r\nHost: h\r\n\r\n" }.joined())
+            for index in 0..<1000 {
+                let r = try #require(try c.readResponse(), "answer \(index)")
+                #expect(r.status == 200)
+                #expect(r.text.hasPrefix("\(index)\n"), "answer \(index)")
+            }
+            let large = try RawClient(port: port)
+            try large.send(String(repeating: "GET /large HTTP/1.1\r\nHost: h\r\n\r\n", count: 5))
+            for index in 0..<5 {
+                let r = try #require(try large.readResponse(), "large answer \(index)")
+                #expect(r.status == 200 && r.body.count == 700 * 1024)
+            }
+        }
+    }
 }
+

@@ -1,0 +1,54 @@
+import FlagStore
+import Foundation
+import HTTPServer
+
+/// Whether writes can commit, for `/readyz`: the last commit's failure (cleared by the next commit that
+/// succeeds) and what the store's filesystem says now (read-only, full).
+///
+/// A server whose reads work but whose writes cannot commit is not healthy: a flip would be refused with
+/// 500 while the readiness probe said all was well.
+public final class WriteHealth: Sendable {
+    /// The last failed commit: when (milliseconds since 1970) and why.
+    public struct Failure: Sendable, Equatable {
+        /// The failure's time.
+        public let atMilliseconds: Int64
+        /// The store's error, as logged.
+        public let message: String
+    }
+
+    private let lastFailure = PThreadMutex<Failure?>(nil)
+
+    /// No failure recorded.
+    public init() {}
+
+    /// The last commit failed with `error` (a refusal such as a version conflict is not a failure).
+    package func recordFailure(_ error: any Error) {
+        guard Self.isCommitFailure(error) else { return }
+        let failure = Failure(atMilliseconds: Int64(Date().timeIntervalSince1970 * 1000), message: "\(error)")
+        lastFailure.withLock { $0 = failure }
+    }
+
+    /// A commit succeeded: writes work again.
+    package func recordSuccess() {
+        lastFailure.withLock { if $0 != nil { $0 = nil } }
+    }
+
+    /// The last failed commit, unless a commit succeeded since.
+    public var failure: Failure? { lastFailure.withLock { $0 } }
+
+    /// Whether `error` means the database could not commit (I/O, full disk, read-only, locked), as opposed
+    /// to a refusal of this one write.
+    package static func isCommitFailure(_ error: any Error) -> Bool {
+        switch error as? FlagStoreError {
+        case .database?, .busy?, nil: true
+        default: false
+        }
+    }
+
+    /// Why writes would fail now, or nil: the last commit's failure, else the filesystem's state.
+    public func problem(store: FlagStore) -> (reason: String, failure: Failure?)? {
+        if let failure { return (failure.message, failure) }
+        if let reason = store.writeProblem() { return (reason, nil) }
+        return nil
+    }
+}

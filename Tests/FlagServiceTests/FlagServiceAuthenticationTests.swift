@@ -1,0 +1,67 @@
+import FlagService
+import Foundation
+import HTTPServer
+import Testing
+
+/// Failed authentication: logged without the token, throttled per client address.
+@Suite struct FlagServiceAuthenticationTests {
+    static let flip = "/v1/environments/production/flags/monetizationEnabled"
+
+    @Test func failuresAreLoggedWithoutTheTokenAndThrottledPerClient() async throws {
+        var options = FlagService.Options()
+        options.authFailureLimit = 3
+        let server = try TestServer(options: options)
+        defer { server.stop() }
+        for attempt in 1...3 {
+            let response = try await server.write("PUT", Self.flip, json: "false", token: "sfl_guess\(attempt)")
+            #expect(response.status == 401, "\(attempt)")
+        }
+        let failures = server.logLines.all.filter { $0.contains("event=auth_failed") }
+        #expect(failures.count == 3)
+        #expect(failures.allSatisfy { $0.contains("client=127.0.0.1") && $0.contains("method=PUT") && $0.contains("path=\(Self.flip)") })
+        #expect(failures.last?.contains("failures=3") == true)
+        #expect(!failures.contains { $0.contains("sfl_guess") })
+        // Past the limit even the right token is not looked at: 429 with Retry-After.
+        let throttled = try await server.write("PUT", Self.flip, json: "false")
+        #expect(throttled.status == 429)
+        #expect(try throttled.errorCode() == "too_many_failed_authentications")
+        #expect((50...60).contains(Int(throttled.header("Retry-After") ?? "") ?? 0))
+        #expect(try server.store.currentVersion(environment: "production")?.number == 1)
+        // Public reads are not affected.
+        #expect(try await server.get("/v1/environments/production/document").status == 200)
+    }
+
+    @Test func aTrustedProxyNamesTheClient() async throws {
+        var options = FlagService.Options()
+        options.authFailureLimit = 1
+        options.trustedProxies = try #require(HTTPTrustedProxies(["127.0.0.1"]))
+        let server = try TestServer(options: options)
+        defer { server.stop() }
+        let first = try await server.write("PUT", Self.flip, json: "false", token: "sfl_wrong",
+                                           headers: [("X-Forwarded-For", "203.0.113.7")])
+        #expect(first.status == 401)
+        #expect(server.logLines.all.contains { $0.contains("event=auth_failed") && $0.contains("client=203.0.113.7") })
+        let same = try await server.write("PUT", Self.flip, json: "false", headers: [("X-Forwarded-For", "203.0.113.7")])
+        #expect(same.status == 429)
+        // Another client behind the same proxy is not locked out.
+        let other = try await server.write("PUT", Self.flip, json: "false", headers: [("X-Forwarded-For", "203.0.113.8")])
+        #expect(other.status == 200)
+    }
+
+    @Test func aWriteWithoutATokenIsRefusedFromItsHeadBeforeTheBody() async throws {
+        let server = try TestServer()
+        defer { server.stop() }
+        let head = "PUT /v1/environments/production/document HTTP/1.1\r\nHost: h\r\nContent-Type: application/json\r\n"
+            + "Content-Length: 1048576\r\nExpect: 100-continue\r\n\r\n"
+        let port = server.port
+        // Only the head is sent: the answer must come without the body (and without 100 Continue first).
+        let raw = try await offPool { try RawHTTP.exchange(port: port, bytes: Array(head.utf8), timeoutSeconds: 5) }
+        let response = try RawHTTP.parse(raw, method: "PUT")
+        #expect(response.status == 401)
+        #expect(response.header("WWW-Authenticate")?.hasPrefix("Bearer") == true)
+        #expect(server.logLines.all.contains { $0.contains("event=auth_failed") && $0.contains("path=/v1/environments/production/document") })
+        let metrics = try await server.get("/metrics").text
+        #expect(metrics.contains(#"flagserver_requests_total{method="PUT",route="/v1/environments/{env}/document",status="401"} 1"#))
+    }
+}
+
