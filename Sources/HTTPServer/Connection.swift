@@ -64,6 +64,8 @@ final class Connection: @unchecked Sendable {
     @exclusivity(unchecked) var registered = false
     @exclusivity(unchecked) var deadline: UInt64 = .max
     @exclusivity(unchecked) var headStartedAt: UInt64 = 0
+    /// The streaming response this connection is sending, if any (see `Connection+Stream.swift`).
+    @exclusivity(unchecked) var stream: HTTPStream?
 
     init(fd: Int32, token: UInt64, id: UInt64, peer: HTTPPeerAddress, loop: EventLoop, limits: HTTPRequestParser.Limits) {
         self.fd = fd
@@ -219,6 +221,10 @@ final class Connection: @unchecked Sendable {
         if let current = inFlight.take() {
             guard let response = current.response else {
                 inFlight = current
+                return
+            }
+            if stream != nil {
+                startStream(response, for: current)
                 return
             }
             let close = !current.keepAlive || response.closeConnection || loop.stopping
