@@ -36,12 +36,13 @@ extension FlagService {
             }.closure
         }
         let limiter = service.options.ofrep.rateLimit.flatMap { TokenBucketRateLimiter(rate: $0, burst: service.options.ofrep.rateBurst) }
-        let configuration = OFREPRouteConfiguration(
+        var configuration = OFREPRouteConfiguration(
             defaultEnvironment: service.options.ofrep.defaultEnvironment,
             snapshot: { environment in snapshots.snapshot(environment)?.ofrep },
             authorize: authorize,
             rateLimiter: limiter,
             trustedProxies: service.options.trustedProxies)
+        configuration.eventStreamPath = { FlagService.eventsPath($0) }
         routes.withBuilder { builder in OFREPRoutes.register(in: &builder, configuration: configuration) }
     }
 }
