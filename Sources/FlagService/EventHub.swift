@@ -49,8 +49,7 @@ public final class EventHub: Sendable {
             return Array(list.values)
         }
         guard !streams.isEmpty else { return }
-        let event = Self.event(snapshot)
-        for stream in streams { stream.send(event) }
+        HTTPStream.send(Self.event(snapshot), to: streams)
     }
 
     /// One event: `id:` the version (clients send it back as `Last-Event-ID`, §9.2.4), `data:` the

@@ -111,6 +111,19 @@ extension EventLoop {
         }
     }
 
+    /// `post` for many streams of this loop at once: one lock and one wake-up for the batch.
+    func post(_ streams: [HTTPStream], _ operation: HTTPStream.Operation) {
+        if Socket.currentThread() == threadID.load(ordering: .acquiring) {
+            for stream in streams { stream.connection.apply(operation, to: stream) }
+        } else {
+            mailbox.withLock { box in
+                box.streamOperations.reserveCapacity(box.streamOperations.count + streams.count)
+                for stream in streams { box.streamOperations.append((stream, operation)) }
+            }
+            wake()
+        }
+    }
+
     /// Graceful stop: every stream ends with its last chunk, so clients see a complete body and reconnect.
     func finishStreams() {
         for case let connection? in connections where connection.stream != nil { connection.endStream() }

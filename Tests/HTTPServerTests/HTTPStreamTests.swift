@@ -66,6 +66,18 @@ import Testing
         }
     }
 
+    @Test func oneBroadcastReachesEveryOpenStreamAndSkipsClosedOnes() async throws {
+        let opened = Opened()
+        try await withServer(routes: Self.routes(opened)) { _, port in
+            var clients: [RawClient] = []
+            for i in 0..<4 { clients.append(try await Self.subscribe(port, opened, index: i)) }
+            opened.all[3].finish()
+            #expect(try await Self.chunk(clients[3]) == [])
+            try await offPool { HTTPStream.send(Array("all".utf8), to: opened.all) }
+            for client in clients.prefix(3) { #expect(try await Self.chunk(client) == Array("all".utf8)) }
+        }
+    }
+
     @Test func anOpenStreamOutlivesTheIdleTimeoutAndOtherConnectionsStayServed() async throws {
         let opened = Opened()
         try await withServer({ $0.timeouts.idle = .milliseconds(200); $0.streams.heartbeatInterval = .seconds(60) },
