@@ -1,4 +1,12 @@
 extension RawClient {
+    /// Connects, sends `GET path` with `extraHeaders` (complete lines, each ending in CRLF) and reads the head
+    /// of a streaming response, leaving its body unread: the client and the head (nil if the server closed).
+    package static func openStream(port: Int, path: String, extraHeaders: String = "") throws -> (RawClient, Response?) {
+        let client = try RawClient(port: port)
+        try client.send("GET \(path) HTTP/1.1\r\nHost: h\r\n\(extraHeaders)\r\n")
+        return (client, try client.readResponse(head: true))
+    }
+
     /// Reads one chunk of a chunked body (RFC 9112 §7.1) after `readResponse(head:)` returned its head:
     /// the chunk's data, `[]` for the last chunk (whose empty trailer section is consumed too), nil when
     /// the server closed the connection before a chunk began. Chunk extensions are not expected.

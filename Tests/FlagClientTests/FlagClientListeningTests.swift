@@ -13,16 +13,6 @@ import TransportTestSupport
         "id: \(version)\ndata: {\"etag\":\"\\\"\(version)-0000000000000000\\\"\",\"lastModified\":1780000000,\"type\":\"refetchEvaluation\"}\n\n"
     }
 
-    /// Polls `condition` every 20 ms for at most `seconds`.
-    static func eventually(_ seconds: Double = 5, _ condition: () -> Bool) async -> Bool {
-        let deadline = ContinuousClock.now + .milliseconds(Int(seconds * 1000))
-        while ContinuousClock.now < deadline {
-            if condition() { return true }
-            try? await Task.sleep(for: .milliseconds(20))
-        }
-        return condition()
-    }
-
     @Test func aBurstOfEventsGivesOneRefreshThatInstallsTheNewValues() async throws {
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
@@ -42,7 +32,7 @@ import TransportTestSupport
         #expect(client.showIntroFreeSubscriptionBanner)
         client.startListening()
         defer { client.stopListening(after: .zero) }
-        #expect(await Self.eventually { !client.showIntroFreeSubscriptionBanner })
+        #expect(await eventually { !client.showIntroFreeSubscriptionBanner })
         try await Task.sleep(for: .milliseconds(500))
         #expect(server.documentRequests == 1)
         #expect(server.streamRequests.first?.contains("Accept: text/event-stream") == true)
@@ -63,7 +53,7 @@ import TransportTestSupport
         client.startListening()
         defer { client.stopListening(after: .zero) }
         // Dropped at 64 KiB and reconnected (backoff 1-2 s), with Last-Event-ID unset: nothing valid was seen.
-        #expect(await Self.eventually(6) { server.streamRequests.count >= 2 })
+        #expect(await eventually(6) { server.streamRequests.count >= 2 })
         #expect(server.documentRequests == 0)
         #expect(client.snapshot.source == before.source && client.snapshot.results == before.results)
         #expect(server.streamRequests.allSatisfy { !$0.contains("Last-Event-ID") })
@@ -81,10 +71,10 @@ import TransportTestSupport
         let client = TestClients.make(server, directory)
         client.startListening()
         #expect(client.isListening)
-        #expect(await Self.eventually(6) { server.streamRequests.count >= 2 })
+        #expect(await eventually(6) { server.streamRequests.count >= 2 })
         #expect(server.streamRequests[1].contains("Last-Event-ID: 4"))
         client.stopListening(after: .zero)
-        #expect(await Self.eventually { !client.isListening })
+        #expect(await eventually { !client.isListening })
     }
 
     @Test func backoffIsJitteredAndGrowsToAMinute() {

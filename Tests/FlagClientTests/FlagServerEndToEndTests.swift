@@ -65,22 +65,13 @@ import Testing
         client.startListening()
         defer { client.stopListening(after: .zero) }
         // The stream is open once the server counts it; then ops end the free period.
-        #expect(await Self.eventually { (try? server.openStreams()) == 1 })
+        #expect(await eventually { (try? server.openStreams()) == 1 })
         let status = try await server.curlPutOffPool("/v1/environments/production/flags/showIntroFreeSubscriptionBanner", json: "false")
         #expect(status == 200)
         let flipped = ContinuousClock.now
-        #expect(await Self.eventually { !client.showIntroFreeSubscriptionBanner })
+        #expect(await eventually { !client.showIntroFreeSubscriptionBanner })
         #expect(ContinuousClock.now - flipped < .seconds(1))
         #expect(client.source.version == 2)
-    }
-
-    static func eventually(_ seconds: Double = 5, _ condition: () -> Bool) async -> Bool {
-        let deadline = ContinuousClock.now + .milliseconds(Int(seconds * 1000))
-        while ContinuousClock.now < deadline {
-            if condition() { return true }
-            try? await Task.sleep(for: .milliseconds(10))
-        }
-        return condition()
     }
 
     @Test func rolloutAgreesWithTheServersDocumentForTenThousandInstalls() async throws {

@@ -252,12 +252,8 @@ import Testing
                                         "--event-heartbeat", "1", "--max-streams", "1"], directory: directory)
         defer { server.blockingStop() }
         let port = try await server.waitUntilReady()
-        let (client, status) = try await offPool { () throws -> (RawClient, Int?) in
-            let client = try RawClient(port: port)
-            try client.send("GET /v1/environments/production/events HTTP/1.1\r\nHost: h\r\n\r\n")
-            return (client, try client.readResponse(head: true)?.status)
-        }
-        #expect(status == 200)
+        let (client, head) = try await offPool { try RawClient.openStream(port: port, path: "/v1/environments/production/events") }
+        #expect(head?.status == 200)
         let start = ContinuousClock.now
         let (preamble, heartbeat) = try await offPool { (try client.readChunk(), try client.readChunk()) }
         #expect(preamble.map { String(decoding: $0, as: UTF8.self) }?.contains("retry: 3000") == true)

@@ -31,10 +31,8 @@ import Testing
     /// on the cooperative pool that other suites' tasks need).
     static func subscribe(_ server: TestServer, environment: String = "production", headers: String = "") async throws -> RawClient {
         let port = server.port
-        let (client, head) = try await offPool { () throws -> (RawClient, RawClient.Response?) in
-            let client = try RawClient(port: port)
-            try client.send("GET /v1/environments/\(environment)/events HTTP/1.1\r\nHost: h\r\n\(headers)\r\n")
-            return (client, try client.readResponse(head: true))
+        let (client, head) = try await offPool {
+            try RawClient.openStream(port: port, path: "/v1/environments/\(environment)/events", extraHeaders: headers)
         }
         let response = try #require(head)
         #expect(response.status == 200)

@@ -30,11 +30,7 @@ import Testing
     /// Opens `/stream` and reads the head; the stream is `opened.all[index]` once the handler ran.
     /// Blocking reads run on a thread of their own (`offPool`), never on the cooperative pool.
     static func subscribe(_ port: Int, _ opened: Opened, index: Int) async throws -> RawClient {
-        let (client, response) = try await offPool { () throws -> (RawClient, RawClient.Response?) in
-            let client = try RawClient(port: port)
-            try client.send("GET /stream HTTP/1.1\r\nHost: h\r\n\r\n")
-            return (client, try client.readResponse(head: true))
-        }
+        let (client, response) = try await offPool { try RawClient.openStream(port: port, path: "/stream") }
         let head = try #require(response)
         #expect(head.status == 200)
         #expect(head.header("Transfer-Encoding") == "chunked")
