@@ -4,7 +4,8 @@
 # with a throw-away CA made by openssl, and checks what the nginx front promises:
 #   TLS with the certificate checked against that CA, HTTP/2, TLS 1.2 and 1.3 only strong suites, HSTS,
 #   the document cached (HIT, 304 from nginx), writes passed through untouched and never cached,
-#   the document still served while the server is down (STALE), a flip arriving after the cache time.
+#   the document still served while the server is down (STALE), a flip arriving after the cache time,
+#   and a flip's event arriving at once on the event stream (unbuffered through nginx).
 # Ends with "N passed, N failed, N skipped"; exits 1 when anything failed. Loopback only, bounded in time.
 #
 # Plug points (environment):
@@ -324,6 +325,38 @@ check "the new document has a new ETag ($new_etag)" test -n "$new_etag" -a "$new
 result=$(request old-etag -H "If-None-Match: $etag" "$base$doc_path")
 check "an app revalidating with the old ETag now gets 200 and the new document ($result)" \
     test "${result% *} $(flag_default old-etag)" = "200 $new_value"
+
+
+# ---- the event stream: a flip's event passes through TLS at once (no proxy buffering, no cache) ----
+events_path=/v1/environments/$DOC_ENV/events
+curl -sSN --max-time 20 --cacert "$tls/ca.pem" --http2 -D "$work/http/events.head" "$base$events_path" \
+    > "$work/http/events.body" 2> "$work/http/events.err" &
+events_pid=$!
+for ((i = 0; i < 100; i++)); do  # the head and the `retry:` preamble come at once, or a 404 (no event stream)
+    grep -qs '^retry:' "$work/http/events.body" && break
+    grep -qs '^HTTP/[0-9.]* [1-9]' "$work/http/events.head" && ! grep -qs '^HTTP/[0-9.]* 200' "$work/http/events.head" && break
+    sleep 0.1
+done
+if grep -qs '^HTTP/[0-9.]* 200' "$work/http/events.head"; then
+    check "the event stream is text/event-stream, not cached ($(header events Content-Type))" \
+        test "$(header events Content-Type) $(header events X-Cache-Status)" = "text/event-stream "
+    request flip-back -X PUT -H 'Content-Type: application/json' -H 'X-Change-Message: tls front test, events' \
+        -H "Authorization: Bearer $token" --data "$old_value" "$base$flag_path" > /dev/null
+    flipped=$(now)
+    event_after=''
+    for ((i = 0; i < 100; i++)); do
+        grep -qs '"type":"refetchEvaluation"' "$work/http/events.body" && { event_after=$(elapsed "$flipped"); break; }
+        sleep 0.05
+    done
+    check "the flip back's event arrived through nginx ${event_after:-never} s after the PUT (limit 5 s)" test -n "$event_after"
+    # With a token the request bypasses the 5 s cache (proxy_cache_bypass): the ETag flagserver has now.
+    result=$(request after-event -H "Authorization: Bearer $token" "$base$doc_path")
+    event_etag=$(sed -n 's/.*"etag":"\\"\([^"\\]*\)\\"".*/"\1"/p' "$work/http/events.body" | tail -n1)
+    check "the event names the new document's ETag ($event_etag)" test "$event_etag" = "$(header after-event ETag)"
+else
+    skip "event stream: $events_path is not served by this upstream ($(head -n1 "$work/http/events.head" | tr -d '\r'))"
+fi
+kill "$events_pid" 2> /dev/null; wait "$events_pid" 2> /dev/null
 
 echo "$passed passed, $failed failed, $skipped skipped"
 if ((failed > 0)); then exit 1; fi

@@ -16,11 +16,18 @@ final class CurlTransfer {
     private var body = Data()
     private var headers: [ClientHeaders.Field] = []
     private var bodyLimitExceeded = false
+    /// Streaming: the body goes here as it arrives instead of into `body`; false stops the transfer.
+    private let sink: (@Sendable ([UInt8]) -> Bool)?
+    private var sinkStopped = false
+    private var lastByteAt = DispatchTime.now()
+    private var idleExceeded = false
 
-    init(request: ClientRequest, options: TransportOptions, cancellation: CancellationFlag) {
+    init(request: ClientRequest, options: TransportOptions, cancellation: CancellationFlag,
+         sink: (@Sendable ([UInt8]) -> Bool)? = nil) {
         self.request = request
         self.options = options
         self.cancellation = cancellation
+        self.sink = sink
     }
 
     /// Runs the exchange to completion, blocking the calling thread for at most the total timeout.
@@ -60,8 +67,9 @@ final class CurlTransfer {
             ("NOSIGNAL", ccurl_setopt_long(handle, CURLOPT_NOSIGNAL, 1)),
             ("CONNECTTIMEOUT_MS", ccurl_setopt_long(handle, CURLOPT_CONNECTTIMEOUT_MS,
                                                     Int(TransportOptions.milliseconds(options.connectTimeout)))),
+            // A stream has no total timeout (0: none); the progress callback ends it after that much silence.
             ("TIMEOUT_MS", ccurl_setopt_long(handle, CURLOPT_TIMEOUT_MS,
-                                             Int(TransportOptions.milliseconds(options.totalTimeout)))),
+                                             sink == nil ? Int(TransportOptions.milliseconds(options.totalTimeout)) : 0)),
             ("SSL_VERIFYPEER", ccurl_setopt_long(handle, CURLOPT_SSL_VERIFYPEER, 1)),
             ("SSL_VERIFYHOST", ccurl_setopt_long(handle, CURLOPT_SSL_VERIFYHOST, 2)),
             ("FOLLOWLOCATION", ccurl_setopt_long(handle, CURLOPT_FOLLOWLOCATION, 0)),
@@ -69,7 +77,7 @@ final class CurlTransfer {
             ("HTTP09_ALLOWED", ccurl_setopt_long(handle, CURLOPT_HTTP09_ALLOWED, 0)),
             // Refuses an announced Content-Length above the limit before reading the body.
             ("MAXFILESIZE_LARGE", ccurl_setopt_off_t(handle, CURLOPT_MAXFILESIZE_LARGE,
-                                                     curl_off_t(options.maxResponseBodyBytes))),
+                                                     sink == nil ? curl_off_t(options.maxResponseBodyBytes) : 0)),
             ("WRITEFUNCTION", ccurl_setopt_data_callback(handle, CURLOPT_WRITEFUNCTION, curlWriteCallback)),
             ("WRITEDATA", ccurl_setopt_pointer(handle, CURLOPT_WRITEDATA, me)),
             ("HEADERFUNCTION", ccurl_setopt_data_callback(handle, CURLOPT_HEADERFUNCTION, curlHeaderCallback)),
@@ -88,8 +96,11 @@ final class CurlTransfer {
         }
 
         let code = curl_easy_perform(handle)
-        if code != CURLE_OK {
+        if code != CURLE_OK && !(sinkStopped && code.rawValue == 23) {  // WRITE_ERROR: our sink said stop
             let number = Int(code.rawValue)
+            if idleExceeded {
+                return failure(.timedOut, "no byte of the stream within \(options.totalTimeout)", code: number)
+            }
             if number == 63 || (number == 23 && bodyLimitExceeded) {  // FILESIZE_EXCEEDED, WRITE_ERROR from our callback
                 return failure(.bodyTooLarge(limit: options.maxResponseBodyBytes),
                                "response body exceeds limit \(options.maxResponseBodyBytes) bytes", code: number)
@@ -143,6 +154,12 @@ final class CurlTransfer {
     }
 
     fileprivate func receive(body bytes: UnsafeRawBufferPointer) -> Bool {
+        if let sink {
+            lastByteAt = DispatchTime.now()
+            if sink(Array(bytes)) { return true }
+            sinkStopped = true
+            return false
+        }
         guard body.count + bytes.count <= options.maxResponseBodyBytes else {
             bodyLimitExceeded = true
             return false
@@ -167,7 +184,13 @@ final class CurlTransfer {
         }
     }
 
-    fileprivate var shouldAbort: Bool { cancellation.isCancelled }
+    fileprivate var shouldAbort: Bool {
+        if cancellation.isCancelled { return true }
+        guard sink != nil else { return false }
+        let silent = DispatchTime.now().uptimeNanoseconds &- lastByteAt.uptimeNanoseconds
+        idleExceeded = silent > UInt64(TransportOptions.milliseconds(options.totalTimeout)) * 1_000_000
+        return idleExceeded
+    }
 
     private static func trimmed(_ text: Substring) -> String {
         String(text.drop { $0 == " " || $0 == "\t" }.reversed().drop { $0 == " " || $0 == "\t" }.reversed())

@@ -38,6 +38,24 @@ public struct CurlTransport: HTTPTransport {
         return try result.get()
     }
 
+    /// Streams the body of `request` to `onBytes` (see ``HTTPTransport/stream(_:onBytes:)``); the write
+    /// callback hands each piece over as libcurl receives it.
+    public func stream(_ request: ClientRequest, onBytes: @escaping @Sendable ([UInt8]) -> Bool) async throws(TransportError) -> Int {
+        let cancellation = CancellationFlag()
+        let options = self.options
+        let result: Result<ClientResponse, TransportError> = await withTaskCancellationHandler {
+            await withCheckedContinuation { continuation in
+                Self.startThread {
+                    let transfer = CurlTransfer(request: request, options: options, cancellation: cancellation, sink: onBytes)
+                    continuation.resume(returning: transfer.perform())
+                }
+            }
+        } onCancel: {
+            cancellation.cancel()
+        }
+        return try result.get().status
+    }
+
     /// Runs `work` on a new thread of its own. Not a concurrent dispatch queue: libdispatch does not overcommit
     /// those (their width is the number of CPUs), so on a 2-core machine a third transfer waited in the queue
     /// while its caller's clock ran, and a 1.5 s timeout took 30 s under a parallel test run. A thread costs

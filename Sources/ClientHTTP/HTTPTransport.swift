@@ -7,6 +7,12 @@ public protocol HTTPTransport: Sendable {
     /// Performs `request` and returns the complete response, whatever its status.
     /// Throws only when no complete response arrived (no connection, timeout, garbage, truncated, too large, cancelled).
     func send(_ request: ClientRequest) async throws(TransportError) -> ClientResponse
+
+    /// Performs `request` and hands the body to `onBytes` as it arrives (an event stream), until the server
+    /// ends it or `onBytes` returns false; returns the status. The total timeout bounds SILENCE here (no byte
+    /// for that long ends the stream with `timedOut`), not the whole stream; no body limit applies (the
+    /// consumer bounds what it keeps). Cancelling the calling task aborts it with `cancelled`.
+    func stream(_ request: ClientRequest, onBytes: @escaping @Sendable ([UInt8]) -> Bool) async throws(TransportError) -> Int
 }
 
 /// The transports this module has, for a configuration that chooses one.

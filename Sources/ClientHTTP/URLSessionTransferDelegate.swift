@@ -17,6 +17,10 @@ final class URLSessionTransferDelegate: NSObject, URLSessionDataDelegate, @unche
         var body = Data()
         /// Why we cancelled the task ourselves (body limit, timeout, the caller, refused trust), if we did.
         var ending: (kind: TransportError.Kind, message: String)?
+        /// Streaming: the body goes to the sink as it arrives; false from it stops the transfer (a success).
+        var sink: (@Sendable ([UInt8]) -> Bool)?
+        var stopped = false
+        var lastByteAt = DispatchTime.now()
     }
 
     private let options: TransportOptions
@@ -36,8 +40,16 @@ final class URLSessionTransferDelegate: NSObject, URLSessionDataDelegate, @unche
     }
 
     /// Starts tracking a task before it is resumed.
-    func register(_ id: Int, url: String, continuation: CheckedContinuation<Result<ClientResponse, TransportError>, Never>) {
-        transfers.withLock { $0[id] = Transfer(url: url, continuation: continuation) }
+    func register(_ id: Int, url: String, continuation: CheckedContinuation<Result<ClientResponse, TransportError>, Never>,
+                  sink: (@Sendable ([UInt8]) -> Bool)? = nil) {
+        transfers.withLock { $0[id] = Transfer(url: url, continuation: continuation, sink: sink) }
+    }
+
+    /// Nanoseconds since a streaming transfer last received a byte; nil once it has ended.
+    func silence(_ id: Int) -> UInt64? {
+        transfers.withLock { table in
+            table[id].map { DispatchTime.now().uptimeNanoseconds &- $0.lastByteAt.uptimeNanoseconds }
+        }
     }
 
     /// Ends a transfer early for `kind`: the task is cancelled and completes with this error. No-op once it ended.
@@ -69,6 +81,17 @@ final class URLSessionTransferDelegate: NSObject, URLSessionDataDelegate, @unche
 
     /// Body bytes as they stream in; past the limit the transfer stops, it is never buffered first.
     func urlSession(_ session: URLSession, dataTask: URLSessionDataTask, didReceive data: Data) {
+        let sink = transfers.withLock { table -> (@Sendable ([UInt8]) -> Bool)? in
+            table[dataTask.taskIdentifier]?.lastByteAt = DispatchTime.now()
+            return table[dataTask.taskIdentifier]?.sink
+        }
+        if let sink {
+            // Called outside the lock, in order: the delegate queue is serial.
+            guard !sink(Array(data)) else { return }
+            transfers.withLock { $0[dataTask.taskIdentifier]?.stopped = true }
+            dataTask.cancel()
+            return
+        }
         let limit = options.maxResponseBodyBytes
         let over = transfers.withLock { table -> Bool in
             guard var transfer = table[dataTask.taskIdentifier], transfer.ending == nil else { return false }
@@ -97,6 +120,9 @@ final class URLSessionTransferDelegate: NSObject, URLSessionDataDelegate, @unche
     }
 
     private static func result(of transfer: Transfer, error: (any Error)?) -> Result<ClientResponse, TransportError> {
+        if transfer.stopped, let response = transfer.response {
+            return .success(ClientResponse(status: response.statusCode, headers: headers(of: response), body: Data()))
+        }
         if let (kind, message) = transfer.ending {
             return .failure(TransportError(kind: kind, message: message, url: transfer.url))
         }

@@ -15,7 +15,9 @@ public final class URLSessionTransport: HTTPTransport {
     /// The limits and trust settings every request of this transport uses.
     public let options: TransportOptions
     private let session: URLSession
-    private let delegate: URLSessionTransferDelegate
+    /// For `stream`: no resource timeout (a stream lasts as long as the app listens); silence is bounded per request.
+    let streamSession: URLSession
+    let delegate: URLSessionTransferDelegate
 
     /// Creates a transport and its session. The CA file, if any, is read here; a problem with it fails every
     /// request with ``TransportError/Kind/setupFailed``, saying why.
@@ -37,11 +39,15 @@ public final class URLSessionTransport: HTTPTransport {
         queue.maxConcurrentOperationCount = 1
         queue.name = "ClientHTTP.URLSessionTransport"
         session = URLSession(configuration: configuration, delegate: delegate, delegateQueue: queue)
+        configuration.timeoutIntervalForRequest = Self.seconds(options.totalTimeout)
+        configuration.timeoutIntervalForResource = 7 * 24 * 3600
+        streamSession = URLSession(configuration: configuration, delegate: delegate, delegateQueue: queue)
     }
 
     deinit {
         // A session keeps its delegate until it is invalidated; transfers still running end as cancelled.
         session.invalidateAndCancel()
+        streamSession.invalidateAndCancel()
     }
 
     /// Performs `request` and returns the complete response, whatever its status.
@@ -76,7 +82,7 @@ public final class URLSessionTransport: HTTPTransport {
     }
 
     /// The request as URLSession takes it. `Expect` is the transport's business (no `100-continue` waits).
-    private func urlRequest(for request: ClientRequest) -> URLRequest {
+    func urlRequest(for request: ClientRequest) -> URLRequest {
         var urlRequest = URLRequest(url: request.url, cachePolicy: .reloadIgnoringLocalCacheData,
                                     timeoutInterval: Self.seconds(options.connectTimeout))
         urlRequest.httpMethod = request.method.rawValue

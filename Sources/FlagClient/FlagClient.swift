@@ -43,6 +43,12 @@ public final class FlagClient: Sendable {
         var observers: [UInt64: @Sendable (FlagSnapshot) -> Void] = [:]
         /// The next registration id.
         var nextObserverID: UInt64 = 0
+        /// The event-stream listener while listening (`FlagClient+Listening.swift`).
+        var listener: Task<Void, Never>?
+        /// A pending close of the listener after the inactivity delay.
+        var listenerStop: Task<Void, Never>?
+        /// A refresh the listener scheduled; events arriving meanwhile join it.
+        var eventRefreshPending = false
     }
 
     /// Creates the client and makes its values available at once, without the network: the install id from (or

@@ -39,6 +39,11 @@ public struct FlagClientConfiguration: Sendable {
         self.readToken = readToken
     }
 
+    /// `{baseURL}/v1/environments/{environment}/events`: the change notification stream `startListening()` follows.
+    public var eventsURL: URL {
+        documentURL.deletingLastPathComponent().appendingPathComponent("events", isDirectory: false)
+    }
+
     /// `{baseURL}/v1/environments/{environment}/document`. The environment is checked to be a plain name
     /// (``FlagCache/isValidEnvironment(_:)``) before it is used in a path.
     public var documentURL: URL {

@@ -35,7 +35,8 @@ public enum OFREPEvaluator {
     ///   context (`TARGETING_KEY_MISSING`) is an inline `evaluationFailure` item, the others still succeed;
     /// - 304 with the same `ETag` and no body when `ifNoneMatch` (the raw `If-None-Match` field) matches it;
     /// - 400 `{"errorCode","errorDetails"}` (`bulkEvaluationFailure`) for an unusable body.
-    public static func evaluateAll(body: [UInt8], ifNoneMatch: String?, snapshot: OFREPSnapshot) -> HTTPResponse {
+    public static func evaluateAll(body: [UInt8], ifNoneMatch: String?, snapshot: OFREPSnapshot,
+                                   eventStream: OFREPEventStream? = nil) -> HTTPResponse {
         let request: OFREPRequest
         if let scanned = OFREPContextScanner.request(in: body) {
             request = scanned
@@ -60,6 +61,7 @@ public enum OFREPEvaluator {
             }
         }
         writer.endArray()
+        if let eventStream { writer.eventStreams(eventStream) }
         writer.metadata(snapshot)
         writer.endObject()
         return .json(writer.bytes, headers: headers)

@@ -1,8 +1,10 @@
 import FlagKit
 
 /// The bulk endpoint's optional query parameters (`flagConfigEtag`, `flagConfigLastModified`; spec
-/// ADR-0008). They only matter with event streams, which this server does not offer, so their values
-/// are not used; but a malformed `flagConfigLastModified` is still refused, as the spec types it.
+/// ADR-0008), sent by a provider when an event triggered the re-fetch; `sseEtag`/`sseLastModified` are
+/// the names in issue #17 and older drafts, and are accepted and ignored the same way. The answer is
+/// always the current snapshot, so the values are not used; but a malformed `flagConfigLastModified` is
+/// still refused, as the spec types it.
 enum OFREPQuery {
     /// Why the query is refused (`PARSE_ERROR`), or nil when it is acceptable.
     static func problem(in items: [(name: String, value: String)]) -> OFREPFailure? {

@@ -32,6 +32,11 @@ public struct OFREPRouteConfiguration: Sendable {
     public var admit: (@Sendable (_ request: HTTPRequest, _ context: HTTPRequestContext) -> HTTPResponse?)?
     /// Told about every 401 `authorize` decides, with its reason (to log and count it; never the token).
     public var onUnauthorized: (@Sendable (_ request: HTTPRequest, _ context: HTTPRequestContext, _ reason: String) -> Void)?
+    /// The path of an environment's event stream, announced in bulk responses as `eventStreams` (and
+    /// `refreshConnections`); nil announces none and providers keep polling.
+    public var eventStreamPath: (@Sendable (_ environment: String) -> String)?
+    /// The `inactivityDelaySec` announced with the event stream.
+    public var inactivityDelaySec = 120
 
     /// A configuration.
     public init(
@@ -110,7 +115,12 @@ public enum OFREPRoutes {
         if request.query != nil, let problem = OFREPQuery.problem(in: request.queryItems) {
             return OFREPEvaluator.bulkFailure(problem)
         }
-        return OFREPEvaluator.evaluateAll(body: request.body, ifNoneMatch: request.headers["If-None-Match"], snapshot: snapshot)
+        let stream = configuration.eventStreamPath.map { path in
+            OFREPEventStream.forRequest(request, peer: context.peer, path: path(environment),
+                                        proxies: configuration.trustedProxies, inactivityDelaySec: configuration.inactivityDelaySec)
+        }
+        return OFREPEvaluator.evaluateAll(body: request.body, ifNoneMatch: request.headers["If-None-Match"], snapshot: snapshot,
+                                          eventStream: stream)
     }
 
     /// The rate-limit identity of a request. A token is an identity only once it was verified

@@ -47,6 +47,7 @@ extension FlagService {
         configuration.onUnauthorized = { request, context, reason in
             service.recordFailure(reason: reason, client: service.clientAddress(request, context), request, context)
         }
+        configuration.eventStreamPath = { FlagService.eventsPath($0) }
         routes.withBuilder { builder in OFREPRoutes.register(in: &builder, configuration: configuration) }
     }
 }

@@ -46,6 +46,8 @@ public final class FlagService: Sendable {
     public let snapshots: SnapshotStore
     /// Counters for `/metrics`.
     public let metrics: ServiceMetrics
+    /// Subscribers of the event streams; the writer publishes every new version to them.
+    public let events = EventHub()
     /// Structured logs.
     public let logger: ServiceLogger
     /// The options given at creation.
@@ -78,7 +80,8 @@ public final class FlagService: Sendable {
         } catch {
             throw .store(error)
         }
-        writer = WriteQueue(store: store, snapshots: snapshots, metrics: metrics, logger: logger, maximumBatch: options.maximumBatch)
+        writer = WriteQueue(store: store, snapshots: snapshots, metrics: metrics, logger: logger, maximumBatch: options.maximumBatch,
+                            events: events)
         writer.start()
         if options.requireReadToken { startTokenRefresh() }
     }
@@ -100,6 +103,7 @@ public final class FlagService: Sendable {
     public func register(into routes: inout ServiceRoutes) {
         registerReads(into: &routes)
         registerWrites(into: &routes)
+        registerEvents(into: &routes)
         registerOperations(into: &routes)
     }
 

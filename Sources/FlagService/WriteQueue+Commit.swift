@@ -46,7 +46,10 @@ extension WriteQueue {
             }
         }
         for published in newest.values {
-            snapshots.install(Snapshot(record: published.record, document: published.document, documentIsCanonical: true))
+            let snapshot = Snapshot(record: published.record, document: published.document, documentIsCanonical: true)
+            snapshots.install(snapshot)
+            // Subscribers hear of the version only once a GET would serve it.
+            events.publish(snapshot)
         }
         for (entry, outcome) in zip(batch, outcomes) { entry.job.completion(outcome) }
     }
@@ -85,6 +88,7 @@ extension WriteQueue {
             case .published(let record):
                 let snapshot = Snapshot(record: record, document: document)
                 snapshots.install(snapshot)
+                events.publish(snapshot)
                 metrics.recordPublish(changed: true)
                 logger.log(.info, "rollback", ["env": environment, "version": "\(record.number)", "from": "\(number)",
                                                "author": record.author, "message": record.message])

@@ -20,13 +20,17 @@ public final class WriteQueue: @unchecked Sendable {
     let snapshots: SnapshotStore
     let metrics: ServiceMetrics
     let logger: ServiceLogger
+    /// Told of every version after it is committed and installed.
+    let events: EventHub
     /// Most jobs written in one commit.
     let maximumBatch: Int
     /// The last commit's failure, for `/readyz`.
     public let health = WriteHealth()
 
     /// A queue writing to `store` and installing new versions into `snapshots`. Call `start()`.
-    public init(store: FlagStore, snapshots: SnapshotStore, metrics: ServiceMetrics, logger: ServiceLogger, maximumBatch: Int = 256) {
+    public init(store: FlagStore, snapshots: SnapshotStore, metrics: ServiceMetrics, logger: ServiceLogger, maximumBatch: Int = 256,
+                events: EventHub = EventHub()) {
+        self.events = events
         self.store = store
         self.snapshots = snapshots
         self.metrics = metrics

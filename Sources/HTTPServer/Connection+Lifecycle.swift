@@ -17,7 +17,12 @@ extension Connection {
 
     func updateInterest() {
         var want: UInt32 = 0
-        if (phase == .open && !readPaused && !sawEndOfStream) || phase == .lingering { want |= System.readable }
+        if (phase == .open && !readPaused && !sawEndOfStream) || phase == .lingering
+            || (stream != nil && !sawEndOfStream)
+        {
+            // A stream reads (and discards) so that the client's FIN is seen at once.
+            want |= System.readable
+        }
         if hasPendingOutput { want |= System.writable }
         if want != interest {
             interest = want
@@ -39,6 +44,10 @@ extension Connection {
         case .lingering, .closed: return
         default: break
         }
+        if stream != nil {
+            refreshStreamDeadline()
+            return
+        }
         if hasPendingOutput {
             deadline = now &+ t.write
         } else if inFlight != nil {
@@ -59,6 +68,10 @@ extension Connection {
         releaseBodyReservation()
         Socket.close(fd)
         inFlight = nil
+        if let stream {
+            self.stream = nil
+            stream.markClosed()
+        }
         outbound = []
         outboundOffset = 0
         if usesSharedOutput {

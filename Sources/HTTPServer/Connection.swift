@@ -66,6 +66,8 @@ final class Connection: @unchecked Sendable {
     @exclusivity(unchecked) var headStartedAt: UInt64 = 0
     /// What the body being received holds of the server-wide budget (`Limits.maxBufferedBodyBytes`).
     @exclusivity(unchecked) var reservedBodyBytes = 0
+    /// The streaming response this connection is sending, if any (see `Connection+Stream.swift`).
+    @exclusivity(unchecked) var stream: HTTPStream?
 
     init(fd: Int32, token: UInt64, id: UInt64, peer: HTTPPeerAddress, loop: EventLoop, limits: HTTPRequestParser.Limits) {
         self.fd = fd
@@ -255,6 +257,10 @@ final class Connection: @unchecked Sendable {
         if let current = inFlight.take() {
             guard let response = current.response else {
                 inFlight = current
+                return
+            }
+            if stream != nil {
+                startStream(response, for: current)
                 return
             }
             let close = !current.keepAlive || response.closeConnection || loop.stopping

@@ -21,6 +21,7 @@ final class EventLoop: @unchecked Sendable {
 
     struct Mailbox {
         var deliveries: [(Connection, UInt64, HTTPResponse)] = []
+        var streamOperations: [(HTTPStream, HTTPStream.Operation)] = []
         var stopGrace: Duration?
     }
 
@@ -54,6 +55,7 @@ final class EventLoop: @unchecked Sendable {
     /// Copies of configuration values read on every request (no retain/release of the whole configuration).
     let accessLog: HTTPAccessLog
     let timeouts: (header: UInt64, body: UInt64, idle: UInt64, write: UInt64, linger: UInt64)
+    let streamHeartbeatNanoseconds: UInt64
 
     init(index: Int, core: ServerCore, listenFD: Int32, exclusiveListener: Bool) throws(HTTPError) {
         let ep = try System.epollCreate()
@@ -81,7 +83,9 @@ final class EventLoop: @unchecked Sendable {
         readBuffer = .allocate(byteCount: 64 * 1024, alignment: 16)
         events = System.allocateEvents(EventLoop.maxEvents)
         let t = core.configuration.timeouts
-        let shortest = [t.header, t.body, t.idle, t.write, t.linger].map(\.nanoseconds).min() ?? 1_000_000_000
+        let heartbeat = core.configuration.streams.heartbeatInterval
+        let shortest = [t.header, t.body, t.idle, t.write, t.linger, heartbeat].map(\.nanoseconds).min() ?? 1_000_000_000
+        streamHeartbeatNanoseconds = max(heartbeat.nanoseconds, 1_000_000)
         sweepInterval = min(max(shortest / 4, 5_000_000), 500_000_000)
         accessLog = core.configuration.accessLog
         timeouts = (t.header.nanoseconds, t.body.nanoseconds, t.idle.nanoseconds, t.write.nanoseconds, t.linger.nanoseconds)
@@ -164,15 +168,17 @@ final class EventLoop: @unchecked Sendable {
         Socket.drain(eventFD: wakeFD)
         // Cleared before taking the deliveries, so a delivery posted after the swap signals again.
         wakePending.store(false, ordering: .releasing)
-        let (deliveries, grace) = mailbox.withLock { box in
-            let taken = (box.deliveries, box.stopGrace)
+        let (deliveries, streamOperations, grace) = mailbox.withLock { box in
+            let taken = (box.deliveries, box.streamOperations, box.stopGrace)
             box.deliveries = []
+            box.streamOperations = []
             box.stopGrace = nil
             return taken
         }
         for (connection, sequence, response) in deliveries {
             connection.complete(sequence: sequence, response: response)
         }
+        for (stream, operation) in streamOperations { stream.connection.apply(operation, to: stream) }
         if let grace, !stopping { beginStop(grace: grace) }
     }
 
@@ -186,6 +192,7 @@ final class EventLoop: @unchecked Sendable {
             Socket.close(listenFD)
             listenFD = -1
         }
+        finishStreams()
         for case let connection? in connections {
             // Requests already sent but not yet read are "in flight" too: pick them up first.
             if connection.phase == .open { connection.onReadable() }
@@ -278,6 +285,7 @@ final class EventLoop: @unchecked Sendable {
             _ = System.epollAdd(epfd, listenFD, listenerEvents, EventLoop.listenerToken)
         }
         for case let connection? in connections where connection.deadline <= now {
+            if connection.streamDeadlinePassed() { continue }
             if connection.phase == .lingering {
                 connection.close()
                 continue

@@ -121,6 +121,8 @@ public final class HTTPServer: Sendable {
     public func metrics() -> HTTPServerMetrics {
         var metrics = HTTPServerMetrics()
         metrics.connectionsOpen = core.openConnections.load(ordering: .relaxed)
+        metrics.streamsOpen = core.openStreams.load(ordering: .relaxed)
+        metrics.streamsDropped = core.streamsDropped.load(ordering: .relaxed)
         let loops: [EventLoop] = state.withLock {
             switch $0 {
             case .idle: []

@@ -23,6 +23,8 @@ public struct HTTPServerConfiguration: Sendable {
     public var timeouts: Timeouts
     /// Where access log lines go.
     public var accessLog: HTTPAccessLog
+    /// Streaming responses: how many, how much queued output each, how often a heartbeat.
+    public var streams = HTTPStreamLimits()
 
     /// How event loops get new connections.
     public enum Listener: Sendable, Equatable {

@@ -15,6 +15,10 @@ public struct HTTPServerMetrics: Sendable, Equatable {
     public var responsesTotal: Int { responsesByStatus.values.reduce(0, +) }
     /// Body bytes sent.
     public var bodyBytesSent: Int = 0
+    /// Streaming responses open now.
+    public var streamsOpen: Int = 0
+    /// Streams closed because their client stopped reading and the queue passed its limit.
+    public var streamsDropped: Int = 0
 
     /// Zero counters.
     public init() {}

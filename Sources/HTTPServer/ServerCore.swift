@@ -27,6 +27,9 @@ final class ServerCore: Sendable {
     func releaseBody(_ bytes: Int) {
         if bytes > 0 { bufferedBodyBytes.subtract(bytes, ordering: .relaxed) }
     }
+    /// Streams open over all loops (`HTTPStreamLimits.maxStreams`) and subscribers dropped as too slow.
+    let openStreams = Atomic<Int>(0)
+    let streamsDropped = Atomic<Int>(0)
 
     init(configuration: HTTPServerConfiguration, handler: any HTTPHandler) {
         self.configuration = configuration

@@ -21,6 +21,8 @@ struct ServerOptions: Sendable, Equatable {
     var consoleDirectory: String?
     var trustedProxies = HTTPTrustedProxies.none
     var authFailureLimit = 10
+    var eventHeartbeatSeconds = 25
+    var maxStreams = HTTPStreamLimits().maxStreams
     var showHelp = false
 
     /// A refused option: which one and why.
@@ -60,6 +62,9 @@ struct ServerOptions: Sendable, Equatable {
                                   0 turns it off, default 10                   [FLAGSERVER_AUTH_FAILURE_LIMIT]
           --trusted-proxy ADDRESS a proxy (numeric IP, repeatable or comma-separated) whose X-Forwarded-For/
                                   X-Real-IP name the client, default none      [FLAGSERVER_TRUSTED_PROXIES]
+          --event-heartbeat N     seconds between heartbeat comments on event streams, default 25
+                                                                               [FLAGSERVER_EVENT_HEARTBEAT]
+          --max-streams N         open event streams before 503, default 12288 [FLAGSERVER_MAX_STREAMS]
           --help                  this text
 
         Prints "listening on http://HOST:PORT" on standard output when ready. SIGTERM or SIGINT stop it gracefully.
@@ -79,6 +84,7 @@ struct ServerOptions: Sendable, Equatable {
             ("--ofrep-burst", "FLAGSERVER_OFREP_BURST"), ("--console-dir", "FLAGSERVER_CONSOLE_DIR"),
             ("--trusted-proxy", "FLAGSERVER_TRUSTED_PROXIES"),
             ("--auth-failure-limit", "FLAGSERVER_AUTH_FAILURE_LIMIT"),
+            ("--event-heartbeat", "FLAGSERVER_EVENT_HEARTBEAT"), ("--max-streams", "FLAGSERVER_MAX_STREAMS"),
         ]
         for (option, variable) in names {
             if let value = environment[variable] { values[option] = value }
@@ -145,6 +151,8 @@ struct ServerOptions: Sendable, Equatable {
         if let value = try integer("--max-header-bytes", 1024...(1 << 20)) { options.maxHeaderBytes = value }
         if let value = try integer("--max-connections", 1...1_000_000) { options.maxConnections = value }
         if let value = try integer("--auth-failure-limit", 0...1_000_000) { options.authFailureLimit = value }
+        if let value = try integer("--event-heartbeat", 1...3600) { options.eventHeartbeatSeconds = value }
+        if let value = try integer("--max-streams", 0...1_000_000) { options.maxStreams = value }
         func rate(_ option: String) throws(UsageError) -> Double? {
             guard let text = values[option] else { return nil }
             guard let value = Double(text), value.isFinite, value >= 1, value <= 1_000_000 else {
@@ -194,6 +202,9 @@ struct ServerOptions: Sendable, Equatable {
                                                "bytes": "\(entry.bodyBytes)", "us": "\(entry.microseconds)", "peer": "\(entry.peer)"])
             }
             : .off
-        return HTTPServerConfiguration(host: host, port: port, eventLoops: loops, limits: limits, accessLog: accessLog)
+        var configuration = HTTPServerConfiguration(host: host, port: port, eventLoops: loops, limits: limits, accessLog: accessLog)
+        configuration.streams.heartbeatInterval = .seconds(eventHeartbeatSeconds)
+        configuration.streams.maxStreams = maxStreams
+        return configuration
     }
 }

@@ -51,6 +51,29 @@ import Testing
         #expect(!second.premiumFeaturesLocked)
     }
 
+    /// A listening app follows a flip within a second, on every transport: the real server's event stream.
+    @Test(arguments: TransportKind.allCases)
+    func aListeningClientFollowsAFlipWithinASecond(_ kind: TransportKind) async throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let server = try await offPool { try FlagServerProcess(directory: directory) }
+        defer { server.stop() }
+        let client = FlagClient(configuration: TestClients.configuration(server.baseURL, directory.url.appendingPathComponent("app"),
+                                                                         transport: kind))
+        #expect(await client.refresh() == .updated(version: 1, previousVersion: nil, cacheError: nil))
+        #expect(client.showIntroFreeSubscriptionBanner)
+        client.startListening()
+        defer { client.stopListening(after: .zero) }
+        // The stream is open once the server counts it; then ops end the free period.
+        #expect(await eventually { (try? server.openStreams()) == 1 })
+        let status = try await server.curlPutOffPool("/v1/environments/production/flags/showIntroFreeSubscriptionBanner", json: "false")
+        #expect(status == 200)
+        let flipped = ContinuousClock.now
+        #expect(await eventually { !client.showIntroFreeSubscriptionBanner })
+        #expect(ContinuousClock.now - flipped < .seconds(1))
+        #expect(client.source.version == 2)
+    }
+
     @Test func rolloutAgreesWithTheServersDocumentForTenThousandInstalls() async throws {
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
@@ -200,6 +223,13 @@ final class FlagServerProcess: @unchecked Sendable {
     /// ``curl(_:_:json:)`` on a thread of its own.
     func curlOffPool(_ method: String, _ path: String, json: String) async throws -> Int {
         try await offPool { [self] in try curl(method, path, json: json) }
+    }
+
+    /// `flagserver_open_streams` from `/metrics`.
+    func openStreams() throws -> Int {
+        let text = try Self.run("/usr/bin/curl", ["-sS", baseURL.absoluteString + "metrics"])
+        let line = text.split(separator: "\n").first { $0.hasPrefix("flagserver_open_streams ") }
+        return line.flatMap { Int($0.split(separator: " ").last ?? "") } ?? -1
     }
 
     /// SIGTERM, then waits for the graceful stop.

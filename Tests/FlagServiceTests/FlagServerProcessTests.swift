@@ -2,6 +2,7 @@ import FlagKit
 import FlagStore
 import Foundation
 import Glibc
+import RawHTTPClient
 import Testing
 
 /// The `flagserver` executable as a process: start, admin subcommands, SIGTERM, SIGKILL, bad databases.
@@ -242,5 +243,31 @@ import Testing
         #expect(unknown.stderr.contains("unknown option '--prot'"))
         #expect(try await ServerProcess.run(["--port", "70000"], directory: directory).status == 2)
         #expect(try await ServerProcess.run(["--log-level", "loud"], directory: directory).status == 2)
+    }
+
+    @Test func eventStreamsGetHeartbeatsAndEndWithTheLastChunkOnSIGTERM() async throws {
+        let directory = try makeTemporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let server = try ServerProcess(["--port", "0", "--database", "e.sqlite", "--flags-dir", Self.flagsDirectory,
+                                        "--event-heartbeat", "1", "--max-streams", "1"], directory: directory)
+        defer { server.blockingStop() }
+        let port = try await server.waitUntilReady()
+        let (client, head) = try await offPool { try RawClient.openStream(port: port, path: "/v1/environments/production/events") }
+        #expect(head?.status == 200)
+        let start = ContinuousClock.now
+        let (preamble, heartbeat) = try await offPool { (try client.readChunk(), try client.readChunk()) }
+        #expect(preamble.map { String(decoding: $0, as: UTF8.self) }?.contains("retry: 3000") == true)
+        #expect(heartbeat == Array(": heartbeat\n\n".utf8))
+        #expect(ContinuousClock.now - start < .seconds(3))
+        // --max-streams 1: a second stream is refused.
+        #expect(try await RawHTTP.request(port: port, method: "GET", path: "/v1/environments/production/events").status == 503)
+        server.process.terminate()
+        let ending = try await offPool { () throws -> [UInt8]? in
+            while let chunk = try client.readChunk() { if chunk.isEmpty { return chunk } }
+            return nil
+        }
+        #expect(ending == [], "the body ends with the last chunk, not a cut connection")
+        await server.stop(signal: SIGTERM)
+        #expect(server.process.terminationStatus == 0)
     }
 }

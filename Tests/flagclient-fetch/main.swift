@@ -53,14 +53,9 @@ if cacheDirectory == nil { try? FileManager.default.removeItem(at: directory) }
 switch outcome {
 case .updated, .notModified:
     guard let envelope = client.snapshot.envelope else { fail("refresh succeeded but no envelope is held", code: 1) }
-    var object: [String: JSONValue] = [
-        "environment": .string(envelope.environment), "version": .integer(Int64(envelope.version)),
-        "contentHash": .string(envelope.contentHash), "document": envelope.document.jsonValue,
-    ]
-    if let value = envelope.publishedAt { object["publishedAt"] = .string(value) }
-    if let value = envelope.author { object["author"] = .string(value) }
-    if let value = envelope.message { object["message"] = .string(value) }
-    if let value = envelope.rolledBackFrom { object["rolledBackFrom"] = .integer(Int64(value)) }
+    // The wire contract's own encoding (VersionMetadata), so every member the server sends comes back out.
+    var object = envelope.metadata.members
+    object["document"] = envelope.document.jsonValue
     FileHandle.standardOutput.write(Data(JSONValue.object(object).canonicalBytes + [0x0A]))
 case .skipped(let until, let reason):
     fail("refresh skipped until \(until): \(reason)", code: 1)

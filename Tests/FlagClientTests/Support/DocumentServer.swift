@@ -20,6 +20,8 @@ final class DocumentServer: @unchecked Sendable {
         let lock = NSLock()
         var current: (body: [UInt8], etag: String)?
         var faults: [Fault] = []
+        /// Answers to `GET .../events`, one per connection; 404 once used up.
+        var streams: [Fault] = []
         var ifNoneMatch: [String?] = []
     }
 
@@ -51,23 +53,55 @@ final class DocumentServer: @unchecked Sendable {
         script.lock.withLock { script.faults += faults }
     }
 
+    /// Queues answers for the next event-stream connections, one each (404 after them).
+    func stream(_ faults: Fault...) {
+        script.lock.withLock { script.streams += faults }
+    }
+
+    /// Document requests received (event-stream connections not counted).
+    var documentRequests: Int { requests.filter { !$0.contains("/events ") }.count }
+
+    /// Event-stream connections received.
+    var streamRequests: [String] { requests.filter { $0.contains("/events ") } }
+
     /// Stops the server.
     func stop() { server.stop() }
 
     private static func respond(_ script: Script, _ fd: Int32, _ request: [UInt8]) {
         let head = String(decoding: request, as: UTF8.self)
+        if head.hasPrefix("GET "), head.split(separator: "\r\n").first?.contains("/events ") == true {
+            let answer = script.lock.withLock { script.streams.isEmpty ? nil : script.streams.removeFirst() }
+            serve(answer ?? .raw(FaultServer.response(status: 404)), fd)
+            return
+        }
         let tag = head.split(separator: "\r\n").first { $0.lowercased().hasPrefix("if-none-match:") }
             .map { String($0.dropFirst("if-none-match:".count)).trimmingCharacters(in: .whitespaces) }
         let (fault, current) = script.lock.withLock { () -> (Fault?, (body: [UInt8], etag: String)?) in
             script.ifNoneMatch.append(tag)
             return (script.faults.isEmpty ? nil : script.faults.removeFirst(), script.current)
         }
+        if let fault {
+            serve(fault, fd)
+            return
+        }
+        guard let current else {
+            Socket.write(fd, FaultServer.response(status: 404, body: "{\"error\":{\"code\":\"not_found\",\"message\":\"no document\"}}"))
+            return
+        }
+        if tag == current.etag {
+            Socket.write(fd, FaultServer.response(status: 304, headers: [("ETag", current.etag)]))
+        } else {
+            Socket.write(fd, Array(responseHead(current.etag, length: current.body.count).utf8) + current.body)
+        }
+    }
+
+    private static func serve(_ fault: Fault, _ fd: Int32) {
         switch fault {
-        case .raw(let bytes)?:
+        case .raw(let bytes):
             Socket.write(fd, bytes)
-        case .neverAnswer?:
+        case .neverAnswer:
             waitForHangUp(fd)
-        case .drip(let head, let body, let chunk, let interval)?:
+        case .drip(let head, let body, let chunk, let interval):
             guard Socket.write(fd, head) else { return }
             var offset = 0
             while offset < body.count {
@@ -75,16 +109,6 @@ final class DocumentServer: @unchecked Sendable {
                 let end = min(body.count, offset + max(1, chunk))
                 guard Socket.write(fd, Array(body[offset..<end])) else { return }
                 offset = end
-            }
-        case nil:
-            guard let current else {
-                Socket.write(fd, FaultServer.response(status: 404, body: "{\"error\":{\"code\":\"not_found\",\"message\":\"no document\"}}"))
-                return
-            }
-            if tag == current.etag {
-                Socket.write(fd, FaultServer.response(status: 304, headers: [("ETag", current.etag)]))
-            } else {
-                Socket.write(fd, Array(responseHead(current.etag, length: current.body.count).utf8) + current.body)
             }
         }
     }

@@ -26,3 +26,13 @@ enum TestClients {
         FlagClient(configuration: configuration(server.baseURL, directory.url, app: app, options: options))
     }
 }
+
+/// Polls `condition` every 10 ms until it holds or `seconds` pass; its last answer.
+func eventually(_ seconds: Double = 5, _ condition: () -> Bool) async -> Bool {
+    let deadline = ContinuousClock.now + .milliseconds(Int(seconds * 1000))
+    while ContinuousClock.now < deadline {
+        if condition() { return true }
+        try? await Task.sleep(for: .milliseconds(10))
+    }
+    return condition()
+}
