@@ -257,7 +257,7 @@ fi
 
 if [[ -n $CLIENT_FETCH_CMD ]]; then
     URL=$base$doc_path CA_FILE=$tls/ca.pem timeout 30 bash -c "$CLIENT_FETCH_CMD" > "$work/http/client-up.body" 2> "$work/client.err"
-    check "CLIENT_FETCH_CMD fetched the document through nginx (exit $?)" same_body first client-up
+    check "CLIENT_FETCH_CMD fetched the document through nginx (exit $?$(head -c 300 "$work/client.err" | tr "\n" " "))" same_body first client-up
 else
     skip "CLIENT_FETCH_CMD not set: the app's fetch (FlagClient) through nginx"
 fi
