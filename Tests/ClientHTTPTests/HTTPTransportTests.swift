@@ -277,20 +277,27 @@ import TransportTestSupport
         #expect(target.acceptedConnections == 0)
     }
 
+    /// A server that answers with a body of no announced length, 800 x 64 KiB = 50 MiB, `pause` seconds between
+    /// pieces, counting what it managed to write before the client closed.
+    static func flood(counting written: Locked<Int>, pause: TimeInterval?) throws -> FaultServer {
+        try FaultServer(.custom { fd, _ in
+            guard Socket.write(fd, Array("HTTP/1.1 200 OK\r\nConnection: close\r\n\r\n".utf8)) else { return }
+            let chunk = [UInt8](repeating: 0x61, count: 64 << 10)
+            for _ in 0..<800 {
+                guard Socket.write(fd, chunk) else { return }
+                written.withLock { $0 += chunk.count }
+                if let pause { Thread.sleep(forTimeInterval: pause) }
+            }
+        })
+    }
+
     /// A body with no announced length is stopped at the limit while it streams: the server cannot push 50 MB
     /// into the client's memory. What it managed to write before the connection closed is what the kernel's
     /// socket buffers hold, far below the 50 MB.
     @Test(arguments: TransportKind.allCases)
     func streamingBodyStopsAtTheLimit(_ kind: TransportKind) async throws {
         let written = Locked(0)
-        let server = try FaultServer(.custom { fd, _ in
-            guard Socket.write(fd, Array("HTTP/1.1 200 OK\r\nConnection: close\r\n\r\n".utf8)) else { return }
-            let chunk = [UInt8](repeating: 0x61, count: 64 << 10)
-            for _ in 0..<800 {  // 800 x 64 KiB = 50 MiB
-                guard Socket.write(fd, chunk) else { return }
-                written.withLock { $0 += chunk.count }
-            }
-        })
+        let server = try Self.flood(counting: written, pause: nil)
         defer { server.stop() }
         let transport = kind.makeTransport(options: TransportOptions(totalTimeout: .seconds(20), maxResponseBodyBytes: 256 << 10))
         let error = try #require(await failure(transport, ClientRequest(url: server.url())))
@@ -314,15 +321,7 @@ import TransportTestSupport
     @Test(arguments: TransportKind.allCases)
     func pacedStreamingBodyEndsTheConnectionAtTheLimit(_ kind: TransportKind) async throws {
         let written = Locked(0)
-        let server = try FaultServer(.custom { fd, _ in
-            guard Socket.write(fd, Array("HTTP/1.1 200 OK\r\nConnection: close\r\n\r\n".utf8)) else { return }
-            let chunk = [UInt8](repeating: 0x61, count: 64 << 10)
-            for _ in 0..<800 {
-                guard Socket.write(fd, chunk) else { return }
-                written.withLock { $0 += chunk.count }
-                Thread.sleep(forTimeInterval: 0.002)  // 32 MB/s
-            }
-        })
+        let server = try Self.flood(counting: written, pause: 0.002)  // 32 MB/s
         defer { server.stop() }
         let transport = kind.makeTransport(options: TransportOptions(totalTimeout: .seconds(20), maxResponseBodyBytes: 256 << 10))
         let error = try #require(await failure(transport, ClientRequest(url: server.url())))
