@@ -55,7 +55,7 @@ extension FlagService {
                 }
                 var headers = HTTPHeaders()
                 if case .string(let link) = next { headers.add(name: "Link", value: "<\(link)>; rel=\"next\"") }
-                return Self.json(["environment": .string(name), "versions": .array(page.map { .object(Snapshot.metadata($0)) }),
+                return Self.json(["environment": .string(name), "versions": .array(page.map { .object(VersionMetadata($0).members) }),
                                   "next": next], headers: headers)
             }
         }
@@ -81,7 +81,7 @@ extension FlagService {
                     throw ServiceError(.internalServerError, code: "stored_document_unreadable",
                                        message: "version \(number) is stored but is not JSON: \(error)")
                 }
-                let etag = Snapshot.makeETag(version: record.number, contentHash: record.contentHash)
+                let etag = VersionMetadata.entityTag(version: record.number, contentHash: record.contentHash)
                 // Old versions never change: caches may keep them for a long time.
                 return HTTPResponse.json(Snapshot.envelope(record: record, document: document).canonicalBytes + [0x0A],
                                          headers: ["ETag": etag, "Cache-Control": "public, max-age=86400, immutable"])

@@ -91,14 +91,14 @@ extension FlagService {
         { outcome in
             switch outcome {
             case .published(let published):
-                var body = Snapshot.metadata(published.record)
+                var body = VersionMetadata(published.record).members
                 body["changed"] = true
                 body["etag"] = .string(published.etag)
                 if let key, let flag = published.document.flags[key] { body["flag"] = flag.jsonValue }
                 responder.respond(json(body, headers: ["ETag": published.etag]))
             case .unchanged(let record):
-                var body = Snapshot.metadata(record)
-                let etag = Snapshot.makeETag(version: record.number, contentHash: record.contentHash)
+                var body = VersionMetadata(record).members
+                let etag = VersionMetadata.entityTag(version: record.number, contentHash: record.contentHash)
                 body["changed"] = false
                 body["etag"] = .string(etag)
                 responder.respond(json(body, headers: ["ETag": etag]))

@@ -43,7 +43,7 @@ public final class Snapshot: Sendable {
         self.document = document
         // The version is part of the tag: a rollback republishes old content as a NEW version, and a
         // client holding the old tag must not pass If-Match against it (no ABA).
-        etag = Snapshot.makeETag(version: record.number, contentHash: record.contentHash)
+        etag = VersionMetadata.entityTag(version: record.number, contentHash: record.contentHash)
         body = Snapshot.envelopeBytes(record: record,
                                       canonicalDocument: documentIsCanonical ? record.document : document.canonicalBytes)
         let headers: HTTPHeaders = [
@@ -56,11 +56,6 @@ public final class Snapshot: Sendable {
         notModifiedResponse = HTTPResponse.empty(.notModified, headers: headers).encodingHead()
     }
 
-    /// The ETag of version `version` with content `contentHash`: `"<version>-<first 16 hex digits>"`.
-    public static func makeETag(version: Int, contentHash: String) -> String {
-        VersionMetadata.entityTag(version: version, contentHash: contentHash)
-    }
-
     /// Decodes the stored bytes of `record`. Throws `FlagStoreError.damagedVersion` when the bytes do not hash
     /// to the stored `contentHash` (they would be served under a hash they do not have), and
     /// `FlagDocumentError` when the stored document no longer validates.
@@ -71,7 +66,7 @@ public final class Snapshot: Sendable {
 
     /// The envelope of a version: metadata plus the document (the same shape for `/document` and `/versions/{n}`).
     public static func envelope(record: VersionRecord, document: JSONValue) -> JSONValue {
-        var object = metadata(record)
+        var object = VersionMetadata(record).members
         object["document"] = document
         return .object(object)
     }
@@ -80,7 +75,7 @@ public final class Snapshot: Sendable {
     /// document bytes: canonical order puts `author` and `contentHash` before `document` and every other
     /// member after it, so the two halves are encoded and the document is copied between them.
     public static func envelopeBytes(record: VersionRecord, canonicalDocument: [UInt8]) -> [UInt8] {
-        var before = metadata(record)
+        var before = VersionMetadata(record).members
         var after = before
         after["author"] = nil
         after["contentHash"] = nil
@@ -96,12 +91,6 @@ public final class Snapshot: Sendable {
         out.append(contentsOf: tail.dropFirst())
         out.append(0x0A)
         return out
-    }
-
-    /// A version's metadata without the document (history pages).
-    /// The members are FlagKit's ``VersionMetadata`` (the wire contract the app and flagctl decode with).
-    public static func metadata(_ record: VersionRecord) -> [String: JSONValue] {
-        VersionMetadata(record).members
     }
 
     /// RFC 3339 UTC with milliseconds: `2026-11-29T15:30:00.123Z`.

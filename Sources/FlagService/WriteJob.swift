@@ -62,7 +62,7 @@ public struct CommittedVersion: Sendable {
     init(record: VersionRecord, document: FlagDocument) {
         self.record = record
         self.document = document
-        etag = Snapshot.makeETag(version: record.number, contentHash: record.contentHash)
+        etag = VersionMetadata.entityTag(version: record.number, contentHash: record.contentHash)
     }
 }
 

@@ -88,7 +88,7 @@ import Testing
         let outcomes = Outcomes()
         let base = try #require(snapshots.snapshot("production"))
         let next = try Self.define("integer", 9).apply(to: base.document, key: "n")
-        let nextTag = Snapshot.makeETag(version: 2, contentHash: next.contentHash)
+        let nextTag = VersionMetadata.entityTag(version: 2, contentHash: next.contentHash)
         queue.process([
             job(.document(next), .ifMatch([base.etag]), index: 0, into: outcomes),
             job(.flag(key: "n", edit: .value(10)), .ifMatch([nextTag]), index: 1, into: outcomes),
