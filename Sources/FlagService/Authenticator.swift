@@ -1,6 +1,7 @@
-import Foundation
 import FlagStore
+import Foundation
 import HTTPServer
+import ServerLock
 
 /// Bearer-token authentication (RFC 6750 §2.1) against the store's hashed tokens.
 ///

@@ -2,6 +2,7 @@ import Dispatch
 import FlagKit
 import FlagStore
 import HTTPServer
+import ServerLock
 import Synchronization
 
 /// The flag API (see `docs/api.md`) over a `FlagStore`: documents served from in-memory snapshots,
@@ -60,7 +61,7 @@ public final class FlagService: Sendable {
     let impactSamples = ImpactSampleCache()
     /// Off-loop work that may touch SQLite or parse bodies (auth, history, validation).
     let work = DispatchQueue(label: "flagserver.work", qos: .userInitiated, attributes: .concurrent)
-    private let server = Mutex<HTTPServer?>(nil)
+    private let server = PThreadMutex<HTTPServer?>(nil)
     private let refreshStopped = Atomic<Bool>(false)
 
     /// Loads every environment's current version from `store` and starts the writer thread.

@@ -1,4 +1,5 @@
 import Glibc
+import ServerLock
 import Synchronization
 
 /// One epoll loop on its own thread, with its own descriptor of the shared listener (or its own

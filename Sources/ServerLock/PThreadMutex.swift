@@ -1,18 +1,23 @@
 import Glibc
 
-/// A value guarded by a `pthread_mutex_t`: the lock for state touched on every request.
+/// A value guarded by a `pthread_mutex_t`: the one lock type of the server modules (HTTPServer, FlagStore,
+/// FlagService, FlagOFREP), for state touched on every request and for everything else.
 ///
 /// Why not `Synchronization.Mutex`: on Linux each of its `lock()` calls makes a `gettid` system call to
 /// record the owner (strace shows one per lock), and a GET took three such locks, each costing more
 /// than the work it protects. glibc's default mutex locks and unlocks in user space unless contended,
-/// when it waits in the kernel like any futex.
+/// when it waits in the kernel like any futex. Why not `NSLock`: the same glibc mutex behind an
+/// Objective-C-style object, and FlagStore would be the only module to lock differently.
+///
+/// Where a thread must sleep until the guarded state changes, `PThreadCondition` pairs one of these with
+/// a condition variable.
 package final class PThreadMutex<Value: Sendable>: @unchecked Sendable {
     // A heap cell: a pthread mutex must not move after `pthread_mutex_init`, and class storage is not
-    // guaranteed to be addressable for a C call.
-    private let mutex: UnsafeMutablePointer<pthread_mutex_t>
+    // guaranteed to be addressable for a C call. Internal, not private: `PThreadCondition` waits on it.
+    let mutex: UnsafeMutablePointer<pthread_mutex_t>
     // Only touched inside `withLock`, whose lock already excludes a second access: a nested `withLock` on
     // the same mutex would deadlock before it could overlap. The dynamic check is skipped.
-    @exclusivity(unchecked) private var value: Value
+    @exclusivity(unchecked) var value: Value
 
     /// A lock around `value`.
     package init(_ value: Value) {
