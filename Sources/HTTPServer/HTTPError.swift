@@ -82,7 +82,7 @@ public struct HTTPError: Error, Sendable, CustomStringConvertible {
     public static func methodNotAllowed(_ method: HTTPMethod, allowed: [HTTPMethod]) -> HTTPError {
         HTTPError(
             .methodNotAllowed, code: "method_not_allowed", message: "\(method) is not allowed here",
-            headers: ["Allow": allowed.map(\.rawValue).joined(separator: ", ")])
+            headers: [.allow: allowed.map(\.rawValue).joined(separator: ", ")])
     }
 
     /// 400 with the given code, closing the connection (the stream's framing is no longer trusted).
