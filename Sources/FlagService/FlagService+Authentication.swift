@@ -33,11 +33,7 @@ extension FlagService {
         let client = clientAddress(request, context)
         if let refusal = throttled(client) { return refusal.response }
         do {
-            guard try Authenticator.bearer(request) != nil else {
-                let error = ServiceError.unauthorized("this needs a writer token (Authorization: Bearer ...)", invalidToken: false)
-                recordFailure(error, client: client, request, context)
-                return error.response
-            }
+            _ = try Authenticator.secret(request, needed: .writer)
             return nil
         } catch {
             recordFailure(error, client: client, request, context)
@@ -55,7 +51,7 @@ extension FlagService {
         guard let seconds = authThrottle.retryAfter(client) else { return nil }
         return ServiceError(.tooManyRequests, code: "too_many_failed_authentications",
                             message: "too many failed authentications from \(client); retry in \(seconds) s",
-                            headers: ["Retry-After": String(seconds)])
+                            headers: [.retryAfter: String(seconds)])
     }
 
     /// Counts a 401 against `client` and logs it (the reason, never the token).

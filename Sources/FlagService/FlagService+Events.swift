@@ -28,14 +28,14 @@ extension FlagService {
             return
         }
         let head = HTTPResponse(status: .ok, headers: [
-            "Content-Type": "text/event-stream", "Cache-Control": "no-cache",
+            .contentType: "text/event-stream", .cacheControl: "no-cache",
             // nginx passes the stream on unbuffered whatever its proxy_buffering says.
-            "X-Accel-Buffering": "no", "Vary": "Authorization",
+            .xAccelBuffering: "no", .vary: HTTPHeaderName.authorization.rawValue,
         ])
         guard let stream = responder.openStream(head, heartbeat: EventHub.heartbeat) else { return }
         stream.send(events.preamble)
         events.subscribe(stream, environment: name)
-        if let field = request.headers["Last-Event-ID"], let seen = Int(HTTPHeaders.trimmed(Substring(field))),
+        if let field = request.headers[.lastEventID], let seen = Int(HTTPHeaders.trimmed(Substring(field))),
            let snapshot = snapshots.snapshot(name), seen != snapshot.version {
             stream.send(EventHub.event(snapshot))
         }

@@ -20,7 +20,7 @@ extension FlagService {
                 } catch {
                     logger.log(.warning, "not_ready", ["error": "\(error)"])
                     throw ServiceError(.serviceUnavailable, code: "not_ready", message: "the database does not answer",
-                                       headers: ["Retry-After": "1"])
+                                       headers: [.retryAfter: "1"])
                 }
                 var versions: [String: JSONValue] = [:]
                 for (name, snapshot) in snapshots.all() { versions[name] = .integer(Int64(snapshot.version)) }
@@ -34,13 +34,13 @@ extension FlagService {
                     "error": .object(["code": "writes_failing", "message": .string("reads are served; writes cannot commit: \(problem.reason)")]),
                 ]
                 if let failure = problem.failure { body["lastWriteFailedAt"] = .string(Snapshot.timestamp(failure.atMilliseconds)) }
-                return Self.json(body, status: .serviceUnavailable, headers: ["Retry-After": "5"])
+                return Self.json(body, status: .serviceUnavailable, headers: [.retryAfter: "5"])
             }
         }
 
         routes.sync(.GET, "/metrics") { [self] _, _ in
             HTTPResponse.text(metrics.render(snapshots: snapshots.all(), server: serverMetrics()),
-                              headers: ["Content-Type": "text/plain; version=0.0.4; charset=utf-8"])
+                              headers: [.contentType: "text/plain; version=0.0.4; charset=utf-8"])
         }
     }
 }

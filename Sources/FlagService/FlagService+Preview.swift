@@ -36,7 +36,7 @@ extension FlagService {
                 body["baseVersion"] = baseVersion.map { .integer(Int64($0)) } ?? .null
                 // The tag to send as If-Match when publishing what was previewed against the current version.
                 body["baseEtag"] = preview.base == nil ? current.map { .string($0.etag) } ?? .null : .null
-                return Self.json(body, headers: ["Cache-Control": "no-store"])
+                return Self.json(body, headers: [.cacheControl: "no-store"])
             }
         }
     }

@@ -27,10 +27,10 @@ extension FlagService {
                 _ = try environment(context)
                 throw ServiceError(.notFound, code: "no_version", message: "\(name) has no published version yet")
             }
-            if let first = request.headers["If-None-Match"] {
+            if let first = request.headers[.ifNoneMatch] {
                 // The common case, one field holding exactly our tag, is decided without parsing.
                 if first == snapshot.etag
-                    || EntityTags.noneMatchHits(request.headers.values(for: "If-None-Match"), current: snapshot.etag) {
+                    || HTTPEntityTagList.ifNoneMatch(request.headers.values(for: .ifNoneMatch), matches: snapshot.etag) {
                     return snapshot.notModifiedResponse
                 }
             }
@@ -54,7 +54,7 @@ extension FlagService {
                     next = .string("/v1/environments/\(name)/versions?limit=\(limit)&before=\(last.number)")
                 }
                 var headers = HTTPHeaders()
-                if case .string(let link) = next { headers.add(name: "Link", value: "<\(link)>; rel=\"next\"") }
+                if case .string(let link) = next { headers.add(name: .link, value: "<\(link)>; rel=\"next\"") }
                 return Self.json(["environment": .string(name), "versions": .array(page.map { .object(VersionMetadata($0).members) }),
                                   "next": next], headers: headers)
             }
@@ -84,7 +84,7 @@ extension FlagService {
                 let etag = VersionMetadata.entityTag(version: record.number, contentHash: record.contentHash)
                 // Old versions never change: caches may keep them for a long time.
                 return HTTPResponse.json(Snapshot.envelope(record: record, document: document).canonicalBytes + [0x0A],
-                                         headers: ["ETag": etag, "Cache-Control": "public, max-age=86400, immutable"])
+                                         headers: [.eTag: etag, .cacheControl: "public, max-age=86400, immutable"])
             }
         }
     }

@@ -11,7 +11,7 @@ extension FlagService {
                 let token = try authenticator.requireFresh(request, role: .reader)
                 return Self.json(["name": .string(token.name), "role": .string(token.role.rawValue),
                                   "readsArePublic": .bool(!options.requireReadToken)],
-                                 headers: ["Cache-Control": "no-store", "Vary": "Authorization"])
+                                 headers: [.cacheControl: "no-store", .vary: HTTPHeaderName.authorization.rawValue])
             }
         }
     }

@@ -8,9 +8,6 @@ import HTTPServer
 /// The loop thread only hands the request to the work queue; authentication (a store read), parsing and
 /// validation happen there, then the job goes to the single writer, which answers after the commit.
 extension FlagService {
-    /// The header carrying a write's message for `PUT`s (for rollback, the body's `message` wins).
-    public static let messageHeader = "X-Change-Message"
-
     func registerWrites(into routes: inout ServiceRoutes) {
         routes.deferred(.PUT, "/v1/environments/{env}/document", headCheck: writeHeadCheck) { [self] request, context, responder in
             offLoop(responder) { [self] in
@@ -95,13 +92,13 @@ extension FlagService {
                 body["changed"] = true
                 body["etag"] = .string(published.etag)
                 if let key, let flag = published.document.flags[key] { body["flag"] = flag.jsonValue }
-                responder.respond(json(body, headers: ["ETag": published.etag]))
+                responder.respond(json(body, headers: [.eTag: published.etag]))
             case .unchanged(let record):
                 var body = VersionMetadata(record).members
                 let etag = VersionMetadata.entityTag(version: record.number, contentHash: record.contentHash)
                 body["changed"] = false
                 body["etag"] = .string(etag)
-                responder.respond(json(body, headers: ["ETag": etag]))
+                responder.respond(json(body, headers: [.eTag: etag]))
             case .failed(let error):
                 responder.respond(error.response)
             }
@@ -134,11 +131,11 @@ extension FlagService {
 
     /// 415 unless `Content-Type` is `application/json` or `application/*+json` (a missing one is taken as JSON).
     static func requireJSONContentType(_ request: HTTPRequest) throws(ServiceError) {
-        guard let value = request.headers["Content-Type"] else { return }
+        guard let value = request.headers[.contentType] else { return }
         let mediaType = HTTPHeaders.trimmed(value.split(separator: ";", maxSplits: 1, omittingEmptySubsequences: false)[0]).lowercased()
         if mediaType == "application/json" || (mediaType.hasPrefix("application/") && mediaType.hasSuffix("+json")) { return }
         throw ServiceError(.unsupportedMediaType, code: "unsupported_media_type",
-                           message: "send Content-Type: application/json (got \(value))", headers: ["Accept-Put": "application/json"])
+                           message: "send Content-Type: application/json (got \(value))", headers: [.acceptPut: "application/json"])
     }
 
     /// Parses a JSON body: 400 for an empty body or malformed JSON (with line and column).
@@ -178,12 +175,9 @@ extension FlagService {
 
     /// `If-Match`, `If-None-Match: *`, or none.
     static func optionalPrecondition(_ request: HTTPRequest) -> WriteJob.Precondition {
-        let ifMatch = request.headers.values(for: "If-Match")
+        let ifMatch = request.headers.values(for: .ifMatch)
         if !ifMatch.isEmpty { return .ifMatch(ifMatch) }
-        if request.headers.values(for: "If-None-Match").contains(where: { HTTPHeaders.trimmed(Substring($0)) == "*" }) {
-            return .ifNoneMatchAny
-        }
-        return .none
+        return HTTPEntityTagList.isAny(request.headers.values(for: .ifNoneMatch)) ? .ifNoneMatchAny : .none
     }
 
     /// The write's message: the body's `message` (rollback) or `X-Change-Message` (percent-encoded UTF-8 is
@@ -193,12 +187,12 @@ extension FlagService {
         if let body {
             guard let string = body.stringValue else { throw .badRequest("invalid_message", "message must be a string") }
             text = string
-        } else if let header = request.headers[messageHeader] {
+        } else if let header = request.headers[.changeMessage] {
             text = HTTPRequest.percentDecode(header) ?? header
         }
         // Blank in the Unicode sense (no-break spaces too), without Foundation's NSString bridge.
         guard let text, !text.unicodeScalars.allSatisfy(\.properties.isWhitespace) else {
-            throw .badRequest("message_required", "every change needs a message: send the \(messageHeader) header")
+            throw .badRequest("message_required", "every change needs a message: send the \(APIHeader.changeMessage) header")
         }
         guard text.utf8.count <= 10_000 else { throw .badRequest("message_too_long", "the message is longer than 10000 bytes") }
         return text

@@ -2,6 +2,7 @@ import FlagKit
 import FlagStore
 import Foundation
 import Glibc
+import HTTPServer
 import ServerLock
 
 /// The ONE writer: a dedicated thread that owns every publish, so writes are serialized and the event
@@ -177,18 +178,18 @@ public final class WriteQueue: Sendable {
         case .none:
             return nil
         case .ifMatch(let fields):
-            if EntityTags.matchHits(fields, current: etag) { return nil }
+            if HTTPEntityTagList.ifMatch(fields, matches: etag) { return nil }
             var error = ServiceError(.preconditionFailed, code: "precondition_failed",
                                      message: "If-Match does not match the current version"
                                          + (etag.map { " (current ETag \($0))" } ?? " (the environment has no version yet)"),
                                      extra: ["currentVersion": .integer(Int64(version))])
-            if let etag { error.headers.add(name: "ETag", value: etag) }
+            if let etag { error.headers.add(name: .eTag, value: etag) }
             return error
         case .ifNoneMatchAny:
             guard let etag else { return nil }
             return ServiceError(.preconditionFailed, code: "precondition_failed",
                                 message: "If-None-Match: * but the environment has a version (ETag \(etag))",
-                                extra: ["currentVersion": .integer(Int64(version))], headers: ["ETag": etag])
+                                extra: ["currentVersion": .integer(Int64(version))], headers: [.eTag: etag])
         }
     }
 }
