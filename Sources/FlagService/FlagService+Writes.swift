@@ -5,78 +5,59 @@ import HTTPServer
 
 /// `PUT .../document`, `PUT .../flags/{key}`, `POST .../rollback`.
 ///
-/// The loop thread only hands the request to the work queue; authentication (a store read), parsing and
-/// validation happen there, then the job goes to the single writer, which answers after the commit.
+/// The loop thread only hands the request to the work queue; authentication (a store read, by the route's
+/// declared access), parsing and validation happen there, then the job goes to the single writer, which
+/// answers after the commit.
 extension FlagService {
     func registerWrites(into routes: inout ServiceRoutes) {
-        routes.deferred(.PUT, "/v1/environments/{env}/document", headCheck: writeHeadCheck) { [self] request, context, responder in
-            offLoop(responder) { [self] in
-                let name = try environment(context)
-                let dryRun = try Self.dryRun(request)
-                let token = try authenticate(request, context, role: dryRun ? .reader : .writer, fresh: true)
-                try Self.requireJSONContentType(request)
-                if dryRun {
-                    let document = try Self.decodeDocument(request.body)
-                    return dryRunResponse(environment: name, document: document)
-                }
-                let precondition = try Self.requiredPrecondition(request)
-                let message = try Self.message(request, body: nil)
+        // ?dryRun=true (any token, reader included) validates and diffs without publishing.
+        let write = RouteAccess.write(.writer, dryRun: .reader)
+        routes.deferred(.PUT, "/v1/environments/{env}/document", access: write) { [self] request, context, token, responder in
+            let name = try environment(context)
+            try Self.requireJSONContentType(request)
+            if try Self.dryRun(request) {
                 let document = try Self.decodeDocument(request.body)
-                submit(WriteJob(environment: name, kind: .document(document), precondition: precondition,
-                                author: token.name, message: message, completion: Self.answer(responder, flag: nil)))
-                return nil
+                return dryRunResponse(environment: name, document: document)
             }
+            let precondition = try Self.requiredPrecondition(request)
+            let message = try Self.message(request, body: nil)
+            let document = try Self.decodeDocument(request.body)
+            submit(WriteJob(environment: name, kind: .document(document), precondition: precondition,
+                            author: try RouteGuard.required(token).name, message: message, completion: Self.answer(responder, flag: nil)))
+            return nil
         }
 
-        routes.deferred(.PUT, "/v1/environments/{env}/flags/{key}", headCheck: writeHeadCheck) { [self] request, context, responder in
-            offLoop(responder) { [self] in
-                let name = try environment(context)
-                let key = context.pathParameters["key"] ?? ""
-                let dryRun = try Self.dryRun(request)
-                let token = try authenticate(request, context, role: dryRun ? .reader : .writer, fresh: true)
-                try Self.requireJSONContentType(request)
-                let edit = FlagEdit(try Self.parseJSON(request.body))
-                if dryRun {
-                    let document = try edit.apply(to: snapshots.snapshot(name)?.document, key: key)
-                    return dryRunResponse(environment: name, document: document)
-                }
-                let precondition = Self.optionalPrecondition(request)
-                let message = try Self.message(request, body: nil)
-                submit(WriteJob(environment: name, kind: .flag(key: key, edit: edit), precondition: precondition,
-                                author: token.name, message: message, completion: Self.answer(responder, flag: key)))
-                return nil
+        routes.deferred(.PUT, "/v1/environments/{env}/flags/{key}", access: write) { [self] request, context, token, responder in
+            let name = try environment(context)
+            let key = context.pathParameters["key"] ?? ""
+            try Self.requireJSONContentType(request)
+            let edit = FlagEdit(try Self.parseJSON(request.body))
+            if try Self.dryRun(request) {
+                let document = try edit.apply(to: snapshots.snapshot(name)?.document, key: key)
+                return dryRunResponse(environment: name, document: document)
             }
+            let precondition = Self.optionalPrecondition(request)
+            let message = try Self.message(request, body: nil)
+            submit(WriteJob(environment: name, kind: .flag(key: key, edit: edit), precondition: precondition,
+                            author: try RouteGuard.required(token).name, message: message, completion: Self.answer(responder, flag: key)))
+            return nil
         }
 
-        routes.deferred(.POST, "/v1/environments/{env}/rollback", headCheck: writeHeadCheck) { [self] request, context, responder in
-            offLoop(responder) { [self] in
-                let name = try environment(context)
-                let token = try authenticate(request, context, role: .writer, fresh: true)
-                try Self.requireJSONContentType(request)
-                guard case .object(let body) = try Self.parseJSON(request.body) else {
-                    throw ServiceError.badRequest("invalid_body", #"expected {"version": N, "message": "..."}"#)
-                }
-                guard let number = body["version"]?.integerValue, number >= 1, number <= Int64(Int32.max) else {
-                    throw ServiceError(.unprocessableContent, code: "invalid_body", message: "version must be a positive integer",
-                                       details: [ValidationIssue(path: "/version", message: "must be a positive integer")])
-                }
-                let message = try Self.message(request, body: body["message"])
-                let precondition = Self.optionalPrecondition(request)
-                submit(WriteJob(environment: name, kind: .rollback(number: Int(number)), precondition: precondition,
-                                author: token.name, message: message, completion: Self.answer(responder, flag: nil)))
-                return nil
+        routes.deferred(.POST, "/v1/environments/{env}/rollback", access: .token(.writer)) { [self] request, context, token, responder in
+            let name = try environment(context)
+            try Self.requireJSONContentType(request)
+            guard case .object(let body) = try Self.parseJSON(request.body) else {
+                throw ServiceError.badRequest("invalid_body", #"expected {"version": N, "message": "..."}"#)
             }
-        }
-    }
-
-    /// Runs `body` on the work queue; sends what it returns or throws (nil: it handed the responder on).
-    func offLoop(_ responder: HTTPResponder, _ body: @escaping @Sendable () throws -> HTTPResponse?) {
-        work.async {
-            do {
-                if let response = try body() { responder.respond(response) }
-            } catch {
-                responder.respond(ServiceRoutes.response(for: error))
+            guard let number = body["version"]?.integerValue, number >= 1, number <= Int64(Int32.max) else {
+                throw ServiceError(.unprocessableContent, code: "invalid_body", message: "version must be a positive integer",
+                                   details: [ValidationIssue(path: "/version", message: "must be a positive integer")])
             }
+            let message = try Self.message(request, body: body["message"])
+            let precondition = Self.optionalPrecondition(request)
+            submit(WriteJob(environment: name, kind: .rollback(number: Int(number)), precondition: precondition,
+                            author: try RouteGuard.required(token).name, message: message, completion: Self.answer(responder, flag: nil)))
+            return nil
         }
     }
 
