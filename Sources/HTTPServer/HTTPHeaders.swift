@@ -152,28 +152,29 @@ public struct HTTPHeaders: Sendable, Equatable, RandomAccessCollection, Expressi
         return s
     }
 
-    // MARK: By typed name (`HTTPHeaderName`), the spelling the modules use
+    // MARK: By typed name (`HTTPHeaderName`), the spelling the modules use. Inlinable forwarders: a lookup by
+    // a constant costs what the lookup by its literal did.
 
     /// The first value for `name` (case-insensitive), or nil.
-    public subscript(name: HTTPHeaderName) -> String? { self[name.rawValue] }
+    @inlinable public subscript(name: HTTPHeaderName) -> String? { self[name.rawValue] }
 
     /// Every value for `name` (case-insensitive), in order.
-    public func values(for name: HTTPHeaderName) -> [String] { values(for: name.rawValue) }
+    @inlinable public func values(for name: HTTPHeaderName) -> [String] { values(for: name.rawValue) }
 
     /// Whether a field called `name` is present.
-    public func contains(_ name: HTTPHeaderName) -> Bool { contains(name.rawValue) }
+    @inlinable public func contains(_ name: HTTPHeaderName) -> Bool { contains(name.rawValue) }
 
     /// Appends a field, keeping any existing ones with the same name.
-    public mutating func add(name: HTTPHeaderName, value: String) { add(name: name.rawValue, value: value) }
+    @inlinable public mutating func add(name: HTTPHeaderName, value: String) { add(name: name.rawValue, value: value) }
 
     /// Replaces every field called `name` by one with `value`.
-    public mutating func replaceOrAdd(name: HTTPHeaderName, value: String) { replaceOrAdd(name: name.rawValue, value: value) }
+    @inlinable public mutating func replaceOrAdd(name: HTTPHeaderName, value: String) { replaceOrAdd(name: name.rawValue, value: value) }
 
     /// Removes every field called `name`.
-    public mutating func remove(_ name: HTTPHeaderName) { remove(name.rawValue) }
+    @inlinable public mutating func remove(_ name: HTTPHeaderName) { remove(name.rawValue) }
 
     /// Whether the comma-separated field `name` lists `token`, ignoring case (RFC 9110 §5.6.1).
-    public func hasToken(_ token: String, in name: HTTPHeaderName) -> Bool { hasToken(token, in: name.rawValue) }
+    @inlinable public func hasToken(_ token: String, in name: HTTPHeaderName) -> Bool { hasToken(token, in: name.rawValue) }
 
     /// Appends a field without validation, for the parser.
     mutating func appendParsed(_ field: Field) { fields.append(field) }

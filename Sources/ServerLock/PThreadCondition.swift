@@ -7,13 +7,13 @@ import Glibc
 /// runs on its core (a woken sleeper goes first), and on a busy machine the event loop it pushed aside
 /// can then wait a whole scheduler slice behind other work. Why not `NSCondition`: the server modules have
 /// one lock type, and this is that lock plus a `pthread_cond_t`.
-package final class PThreadCondition<Value: Sendable>: @unchecked Sendable {
-    private let lock: PThreadMutex<Value>
+public final class PThreadCondition<Value: Sendable>: @unchecked Sendable {
+    @usableFromInline let lock: PThreadMutex<Value>
     // A heap cell: a condition variable must not move once initialized.
     private let condition: UnsafeMutablePointer<pthread_cond_t>
 
     /// A lock around `value` with a condition to wait on.
-    package init(_ value: Value) {
+    public init(_ value: Value) {
         lock = PThreadMutex(value)
         condition = .allocate(capacity: 1)
         condition.initialize(to: pthread_cond_t())
@@ -27,16 +27,16 @@ package final class PThreadCondition<Value: Sendable>: @unchecked Sendable {
         condition.deallocate()
     }
 
-    /// Runs `body` with the value while holding the lock (no waiting).
-    @inline(__always)
-    package func withLock<Result, Failure: Error>(_ body: (inout Value) throws(Failure) -> Result) throws(Failure) -> Result {
+    /// Runs `body` with the value while holding the lock (no waiting). Inlinable for `PThreadMutex.withLock`'s reason.
+    @inlinable @inline(__always)
+    public func withLock<Result, Failure: Error>(_ body: (inout Value) throws(Failure) -> Result) throws(Failure) -> Result {
         try lock.withLock(body)
     }
 
     /// Takes the lock, sleeps (with the lock released) until `ready` holds, then runs `body` with the lock
     /// still held. `ready` is checked again after every wake-up: condition variables may wake spuriously,
     /// and another thread may have changed the value between the signal and this thread's turn.
-    package func wait<Result, Failure: Error>(until ready: (inout Value) -> Bool,
+    public func wait<Result, Failure: Error>(until ready: (inout Value) -> Bool,
                                               then body: (inout Value) throws(Failure) -> Result) throws(Failure) -> Result {
         pthread_mutex_lock(lock.mutex)
         defer { pthread_mutex_unlock(lock.mutex) }
@@ -45,8 +45,8 @@ package final class PThreadCondition<Value: Sendable>: @unchecked Sendable {
     }
 
     /// Wakes one waiter (call after changing the value under the lock).
-    package func signal() { pthread_cond_signal(condition) }
+    public func signal() { pthread_cond_signal(condition) }
 
     /// Wakes every waiter.
-    package func broadcast() { pthread_cond_broadcast(condition) }
+    public func broadcast() { pthread_cond_broadcast(condition) }
 }

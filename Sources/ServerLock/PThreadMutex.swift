@@ -11,16 +11,17 @@ import Glibc
 ///
 /// Where a thread must sleep until the guarded state changes, `PThreadCondition` pairs one of these with
 /// a condition variable.
-package final class PThreadMutex<Value: Sendable>: @unchecked Sendable {
+public final class PThreadMutex<Value: Sendable>: @unchecked Sendable {
     // A heap cell: a pthread mutex must not move after `pthread_mutex_init`, and class storage is not
-    // guaranteed to be addressable for a C call. Internal, not private: `PThreadCondition` waits on it.
-    let mutex: UnsafeMutablePointer<pthread_mutex_t>
+    // guaranteed to be addressable for a C call. Not private: `PThreadCondition` waits on it, and `withLock`
+    // is inlined into the modules that lock (below).
+    @usableFromInline let mutex: UnsafeMutablePointer<pthread_mutex_t>
     // Only touched inside `withLock`, whose lock already excludes a second access: a nested `withLock` on
     // the same mutex would deadlock before it could overlap. The dynamic check is skipped.
-    @exclusivity(unchecked) var value: Value
+    @usableFromInline @exclusivity(unchecked) var value: Value
 
     /// A lock around `value`.
-    package init(_ value: Value) {
+    public init(_ value: Value) {
         mutex = .allocate(capacity: 1)
         mutex.initialize(to: pthread_mutex_t())
         // Default attributes cannot fail to initialize (EINVAL/ENOMEM are for attributes we do not pass).
@@ -35,8 +36,14 @@ package final class PThreadMutex<Value: Sendable>: @unchecked Sendable {
     }
 
     /// Runs `body` with the value while holding the lock; the lock is released when `body` returns or throws.
-    @inline(__always)
-    package func withLock<Result, Failure: Error>(_ body: (inout Value) throws(Failure) -> Result) throws(Failure) -> Result {
+    ///
+    /// `@inlinable` and `public` (not `package`): the lock lives in its own module, and a generic method
+    /// called across modules runs unspecialized (type metadata, a closure context, an indirect call, the
+    /// `defer` outlined) unless its body is inlined into the caller. Swift 6.3 inlines a `public @inlinable`
+    /// body across modules but not a `package` one (checked with a two-module build and objdump). Inlined,
+    /// a lock costs the two glibc calls and the body.
+    @inlinable @inline(__always)
+    public func withLock<Result, Failure: Error>(_ body: (inout Value) throws(Failure) -> Result) throws(Failure) -> Result {
         pthread_mutex_lock(mutex)
         defer { pthread_mutex_unlock(mutex) }
         return try body(&value)
