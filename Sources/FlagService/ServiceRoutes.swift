@@ -37,8 +37,8 @@ struct ServiceRoutes: Sendable {
     /// is sent as its JSON response; anything else becomes 500. `access` must not read the store.
     mutating func sync(_ method: HTTPMethod, _ pattern: String, access: RouteAccess, _ body: @escaping SyncBody) {
         declare(method, pattern, access, onLoop: true)
-        builder.add(method, pattern, handler: GuardedSyncHandler(route: metrics.route(method.rawValue, pattern), access: access,
-                                                                 check: routeGuard.check(for: access), routeGuard: routeGuard, body: body))
+        builder.add(method, pattern, handler: GuardedSyncHandler(route: metrics.route(method.rawValue, pattern),
+                                                                 guarded: GuardedAccess(access, routeGuard), body: body))
     }
 
     /// A route answered on the work queue: the middleware authenticates there (a store read for `token` and
@@ -46,17 +46,15 @@ struct ServiceRoutes: Sendable {
     /// `write` access, a request with a body is refused from its head (429, 401) before the body is read.
     mutating func deferred(_ method: HTTPMethod, _ pattern: String, access: RouteAccess, _ body: @escaping DeferredBody) {
         declare(method, pattern, access, onLoop: false)
-        builder.add(method, pattern, handler: GuardedDeferredHandler(
-            route: metrics.route(method.rawValue, pattern), access: access, check: routeGuard.check(for: access),
-            routeGuard: routeGuard, work: work, body: body))
+        builder.add(method, pattern, handler: GuardedDeferredHandler(route: metrics.route(method.rawValue, pattern),
+                                                                     guarded: GuardedAccess(access, routeGuard), work: work, body: body))
     }
 
     /// A route that keeps the connection's responder (an event stream: `HTTPResponder.openStream`), on the
     /// loop thread. Not counted per route: the instrumented responder is a callback that cannot stream.
     mutating func stream(_ method: HTTPMethod, _ pattern: String, access: RouteAccess, _ body: @escaping StreamBody) {
         declare(method, pattern, access, onLoop: true)
-        builder.add(method, pattern, handler: GuardedStreamHandler(access: access, check: routeGuard.check(for: access),
-                                                                   routeGuard: routeGuard, body: body))
+        builder.add(method, pattern, handler: GuardedStreamHandler(guarded: GuardedAccess(access, routeGuard), body: body))
     }
 
     /// Records why a registration must not be built, if it must not.
@@ -90,27 +88,47 @@ struct ServiceRoutes: Sendable {
     }
 }
 
+/// What every guarded handler holds: the route's declared access, the check it comes to under this
+/// deployment (resolved once, at registration), and the middleware that runs it.
+struct GuardedAccess: Sendable {
+    let access: RouteAccess
+    let check: RouteGuard.Check
+    let routeGuard: RouteGuard
+
+    init(_ access: RouteAccess, _ routeGuard: RouteGuard) {
+        self.access = access
+        check = routeGuard.check(for: access)
+        self.routeGuard = routeGuard
+    }
+
+    /// The token the access asks for (nil when none), or the refusal (`RouteGuard.authorize`).
+    @inline(__always)
+    func token(_ request: HTTPRequest, _ context: HTTPRequestContext) throws(ServiceError) -> TokenRecord? {
+        try routeGuard.authorize(check, request, context)
+    }
+}
+
 /// A route's handler as the router holds it: its declared access can be read back (the route table test).
 protocol GuardedRoute: HTTPHandler {
+    /// The access and the middleware.
+    var guarded: GuardedAccess { get }
+}
+
+extension GuardedRoute {
     /// Who may call the route.
-    var access: RouteAccess { get }
+    var access: RouteAccess { guarded.access }
 }
 
 /// Authorizes, runs a synchronous body and records its status and latency without any allocation of its own.
 /// A final class so that calling it through `any HTTPHandler` costs one retain, not a copy of each field.
 final class GuardedSyncHandler: GuardedRoute, Sendable {
     let route: ServiceMetrics.Route
-    let access: RouteAccess
-    let check: RouteGuard.Check
-    let routeGuard: RouteGuard
+    let guarded: GuardedAccess
     let body: ServiceRoutes.SyncBody
 
-    init(route: ServiceMetrics.Route, access: RouteAccess, check: RouteGuard.Check, routeGuard: RouteGuard,
-         body: @escaping ServiceRoutes.SyncBody) {
+    init(route: ServiceMetrics.Route, guarded: GuardedAccess, body: @escaping ServiceRoutes.SyncBody) {
         self.route = route
-        self.access = access
-        self.check = check
-        self.routeGuard = routeGuard
+        self.guarded = guarded
         self.body = body
     }
 
@@ -118,10 +136,10 @@ final class GuardedSyncHandler: GuardedRoute, Sendable {
         let response: HTTPResponse
         do {
             // Public routes and reads while reads are public (the document GET) pass no token: nothing to build.
-            if case .none = check {
+            if case .none = guarded.check {
                 response = try body(request, context, nil)
             } else {
-                response = try body(request, context, try routeGuard.authorize(check, request, context))
+                response = try body(request, context, try guarded.token(request, context))
             }
         } catch {
             response = ServiceRoutes.response(for: error)
@@ -135,24 +153,19 @@ final class GuardedSyncHandler: GuardedRoute, Sendable {
 /// records status and latency when it is finally called. A final class for the same reason as above.
 final class GuardedDeferredHandler: GuardedRoute, Sendable {
     let route: ServiceMetrics.Route
-    let access: RouteAccess
-    let check: RouteGuard.Check
-    let routeGuard: RouteGuard
+    let guarded: GuardedAccess
     let work: DispatchQueue
     let body: ServiceRoutes.DeferredBody
 
-    init(route: ServiceMetrics.Route, access: RouteAccess, check: RouteGuard.Check, routeGuard: RouteGuard,
-         work: DispatchQueue, body: @escaping ServiceRoutes.DeferredBody) {
+    init(route: ServiceMetrics.Route, guarded: GuardedAccess, work: DispatchQueue, body: @escaping ServiceRoutes.DeferredBody) {
         self.route = route
-        self.access = access
-        self.check = check
-        self.routeGuard = routeGuard
+        self.guarded = guarded
         self.work = work
         self.body = body
     }
 
     func checkHead(_ request: HTTPRequest, context: HTTPRequestContext) -> HTTPResponse? {
-        guard let refusal = routeGuard.checkHead(check, request, context) else { return nil }
+        guard let refusal = guarded.routeGuard.checkHead(guarded.check, request, context) else { return nil }
         route.record(status: refusal.status.code, nanoseconds: ServiceRoutes.elapsed(since: context.receivedAtNanoseconds))
         return refusal
     }
@@ -166,7 +179,7 @@ final class GuardedDeferredHandler: GuardedRoute, Sendable {
         }
         work.async { [self] in
             do {
-                if let response = try body(request, context, try routeGuard.authorize(check, request, context), counted) {
+                if let response = try body(request, context, try guarded.token(request, context), counted) {
                     counted.respond(response)
                 }
             } catch {
@@ -178,21 +191,17 @@ final class GuardedDeferredHandler: GuardedRoute, Sendable {
 
 /// Authorizes on the loop and hands the body the connection's own responder (streams are not counted per route).
 final class GuardedStreamHandler: GuardedRoute, Sendable {
-    let access: RouteAccess
-    let check: RouteGuard.Check
-    let routeGuard: RouteGuard
+    let guarded: GuardedAccess
     let body: ServiceRoutes.StreamBody
 
-    init(access: RouteAccess, check: RouteGuard.Check, routeGuard: RouteGuard, body: @escaping ServiceRoutes.StreamBody) {
-        self.access = access
-        self.check = check
-        self.routeGuard = routeGuard
+    init(guarded: GuardedAccess, body: @escaping ServiceRoutes.StreamBody) {
+        self.guarded = guarded
         self.body = body
     }
 
     func handle(_ request: HTTPRequest, context: HTTPRequestContext, responder: HTTPResponder) {
         do {
-            try body(request, context, try routeGuard.authorize(check, request, context), responder)
+            try body(request, context, try guarded.token(request, context), responder)
         } catch {
             responder.respond(ServiceRoutes.response(for: error))
         }

@@ -37,6 +37,12 @@ public struct HTTPError: Error, Sendable, CustomStringConvertible {
         return e
     }
 
+    /// The response for anything a handler threw: an `HTTPError` as itself, anything else a 500 that says
+    /// no more (the cause belongs in the server's log, not in the response).
+    public static func response(for error: any Error) -> HTTPResponse {
+        (error as? HTTPError)?.response ?? HTTPError(.internalServerError, code: "internal", message: "handler failed").response
+    }
+
     /// `"400 malformed_header: ..."`
     public var description: String { "\(status.code) \(code): \(message)" }
 

@@ -9,22 +9,20 @@ import Glibc
 /// one lock type, and this is that lock plus a `pthread_cond_t`.
 public final class PThreadCondition<Value: Sendable>: @unchecked Sendable {
     @usableFromInline let lock: PThreadMutex<Value>
-    // A heap cell: a condition variable must not move once initialized.
+    // A heap cell (`PThreadCell`).
     private let condition: UnsafeMutablePointer<pthread_cond_t>
 
     /// A lock around `value` with a condition to wait on.
     public init(_ value: Value) {
         lock = PThreadMutex(value)
-        condition = .allocate(capacity: 1)
-        condition.initialize(to: pthread_cond_t())
+        condition = PThreadCell.allocate(pthread_cond_t())
         // Default attributes: this cannot fail.
         pthread_cond_init(condition, nil)
     }
 
     deinit {
         pthread_cond_destroy(condition)
-        condition.deinitialize(count: 1)
-        condition.deallocate()
+        PThreadCell.free(condition)
     }
 
     /// Runs `body` with the value while holding the lock (no waiting). Inlinable for `PThreadMutex.withLock`'s reason.

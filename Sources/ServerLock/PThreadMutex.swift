@@ -12,8 +12,7 @@ import Glibc
 /// Where a thread must sleep until the guarded state changes, `PThreadCondition` pairs one of these with
 /// a condition variable.
 public final class PThreadMutex<Value: Sendable>: @unchecked Sendable {
-    // A heap cell: a pthread mutex must not move after `pthread_mutex_init`, and class storage is not
-    // guaranteed to be addressable for a C call. Not private: `PThreadCondition` waits on it, and `withLock`
+    // A heap cell (`PThreadCell`). Not private: `PThreadCondition` waits on it, and `withLock`
     // is inlined into the modules that lock (below).
     @usableFromInline let mutex: UnsafeMutablePointer<pthread_mutex_t>
     // Only touched inside `withLock`, whose lock already excludes a second access: a nested `withLock` on
@@ -22,8 +21,7 @@ public final class PThreadMutex<Value: Sendable>: @unchecked Sendable {
 
     /// A lock around `value`.
     public init(_ value: Value) {
-        mutex = .allocate(capacity: 1)
-        mutex.initialize(to: pthread_mutex_t())
+        mutex = PThreadCell.allocate(pthread_mutex_t())
         // Default attributes cannot fail to initialize (EINVAL/ENOMEM are for attributes we do not pass).
         pthread_mutex_init(mutex, nil)
         self.value = value
@@ -31,8 +29,7 @@ public final class PThreadMutex<Value: Sendable>: @unchecked Sendable {
 
     deinit {
         pthread_mutex_destroy(mutex)
-        mutex.deinitialize(count: 1)
-        mutex.deallocate()
+        PThreadCell.free(mutex)
     }
 
     /// Runs `body` with the value while holding the lock; the lock is released when `body` returns or throws.

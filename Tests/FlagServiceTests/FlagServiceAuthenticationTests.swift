@@ -7,6 +7,16 @@ import Testing
 @Suite struct FlagServiceAuthenticationTests {
     static let flip = "/v1/environments/production/flags/monetizationEnabled"
 
+    /// Sends only the head of a 1 MiB JSON request without a token: the answer must come without the body
+    /// (and without `100 Continue` first).
+    static func headOnly(_ server: TestServer, _ method: String, _ path: String) async throws -> ClientResponse {
+        let head = "\(method) \(path) HTTP/1.1\r\nHost: h\r\nContent-Type: application/json\r\n"
+            + "Content-Length: 1048576\r\nExpect: 100-continue\r\n\r\n"
+        let port = server.port
+        let raw = try await offPool { try RawHTTP.exchange(port: port, bytes: Array(head.utf8), timeoutSeconds: 5) }
+        return try RawHTTP.parse(raw, method: method)
+    }
+
     @Test func failuresAreLoggedWithoutTheTokenAndThrottledPerClient() async throws {
         var options = FlagService.Options()
         options.authFailureLimit = 3
@@ -51,12 +61,7 @@ import Testing
     @Test func aWriteWithoutATokenIsRefusedFromItsHeadBeforeTheBody() async throws {
         let server = try TestServer()
         defer { server.stop() }
-        let head = "PUT /v1/environments/production/document HTTP/1.1\r\nHost: h\r\nContent-Type: application/json\r\n"
-            + "Content-Length: 1048576\r\nExpect: 100-continue\r\n\r\n"
-        let port = server.port
-        // Only the head is sent: the answer must come without the body (and without 100 Continue first).
-        let raw = try await offPool { try RawHTTP.exchange(port: port, bytes: Array(head.utf8), timeoutSeconds: 5) }
-        let response = try RawHTTP.parse(raw, method: "PUT")
+        let response = try await Self.headOnly(server, "PUT", "/v1/environments/production/document")
         #expect(response.status == 401)
         #expect(response.header("WWW-Authenticate")?.hasPrefix("Bearer") == true)
         #expect(server.logLines.all.contains { $0.contains("event=auth_failed") && $0.contains("path=/v1/environments/production/document") })
@@ -88,11 +93,7 @@ import Testing
     @Test func aPreviewWithoutATokenIsRefusedFromItsHeadBeforeTheBody() async throws {
         let server = try TestServer()
         defer { server.stop() }
-        let head = "POST /v1/environments/production/preview HTTP/1.1\r\nHost: h\r\nContent-Type: application/json\r\n"
-            + "Content-Length: 1048576\r\nExpect: 100-continue\r\n\r\n"
-        let port = server.port
-        let raw = try await offPool { try RawHTTP.exchange(port: port, bytes: Array(head.utf8), timeoutSeconds: 5) }
-        let response = try RawHTTP.parse(raw, method: "POST")
+        let response = try await Self.headOnly(server, "POST", "/v1/environments/production/preview")
         #expect(response.status == 401)
         #expect(try response.json()["error"]?["message"] == "this needs a reader token (Authorization: Bearer ...)")
     }

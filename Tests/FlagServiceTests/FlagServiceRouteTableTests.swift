@@ -33,13 +33,11 @@ import Testing
     /// A service over a fresh store (no server: the router is only read).
     static func withService<T>(_ options: FlagService.Options = FlagService.Options(),
                                _ body: (FlagService) throws -> T) throws -> T {
-        let directory = try makeTemporaryDirectory()
-        defer { try? FileManager.default.removeItem(atPath: directory) }
-        let store = try FlagStore.open(path: directory + "/flags.sqlite")
-        defer { store.close() }
-        let service = try FlagService(store: store, options: options, logger: ServiceLogger(minimumLevel: .off))
-        defer { service.shutdown() }
-        return try body(service)
+        try withTemporaryStore { store in
+            let service = try FlagService(store: store, options: options, logger: ServiceLogger(minimumLevel: .off))
+            defer { service.shutdown() }
+            return try body(service)
+        }
     }
 
     /// `METHOD PATTERN ACCESS` for every route the router holds, sorted; a handler that declares no access

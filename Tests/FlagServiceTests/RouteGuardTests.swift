@@ -21,13 +21,10 @@ import Testing
     }
 
     static func withFixture<T>(_ body: (Fixture) throws -> T) throws -> T {
-        let directory = try makeTemporaryDirectory()
-        defer { try? FileManager.default.removeItem(atPath: directory) }
-        let store = try FlagStore.open(path: directory + "/a.sqlite")
-        defer { store.close() }
-        let writer = try store.createToken(name: "w", role: .writer).secret
-        let reader = try store.createToken(name: "r", role: .reader).secret
-        return try body(Fixture(store: store, writer: writer, reader: reader))
+        try withTemporaryStore { store in
+            try body(Fixture(store: store, writer: try store.createToken(name: "w", role: .writer).secret,
+                             reader: try store.createToken(name: "r", role: .reader).secret))
+        }
     }
 
     static func request(_ method: HTTPMethod = .PUT, _ target: String = "/v1/environments/production/document",

@@ -56,10 +56,10 @@ import Testing
     }
 
     @Test func theHandlerGetsTheTokenAndNeverRunsWithoutOne() async throws {
-        let directory = try makeTemporaryDirectory()
-        defer { try? FileManager.default.removeItem(atPath: directory) }
-        let store = try FlagStore.open(path: directory + "/flags.sqlite")
-        defer { store.close() }
+        try await withTemporaryStore { store in try await Self.handlerGetsTheToken(store) }
+    }
+
+    static func handlerGetsTheToken(_ store: FlagStore) async throws {
         let writer = try store.createToken(name: "ops", role: .writer).secret
         let reader = try store.createToken(name: "viewer", role: .reader).secret
         let service = try FlagService(store: store, logger: ServiceLogger(minimumLevel: .off))
