@@ -76,6 +76,10 @@ let package = Package(
         // How the app links the client (launch, refresh on foreground, Application Support); SwiftUI parts behind canImport.
         .executableTarget(name: "symi-app-example", dependencies: ["FlagClient"], path: "Examples/SymiAppExample"),
 
+        // One command-line vocabulary for flagctl and flagserver: typed options, subcommands, help, usage errors (exit 64).
+        .target(name: "CommandLineKit"),
+        .testTarget(name: "CommandLineKitTests", dependencies: ["CommandLineKit"]),
+
         // The operators' CLI.
         .target(name: "FlagCtlKit", dependencies: ["FlagKit", "ClientHTTP", "SymiCatalog"]),
         .executableTarget(name: "flagctl", dependencies: ["FlagCtlKit"]),
