@@ -56,10 +56,13 @@ let package = Package(
         .executableTarget(name: "ofrep-test-server", dependencies: ["FlagOFREP", "FlagKit", "HTTPServer"], path: "Tests/ofrep-test-server"),
         .executableTarget(name: "ofrep-expectations", dependencies: ["FlagKit", "FlagOFREP"], path: "Tests/ofrep-expectations"),
 
-        // The HTTP API and the server executable.
+        // The HTTP API and the server executable: its command line (serve, token, backup, check, restore) is a library,
+        // so its tests call the parser with arrays; `flagserver` only calls it.
         .target(name: "FlagService", dependencies: ["FlagKit", "FlagStore", "HTTPServer", "FlagOFREP"]),
-        .executableTarget(name: "flagserver", dependencies: ["FlagService", "FlagStore", "HTTPServer"]),
+        .target(name: "FlagServerCLI", dependencies: ["CommandLineKit", "FlagService", "FlagStore", "HTTPServer"]),
+        .executableTarget(name: "flagserver", dependencies: ["FlagServerCLI"]),
         .testTarget(name: "FlagServiceTests", dependencies: ["FlagService", "FlagStore", "FlagKit", "HTTPServer", "RawHTTPClient", "flagserver"]),
+        .testTarget(name: "FlagServerCLITests", dependencies: ["FlagServerCLI", "CommandLineKit", "FlagStore", "FlagService", "HTTPServer"]),
 
         // Client-side HTTP: request/response types, HTTPTransport, URLSessionTransport everywhere, CurlTransport on Linux.
         .systemLibrary(name: "CCurl", pkgConfig: "libcurl", providers: [.apt(["libcurl4-openssl-dev"])]),
