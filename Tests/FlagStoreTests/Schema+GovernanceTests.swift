@@ -109,4 +109,19 @@ import Testing
         #expect(plan.contains { $0.contains("INDEX \(index)") }, "\(plan)")
         #expect(!plan.contains { $0.contains("TEMP B-TREE") }, "\(plan)")
     }
+
+    /// The audit's outcome CHECK refuses other words, and costs a publish no ephemeral table (an IN list of three
+    /// constants would build one at every insert).
+    @Test func theOutcomeCheckRefusesOtherWordsWithoutAnEphemeralTable() throws {
+        let directory = try TemporaryDirectory()
+        let path = directory.file("flags.sqlite")
+        try FlagStore.open(path: path).close()
+        let database = try Database(path: path)
+        let insert = "INSERT INTO audit (at, actor, action, detail, outcome) VALUES (1, 'a', 'publish', '', ?)"
+        let refused = try #require(throws: DatabaseError.self) { try database.run(insert, [.text("maybe")]) }
+        #expect(refused.extendedResultCode == SQLITE_CONSTRAINT | (1 << 8))
+        for outcome in AuditOutcome.allCases { try database.run(insert, [.text(outcome.rawValue)]) }
+        let opcodes = try database.query("EXPLAIN " + insert, [.text("ok")]) { $0.text(1) }
+        #expect(opcodes.contains("Insert") && !opcodes.contains("OpenEphemeral"), "\(opcodes)")
+    }
 }
