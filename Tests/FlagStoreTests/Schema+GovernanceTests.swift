@@ -92,7 +92,7 @@ import Testing
     @Test(arguments: [
         ("SELECT id FROM audit WHERE environment = 'production' ORDER BY id DESC LIMIT 10", "audit_environment"),
         ("SELECT id FROM audit WHERE actor = 'alice' ORDER BY id DESC LIMIT 10", "audit_actor"),
-        ("SELECT id FROM audit WHERE action = 'publish' ORDER BY id DESC LIMIT 10", "audit_action"),
+        ("SELECT id FROM audit WHERE action = 'change.approve' AND action <> 'publish' ORDER BY id DESC LIMIT 10", "audit_action"),
         ("SELECT id FROM audit WHERE outcome = 'refused' AND outcome <> 'ok' ORDER BY id DESC LIMIT 10", "audit_not_ok"),
         ("SELECT id FROM changes WHERE environment_id = 1 ORDER BY id DESC LIMIT 10", "changes_environment"),
         ("SELECT id FROM changes WHERE status = 'scheduled' AND apply_at <= 5", "changes_due"),
