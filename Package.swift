@@ -60,10 +60,13 @@ let package = Package(
         .executableTarget(name: "ofrep-test-server", dependencies: ["FlagOFREP", "FlagKit", "HTTPServer"], path: "Tests/ofrep-test-server"),
         .executableTarget(name: "ofrep-expectations", dependencies: ["FlagKit", "FlagOFREP"], path: "Tests/ofrep-expectations"),
 
-        // The HTTP API and the server executable.
+        // The HTTP API and the server executable: its command line (serve, token, backup, check, restore) is a library,
+        // so its tests call the parser with arrays; `flagserver` only calls it.
         .target(name: "FlagService", dependencies: ["FlagKit", "FlagStore", "HTTPServer", "FlagOFREP", "ServerLock"]),
-        .executableTarget(name: "flagserver", dependencies: ["FlagService", "FlagStore", "HTTPServer"]),
+        .target(name: "FlagServerCLI", dependencies: ["CommandLineKit", "FlagService", "FlagStore", "HTTPServer"]),
+        .executableTarget(name: "flagserver", dependencies: ["FlagServerCLI"]),
         .testTarget(name: "FlagServiceTests", dependencies: ["FlagService", "FlagStore", "FlagKit", "HTTPServer", "RawHTTPClient", "flagserver"]),
+        .testTarget(name: "FlagServerCLITests", dependencies: ["FlagServerCLI", "CommandLineKit", "FlagStore", "FlagService", "HTTPServer"]),
 
         // Client-side HTTP: request/response types, HTTPTransport, URLSessionTransport everywhere, CurlTransport on Linux.
         .systemLibrary(name: "CCurl", pkgConfig: "libcurl", providers: [.apt(["libcurl4-openssl-dev"])]),
@@ -80,11 +83,15 @@ let package = Package(
         // How the app links the client (launch, refresh on foreground, Application Support); SwiftUI parts behind canImport.
         .executableTarget(name: "symi-app-example", dependencies: ["FlagClient"], path: "Examples/SymiAppExample"),
 
+        // One command-line vocabulary for flagctl and flagserver: typed options, subcommands, help, usage errors (exit 64).
+        .target(name: "CommandLineKit"),
+        .testTarget(name: "CommandLineKitTests", dependencies: ["CommandLineKit"]),
+
         // The operators' CLI.
-        .target(name: "FlagCtlKit", dependencies: ["FlagKit", "ClientHTTP", "SymiCatalog"]),
-        .executableTarget(name: "flagctl", dependencies: ["FlagCtlKit"]),
+        .target(name: "FlagCtlKit", dependencies: ["CommandLineKit", "FlagKit", "ClientHTTP", "SymiCatalog"]),
+        .executableTarget(name: "flagctl", dependencies: ["FlagCtlKit", "CommandLineKit"]),
         // flagserver: the server-command tests run the real server binary next to the real flagctl.
-        .testTarget(name: "FlagCtlKitTests", dependencies: ["FlagCtlKit", "FlagKit", "flagctl", "flagserver"]),
+        .testTarget(name: "FlagCtlKitTests", dependencies: ["FlagCtlKit", "CommandLineKit", "FlagKit", "flagctl", "flagserver"]),
 
         // Symi Plus (docs/monetization.md): the product catalogue (no imports; flagctl reads it too), and the
         // module the app links next to FlagClient (platform-neutral core; StoreKit and SwiftUI adapters behind #if).

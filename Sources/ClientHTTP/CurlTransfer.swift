@@ -12,7 +12,8 @@ private let curlGlobalInitCode: CURLcode = curl_global_init(ccurl_global_all())
 final class CurlTransfer {
     private let request: ClientRequest
     private let options: TransportOptions
-    private let cancellation: CancellationFlag
+    /// Set by the calling task's cancellation handler, read here on the transfer's thread.
+    private let cancellation: Locked<Bool>
     private var body = Data()
     private var headers: [ClientHeaders.Field] = []
     private var bodyLimitExceeded = false
@@ -22,7 +23,7 @@ final class CurlTransfer {
     private var lastByteAt = DispatchTime.now()
     private var idleExceeded = false
 
-    init(request: ClientRequest, options: TransportOptions, cancellation: CancellationFlag,
+    init(request: ClientRequest, options: TransportOptions, cancellation: Locked<Bool>,
          sink: (@Sendable ([UInt8]) -> Bool)? = nil) {
         self.request = request
         self.options = options
@@ -37,7 +38,7 @@ final class CurlTransfer {
             .failure(TransportError(kind: kind, curlCode: code, message: message, url: url))
         }
         if let problem = request.problem { return failure(.invalidRequest, problem) }
-        if cancellation.isCancelled { return failure(.cancelled, "the task was cancelled before the transfer started") }
+        if cancellation.withLock({ $0 }) { return failure(.cancelled, "the task was cancelled before the transfer started") }
         guard curlGlobalInitCode == CURLE_OK else {
             return failure(.setupFailed, "curl_global_init failed", code: Int(curlGlobalInitCode.rawValue))
         }
@@ -185,7 +186,7 @@ final class CurlTransfer {
     }
 
     fileprivate var shouldAbort: Bool {
-        if cancellation.isCancelled { return true }
+        if cancellation.withLock({ $0 }) { return true }
         guard sink != nil else { return false }
         let silent = DispatchTime.now().uptimeNanoseconds &- lastByteAt.uptimeNanoseconds
         idleExceeded = silent > UInt64(TransportOptions.milliseconds(options.totalTimeout)) * 1_000_000

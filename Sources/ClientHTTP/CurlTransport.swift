@@ -21,39 +21,31 @@ public struct CurlTransport: HTTPTransport {
     ///
     /// Cancelling the calling task aborts the transfer (within about a second) with ``TransportError/Kind/cancelled``.
     public func send(_ request: ClientRequest) async throws(TransportError) -> ClientResponse {
-        let cancellation = CancellationFlag()
-        let options = self.options
-        let result: Result<ClientResponse, TransportError> = await withTaskCancellationHandler {
-            await withCheckedContinuation { continuation in
-                // One thread per transfer (see `startThread`): blocking in curl_easy_perform must never wait
-                // for a free worker, or a transfer's timeout would start only after other transfers ended.
-                Self.startThread {
-                    let transfer = CurlTransfer(request: request, options: options, cancellation: cancellation)
-                    continuation.resume(returning: transfer.perform())
-                }
-            }
-        } onCancel: {
-            cancellation.cancel()
-        }
-        return try result.get()
+        try await perform(request, sink: nil).get()
     }
 
     /// Streams the body of `request` to `onBytes` (see ``HTTPTransport/stream(_:onBytes:)``); the write
     /// callback hands each piece over as libcurl receives it.
     public func stream(_ request: ClientRequest, onBytes: @escaping @Sendable ([UInt8]) -> Bool) async throws(TransportError) -> Int {
-        let cancellation = CancellationFlag()
+        try await perform(request, sink: onBytes).get().status
+    }
+
+    /// One transfer on a thread of its own; cancelling the calling task sets the flag libcurl's progress callback reads.
+    private func perform(_ request: ClientRequest, sink: (@Sendable ([UInt8]) -> Bool)?) async -> Result<ClientResponse, TransportError> {
+        let cancellation = Locked(false)
         let options = self.options
-        let result: Result<ClientResponse, TransportError> = await withTaskCancellationHandler {
+        return await withTaskCancellationHandler {
             await withCheckedContinuation { continuation in
+                // One thread per transfer (see `startThread`): blocking in curl_easy_perform must never wait
+                // for a free worker, or a transfer's timeout would start only after other transfers ended.
                 Self.startThread {
-                    let transfer = CurlTransfer(request: request, options: options, cancellation: cancellation, sink: onBytes)
+                    let transfer = CurlTransfer(request: request, options: options, cancellation: cancellation, sink: sink)
                     continuation.resume(returning: transfer.perform())
                 }
             }
         } onCancel: {
-            cancellation.cancel()
+            cancellation.withLock { $0 = true }
         }
-        return try result.get().status
     }
 
     /// Runs `work` on a new thread of its own. Not a concurrent dispatch queue: libdispatch does not overcommit
@@ -67,24 +59,4 @@ public struct CurlTransport: HTTPTransport {
     }
 }
 
-/// A flag set from the cancellation handler and read from libcurl's progress callback on another thread.
-final class CancellationFlag: @unchecked Sendable {
-    // NSLock rather than Synchronization.Atomic: the package still deploys to macOS 13 / iOS 16.
-    private let lock = NSLock()
-    private var cancelled = false
-
-    /// Marks the transfer as cancelled.
-    func cancel() {
-        lock.lock()
-        cancelled = true
-        lock.unlock()
-    }
-
-    /// Whether ``cancel()`` was called.
-    var isCancelled: Bool {
-        lock.lock()
-        defer { lock.unlock() }
-        return cancelled
-    }
-}
 #endif

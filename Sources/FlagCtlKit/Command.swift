@@ -1,16 +1,10 @@
+import CommandLineKit
 import Foundation
 
-/// A `flagctl` subcommand: a struct with a configuration (name, abstract, options, arguments),
-/// built from the parsed command line, and a `run` that returns the exit status.
-public protocol Command {
-    /// Name, abstract, options and arguments.
-    static var configuration: CommandConfiguration { get }
-    /// The command from its parsed options and arguments; throws when a value is unusable
-    /// (`--sample abc`), which the tool reports as a usage error (exit 64).
-    init(parsed: ParsedArguments) throws(UsageError)
-    /// Does the work, writing to the context's streams; returns the exit status.
-    func run(_ context: RunContext) -> Int32
-}
+/// A `flagctl` command: a struct with a configuration (name, abstract, its typed option and argument declarations),
+/// built from the parsed command line, and a `run` that writes to the context's streams and returns the exit status.
+/// Adding a command is writing one such struct and listing it in ``FlagCtl/commands``.
+public typealias Command = ParsableCommand<RunContext>
 
 /// Exit statuses: diff(1)'s 0/1/2 and BSD sysexits' `EX_USAGE`.
 public enum ExitStatus {
@@ -21,7 +15,7 @@ public enum ExitStatus {
     /// Trouble: a file could not be read, a document is invalid where a valid one was needed.
     public static let trouble: Int32 = 2
     /// The command line is wrong (`EX_USAGE` from sysexits.h).
-    public static let usage: Int32 = 64
+    public static let usage: Int32 = UsageError.exitStatus
 }
 
 /// Options every command accepts, and what comes from the environment.
@@ -37,21 +31,24 @@ public struct GlobalOptions: Sendable, Equatable {
         self.token = token
     }
 
-    /// The global options' declarations, accepted before and after the subcommand.
-    public static let specs: [OptionSpec] = [
-        .value("server", "url", help: "The flag server's base URL (default: $FLAGCTL_SERVER). The token is read from $FLAGCTL_TOKEN only."),
-    ]
+    /// `--server URL`, accepted before and after the command's name; `FLAGCTL_SERVER` when not given.
+    public static let serverOption = Option<String>("server", valueName: "url", help: "The flag server's base URL (the token comes from $FLAGCTL_TOKEN only).",
+                                                    environment: "FLAGCTL_SERVER")
+
+    /// `--token` is refused wherever it stands: a token on the command line lands in shell history.
+    public static let tokenOption = RefusedOption(
+        "token", reason: "there is no token option: set FLAGCTL_TOKEN instead (a token on the command line lands in shell history)")
 
     /// Resolves the parsed global options against the environment.
     static func resolve(_ parsed: ParsedArguments, environment: [String: String]) throws(UsageError) -> GlobalOptions {
         var options = GlobalOptions()
-        let fromEnvironment = environment["FLAGCTL_SERVER"].flatMap { $0.isEmpty ? nil : $0 }
-        if let text = parsed.value("server") ?? fromEnvironment {
+        let fromCommandLine = parsed.origin(of: serverOption) == .commandLine
+        // An empty FLAGCTL_SERVER counts as unset; an empty --server is a mistake worth naming.
+        if let text = try parsed.value(serverOption), fromCommandLine || !text.isEmpty {
             guard let url = URL(string: text), let scheme = url.scheme?.lowercased(), ["http", "https"].contains(scheme),
                   let host = url.host, !host.isEmpty
             else {
-                let source = parsed.value("server") == nil ? "FLAGCTL_SERVER" : "server"
-                throw UsageError("\(source) '\(text)' is not an http or https URL")
+                throw parsed.usageError("\(fromCommandLine ? "server" : "FLAGCTL_SERVER") '\(text)' is not an http or https URL")
             }
             options.server = url
         }
@@ -112,22 +109,4 @@ public final class NoInput: LineInput {
     public var isTerminal: Bool { false }
     /// Always at end.
     public func readLine() -> String? { nil }
-}
-
-/// Somewhere text goes.
-public protocol TextOutput: AnyObject {
-    /// Writes the text as UTF-8.
-    func write(_ text: String)
-}
-
-/// Collects text in memory (tests, and for building output before deciding where it goes).
-public final class BufferOutput: TextOutput {
-    /// Everything written so far.
-    public private(set) var text = ""
-
-    /// An empty buffer.
-    public init() {}
-
-    /// Appends the text.
-    public func write(_ text: String) { self.text += text }
 }

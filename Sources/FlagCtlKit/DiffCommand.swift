@@ -1,3 +1,4 @@
+import CommandLineKit
 import FlagKit
 
 /// `flagctl diff A B`: what changes from A to B, and with `--impact` for how many installs.
@@ -19,19 +20,41 @@ public struct DiffCommand: Command {
         values they compare against, values just beside each bound, absent, and one that matches nothing.
         Exit status as diff(1): 0 same, 1 different, 2 trouble.
         """,
-        options: [
-            .flag("json", help: "Print the diff (and impact) as one JSON object."),
-            .flag("impact", help: "Count, per flag, the sampled installs that would see a different value."),
-            .value("sample", "n", help: "Installs in the impact sample (default: 100000)."),
-            .value("contexts", "file", help: "JSON lines of context objects; installs cycle through them, repeats get fresh install ids."),
-            .value("seed", "n", help: "Seed of the generated install ids and attributes (default: \(ImpactSample.defaultSeed))."),
-            .value("env", "name", help: "With one file argument: the environment to compare it with (default: the file's name)."),
-        ],
-        arguments: [
-            ArgumentSpec("a", help: "The old side: a file, ENV or ENV@N (alone: the file to compare with the server)."),
-            ArgumentSpec("b", .optional, help: "The new side: a file, ENV or ENV@N."),
-        ]
+        options: [jsonFlag, impactFlag, sampleOption, contextsOption, seedOption, environmentOption],
+        arguments: [first, second]
     )
+
+    /// `--json`.
+    static let jsonFlag = Flag("json", help: "Print the diff (and impact) as one JSON object.")
+    /// `--impact`.
+    static let impactFlag = Flag("impact", help: "Count, per flag, the sampled installs that would see a different value.")
+    /// `--sample N`, 1 to 10,000,000.
+    static let sampleOption = Option("sample", valueName: "n", help: "Installs in the impact sample (default: 100000).") { text throws(UsageError) in
+        guard let value = Int(text), value > 0, value <= 10_000_000 else {
+            throw UsageError("--sample '\(text)' must be a whole number from 1 to 10000000")
+        }
+        return value
+    }
+    /// `--contexts FILE`.
+    static let contextsOption = Option<String>(
+        "contexts", valueName: "file", help: "JSON lines of context objects; installs cycle through them, repeats get fresh install ids.")
+    /// `--seed N`, within Int64's range, so the seed survives a round trip through JSON (`impact.seed`) unchanged.
+    static let seedOption = Option("seed", valueName: "n", help: "Seed of the generated install ids and attributes (default: \(ImpactSample.defaultSeed)).") {
+        text throws(UsageError) in
+        guard let value = Int64(text), value >= 0 else { throw UsageError("--seed '\(text)' must be a non-negative whole number") }
+        return UInt64(value)
+    }
+    /// `--env NAME`, for the one-argument form.
+    static let environmentOption = Option<String>(
+        "env", valueName: "name", help: "With one file argument: the environment to compare it with (default: the file's name).")
+    /// The old side.
+    static let first = Argument("a", help: "The old side: a file, ENV or ENV@N (alone: the file to compare with the server).") {
+        text throws(UsageError) in try DocumentOperand(text)
+    }
+    /// The new side.
+    static let second = Argument("b", .optional, help: "The new side: a file, ENV or ENV@N.") { text throws(UsageError) in
+        try DocumentOperand(text)
+    }
 
     /// The old side.
     public let old: DocumentOperand
@@ -50,43 +73,33 @@ public struct DiffCommand: Command {
 
     /// From the parsed command line; `--sample`, `--contexts` and `--seed` need `--impact`.
     public init(parsed: ParsedArguments) throws(UsageError) {
-        let first = try DocumentOperand(parsed.argument("a") ?? "")
-        if let second = parsed.argument("b") {
-            if parsed.value("env") != nil { throw UsageError("option '--env' is only for the one-argument form (a file against the server)") }
+        let first = try parsed.required(Self.first)
+        if let second = try parsed.value(Self.second) {
+            if parsed.origin(of: Self.environmentOption) != nil {
+                throw UsageError("option '--env' is only for the one-argument form (a file against the server)")
+            }
             old = first
-            new = try DocumentOperand(second)
+            new = second
         } else {
             guard case .file(let path) = first else {
                 throw UsageError("one argument must be a file (compared with what the server serves now); '\(first)' names the server")
             }
-            let environment = parsed.value("env") ?? Self.environment(ofFile: path)
+            let environment = try parsed.value(Self.environmentOption) ?? Self.environment(ofFile: path)
             guard DocumentOperand.isEnvironmentName(environment[...]) else {
                 throw UsageError("cannot tell the environment from '\(path)': pass --env NAME")
             }
             old = .environment(environment)
             new = first
         }
-        json = parsed.flag("json")
-        impact = parsed.flag("impact")
-        contextsFile = parsed.value("contexts")
-        if !impact, let needless = ["sample", "contexts", "seed"].first(where: { parsed.value($0) != nil }) {
-            throw UsageError("option '--\(needless)' needs --impact")
+        json = parsed.isSet(Self.jsonFlag)
+        impact = parsed.isSet(Self.impactFlag)
+        contextsFile = try parsed.value(Self.contextsOption)
+        let impactOptions: [any OptionDeclaration] = [Self.sampleOption, Self.contextsOption, Self.seedOption]
+        if !impact, let needless = impactOptions.first(where: { parsed.origin(of: $0) != nil }) {
+            throw UsageError("option '--\(needless.spec.name)' needs --impact")
         }
-        if let text = parsed.value("sample") {
-            guard let value = Int(text), value > 0, value <= 10_000_000 else {
-                throw UsageError("--sample '\(text)' must be a whole number from 1 to 10000000")
-            }
-            sampleSize = value
-        } else {
-            sampleSize = 100_000
-        }
-        if let text = parsed.value("seed") {
-            // Int64's range, so the seed survives a round trip through JSON (`impact.seed`) unchanged.
-            guard let value = Int64(text), value >= 0 else { throw UsageError("--seed '\(text)' must be a non-negative whole number") }
-            seed = UInt64(value)
-        } else {
-            seed = ImpactSample.defaultSeed
-        }
+        sampleSize = try parsed.value(Self.sampleOption) ?? 100_000
+        seed = try parsed.value(Self.seedOption) ?? ImpactSample.defaultSeed
     }
 
     /// `flags/production.json` names `production`.

@@ -1,3 +1,4 @@
+import CommandLineKit
 import FlagKit
 
 /// Where a document for `diff` or `eval` comes from: a file, what the server serves now for an

@@ -1,3 +1,4 @@
+import CommandLineKit
 import FlagKit
 
 /// `flagctl eval FILE --context KEY=VALUE... [FLAG]`: what an install with this context gets,
@@ -14,15 +15,20 @@ public struct EvalCommand: Command {
         ENV and ENV@N are fetched from the server and evaluated here, with the same FlagKit code the server runs.
         Exit status: 0 evaluated, 2 the document cannot be read or fetched, is invalid, or lacks the flag.
         """,
-        options: [
-            .value("context", "key=value", help: "One attribute of the evaluation context.", repeatable: true),
-            .flag("json", help: "Print the results as JSON."),
-        ],
-        arguments: [
-            ArgumentSpec("file", help: "A flag document (JSON; '-' reads standard input), ENV (fetched from the server) or ENV@N."),
-            ArgumentSpec("flag", .optional, help: "The flag to evaluate (default: every flag)."),
-        ]
+        options: [contextOption, jsonFlag],
+        arguments: [document, flagArgument]
     )
+
+    /// `--context KEY=VALUE`, repeatable.
+    static let contextOption = Option<String>("context", valueName: "key=value", help: "One attribute of the evaluation context.", repeatable: true)
+    /// `--json`.
+    static let jsonFlag = Flag("json", help: "Print the results as JSON.")
+    /// The document to evaluate.
+    static let document = Argument("file", help: "A flag document (JSON; '-' reads standard input), ENV (fetched from the server) or ENV@N.") {
+        text throws(UsageError) in try DocumentOperand(text)
+    }
+    /// The one flag to evaluate.
+    static let flagArgument = Argument("flag", .optional, help: "The flag to evaluate (default: every flag).")
 
     /// Where the document comes from.
     public let operand: DocumentOperand
@@ -35,10 +41,10 @@ public struct EvalCommand: Command {
 
     /// From the parsed command line; a `--context` without `=` or an attribute given twice is a usage error.
     public init(parsed: ParsedArguments) throws(UsageError) {
-        operand = try DocumentOperand(parsed.argument("file") ?? "")
-        flag = parsed.argument("flag")
-        json = parsed.flag("json")
-        attributes = try Self.attributes(parsed.values("context"))
+        operand = try parsed.required(Self.document)
+        flag = try parsed.value(Self.flagArgument)
+        json = parsed.isSet(Self.jsonFlag)
+        attributes = try Self.attributes(parsed.values(Self.contextOption))
     }
 
     /// `KEY=VALUE` pairs as attributes.

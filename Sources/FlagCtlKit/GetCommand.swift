@@ -1,3 +1,4 @@
+import CommandLineKit
 import FlagKit
 
 /// `flagctl get ENV [FLAG]`: the document the server serves, or one flag's definition.
@@ -13,12 +14,21 @@ public struct GetCommand: Command {
         message and document (with FLAG: environment, version, key and flag).
         Exit status: 0 printed, 2 the server cannot be reached or refuses, or the flag does not exist.
         """,
-        options: [.flag("json", help: "Print the envelope with the version's metadata.")],
-        arguments: [
-            ArgumentSpec("env", help: "The environment (production), or a published version (production@41)."),
-            ArgumentSpec("flag", .optional, help: "Only this flag's definition."),
-        ]
+        options: [jsonFlag],
+        arguments: [source, flagArgument]
     )
+
+    /// `--json`.
+    static let jsonFlag = Flag("json", help: "Print the envelope with the version's metadata.")
+    /// The environment or version; a file is refused (this command reads the server).
+    static let source = Argument("env", help: "The environment (production), or a published version (production@41).") {
+        text throws(UsageError) in
+        let operand = try DocumentOperand(text)
+        guard operand.needsServer else { throw UsageError("'\(operand)' is not an environment name (lowercase letters, digits and '-')") }
+        return operand
+    }
+    /// The one flag to print.
+    static let flagArgument = Argument("flag", .optional, help: "Only this flag's definition.")
 
     /// The environment or version.
     public let operand: DocumentOperand
@@ -29,10 +39,9 @@ public struct GetCommand: Command {
 
     /// From the parsed command line; a file is a usage error (this command reads the server).
     public init(parsed: ParsedArguments) throws(UsageError) {
-        operand = try DocumentOperand(parsed.argument("env") ?? "")
-        guard operand.needsServer else { throw UsageError("'\(operand)' is not an environment name (lowercase letters, digits and '-')") }
-        flag = parsed.argument("flag")
-        json = parsed.flag("json")
+        operand = try parsed.required(Self.source)
+        flag = try parsed.value(Self.flagArgument)
+        json = parsed.isSet(Self.jsonFlag)
     }
 
     /// Fetches and prints.

@@ -1,3 +1,4 @@
+import CommandLineKit
 import FlagKit
 
 /// `flagctl history ENV [--limit N]`: the published versions, newest first.
@@ -10,12 +11,18 @@ public struct HistoryCommand: Command {
         Newest first. A rollback shows which version's content it published again ('rollback to 3').
         Exit status: 0 listed, 2 the server cannot be reached or refuses.
         """,
-        options: [
-            .value("limit", "n", help: "How many versions, newest first (1 to 1000, default: 20)."),
-            .flag("json", help: "Print the versions as a JSON array."),
-        ],
-        arguments: [ArgumentSpec("env", help: "The environment (production).")]
+        options: [limitOption, jsonFlag],
+        arguments: [ServerCommandSupport.environmentArgument]
     )
+
+    /// `--limit N`, 1 to 1000.
+    static let limitOption = Option("limit", valueName: "n", help: "How many versions, newest first (1 to 1000, default: 20).") {
+        text throws(UsageError) in
+        guard let value = Int(text), (1...1000).contains(value) else { throw UsageError("--limit '\(text)' must be a whole number from 1 to 1000") }
+        return value
+    }
+    /// `--json`.
+    static let jsonFlag = Flag("json", help: "Print the versions as a JSON array.")
 
     /// The environment.
     public let environment: String
@@ -26,14 +33,9 @@ public struct HistoryCommand: Command {
 
     /// From the parsed command line.
     public init(parsed: ParsedArguments) throws(UsageError) {
-        environment = try ServerCommandSupport.environment(parsed.argument("env"))
-        json = parsed.flag("json")
-        if let text = parsed.value("limit") {
-            guard let value = Int(text), (1...1000).contains(value) else { throw UsageError("--limit '\(text)' must be a whole number from 1 to 1000") }
-            limit = value
-        } else {
-            limit = 20
-        }
+        environment = try parsed.required(ServerCommandSupport.environmentArgument)
+        json = parsed.isSet(Self.jsonFlag)
+        limit = try parsed.value(Self.limitOption) ?? 20
     }
 
     /// Fetches and prints the table.

@@ -1,3 +1,4 @@
+import CommandLineKit
 import FlagKit
 
 /// `flagctl lint FILE...`: validity plus the brief's review rules.
@@ -11,9 +12,12 @@ public struct LintCommand: Command {
         Prints 'FILE: /json/path: [rule] flag KEY: message' per finding and 'FILE: no findings' for a clean file.
         Exit status: 0 no findings, 1 findings, 2 a file cannot be read.
         """,
-        options: [.flag("json", help: "Print the findings as one JSON object per file, one per line.")],
-        arguments: [ArgumentSpec("file", .oneOrMore, help: "A flag document (JSON); '-' reads standard input.")]
+        options: [json],
+        arguments: [ValidateCommand.files]
     )
+
+    /// `--json`.
+    static let json = Flag("json", help: "Print the findings as one JSON object per file, one per line.")
 
     /// The files, in the order given.
     public let files: [String]
@@ -22,8 +26,8 @@ public struct LintCommand: Command {
 
     /// From the parsed command line.
     public init(parsed: ParsedArguments) throws(UsageError) {
-        files = parsed.arguments("file")
-        json = parsed.flag("json")
+        files = try parsed.values(ValidateCommand.files)
+        json = parsed.isSet(Self.json)
     }
 
     /// Lints each file in turn; an unreadable file does not stop the others.

@@ -1,3 +1,4 @@
+import CommandLineKit
 import FlagKit
 
 /// `flagctl publish FILE --env ENV -m MESSAGE [--yes] [--dry-run]`: shows what would change, asks, and
@@ -17,14 +18,18 @@ public struct PublishCommand: Command {
         2 trouble: invalid file, server unreachable or refusing, someone else published meanwhile (412),
         or no terminal to ask and no --yes.
         """,
-        options: [
-            .value("env", "name", help: "The environment to publish to (required)."),
-            ServerCommandSupport.messageOption,
-            ServerCommandSupport.yesOption,
-            .flag("dry-run", help: "Validate and diff on the server; publish nothing."),
-        ],
-        arguments: [ArgumentSpec("file", help: "The flag document to publish; '-' reads standard input.")]
+        options: [environmentOption, ServerCommandSupport.messageOption, ServerCommandSupport.yesOption, dryRunFlag],
+        arguments: [fileArgument]
     )
+
+    /// `--env NAME`, required (checked in `init`, with a hint).
+    static let environmentOption = Option("env", valueName: "name", help: "The environment to publish to (required).") {
+        text throws(UsageError) in try ServerCommandSupport.environment(text)
+    }
+    /// `--dry-run`.
+    static let dryRunFlag = Flag("dry-run", help: "Validate and diff on the server; publish nothing.")
+    /// The document.
+    static let fileArgument = Argument("file", help: "The flag document to publish; '-' reads standard input.")
 
     /// The document file.
     public let file: String
@@ -39,12 +44,12 @@ public struct PublishCommand: Command {
 
     /// From the parsed command line; `--env` and `-m` are required (a dry run needs no message).
     public init(parsed: ParsedArguments) throws(UsageError) {
-        file = parsed.argument("file") ?? ""
-        guard parsed.value("env") != nil else { throw UsageError("missing --env: name the environment to publish to") }
-        environment = try ServerCommandSupport.environment(parsed.value("env"))
-        dryRun = parsed.flag("dry-run")
-        message = dryRun && parsed.value("message") == nil ? nil : try ServerCommandSupport.message(parsed)
-        yes = parsed.flag("yes")
+        file = try parsed.required(Self.fileArgument)
+        guard let environment = try parsed.value(Self.environmentOption) else { throw UsageError("missing --env: name the environment to publish to") }
+        self.environment = environment
+        dryRun = parsed.isSet(Self.dryRunFlag)
+        message = dryRun && parsed.origin(of: ServerCommandSupport.messageOption) == nil ? nil : try ServerCommandSupport.message(parsed)
+        yes = parsed.isSet(ServerCommandSupport.yesOption)
         if file == "-" && !yes && !dryRun {
             throw UsageError("reading the document from standard input leaves nothing to answer the prompt: add --yes")
         }

@@ -1,3 +1,4 @@
+import CommandLineKit
 import FlagKit
 
 /// `flagctl rollback ENV --to N -m MESSAGE`: publishes version N's content again, as a new version.
@@ -15,13 +16,16 @@ public struct RollbackCommand: Command {
         server unreachable or refusing, no such version, someone else published meanwhile (412), no terminal
         to ask and no --yes.
         """,
-        options: [
-            .value("to", "n", help: "The version whose content to publish again (required)."),
-            ServerCommandSupport.messageOption,
-            ServerCommandSupport.yesOption,
-        ],
-        arguments: [ArgumentSpec("env", help: "The environment (production).")]
+        options: [targetOption, ServerCommandSupport.messageOption, ServerCommandSupport.yesOption],
+        arguments: [ServerCommandSupport.environmentArgument]
     )
+
+    /// `--to N`, required (checked in `init`, with a hint).
+    static let targetOption = Option("to", valueName: "n", help: "The version whose content to publish again (required).") {
+        text throws(UsageError) in
+        guard let number = Int(text), number >= 1 else { throw UsageError("--to '\(text)' must be a positive whole number") }
+        return number
+    }
 
     /// The environment.
     public let environment: String
@@ -34,12 +38,11 @@ public struct RollbackCommand: Command {
 
     /// From the parsed command line; `--to` and `-m` are required.
     public init(parsed: ParsedArguments) throws(UsageError) {
-        environment = try ServerCommandSupport.environment(parsed.argument("env"))
-        guard let text = parsed.value("to") else { throw UsageError("missing --to N: the version to go back to") }
-        guard let number = Int(text), number >= 1 else { throw UsageError("--to '\(text)' must be a positive whole number") }
-        target = number
+        environment = try parsed.required(ServerCommandSupport.environmentArgument)
+        guard let target = try parsed.value(Self.targetOption) else { throw UsageError("missing --to N: the version to go back to") }
+        self.target = target
         message = try ServerCommandSupport.message(parsed)
-        yes = parsed.flag("yes")
+        yes = parsed.isSet(ServerCommandSupport.yesOption)
     }
 
     /// Fetch both, diff, confirm, roll back.

@@ -109,37 +109,19 @@ public struct ServerClient: Sendable {
 
     /// Runs `operation` to completion on the concurrency pool and waits for it on this (non-pool) thread.
     static func blocking<T: Sendable>(_ operation: @escaping @Sendable () async -> T) -> T {
-        let box = ResultBox<T>()
+        let box = Locked<T?>(nil)
         let done = DispatchSemaphore(value: 0)
         Task {
-            box.store(await operation())
+            let value = await operation()
+            box.withLock { $0 = value }
             done.signal()
         }
         done.wait()
         // The task stored before signalling; the loop only satisfies the type checker without a force unwrap.
         while true {
-            if let value = box.take() { return value }
+            if let value = box.withLock({ $0 }) { return value }
             done.wait()
         }
-    }
-}
-
-/// Hands one value from the task to the waiting thread.
-private final class ResultBox<T: Sendable>: @unchecked Sendable {
-    // NSLock rather than Synchronization.Mutex: the package still deploys to macOS 13.
-    private let lock = NSLock()
-    private var value: T?
-
-    func store(_ newValue: T) {
-        lock.lock()
-        value = newValue
-        lock.unlock()
-    }
-
-    func take() -> T? {
-        lock.lock()
-        defer { lock.unlock() }
-        return value
     }
 }
 

@@ -1,18 +1,26 @@
+import CommandLineKit
 import FlagKit
 
 /// What the commands that talk to the server share: argument checks, the confirmation prompt, and
 /// turning every failure into one line on standard error with exit status 2.
 enum ServerCommandSupport {
     /// `--message`/`-m`, required and not blank: every change on the server records why.
-    static let messageOption = OptionSpec.value("message", "text", help: "Why: recorded with the new version (required).", short: "m")
+    static let messageOption = Option("message", valueName: "text", short: "m", help: "Why: recorded with the new version (required).") {
+        text throws(UsageError) in
+        guard !text.allSatisfy(\.isWhitespace) else { throw UsageError("the message must not be blank") }
+        return text
+    }
 
     /// `--yes`: publish without asking.
-    static let yesOption = OptionSpec.flag("yes", help: "Do not ask for confirmation (needed when standard input is not a terminal).",
-                                           short: "y")
+    static let yesOption = Flag("yes", short: "y", help: "Do not ask for confirmation (needed when standard input is not a terminal).")
 
-    /// The environment argument, checked against the server's naming rule.
-    static func environment(_ text: String?) throws(UsageError) -> String {
-        let name = text ?? ""
+    /// The environment argument (`<env>`), checked against the server's naming rule.
+    static let environmentArgument = Argument("env", help: "The environment (production).") { text throws(UsageError) in
+        try environment(text)
+    }
+
+    /// An environment name, checked against the server's naming rule.
+    static func environment(_ name: String) throws(UsageError) -> String {
         guard DocumentOperand.isEnvironmentName(name[...]) else {
             throw UsageError("'\(name)' is not an environment name (lowercase letters, digits and '-')")
         }
@@ -21,8 +29,7 @@ enum ServerCommandSupport {
 
     /// The message, required and not blank.
     static func message(_ parsed: ParsedArguments) throws(UsageError) -> String {
-        guard let message = parsed.value("message") else { throw UsageError("missing -m/--message: say why, it is recorded with the change") }
-        guard !message.allSatisfy(\.isWhitespace) else { throw UsageError("the message must not be blank") }
+        guard let message = try parsed.value(messageOption) else { throw UsageError("missing -m/--message: say why, it is recorded with the change") }
         return message
     }
 

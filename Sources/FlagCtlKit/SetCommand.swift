@@ -1,3 +1,4 @@
+import CommandLineKit
 import FlagKit
 
 /// `flagctl set ENV FLAG VALUE -m MESSAGE`: a flip. The flag gets VALUE for everyone (its rules are dropped;
@@ -17,12 +18,13 @@ public struct SetCommand: Command {
         refusing, someone else published meanwhile (412).
         """,
         options: [ServerCommandSupport.messageOption],
-        arguments: [
-            ArgumentSpec("env", help: "The environment (production)."),
-            ArgumentSpec("flag", help: "The flag's key."),
-            ArgumentSpec("value", help: "The new value: JSON, else a string."),
-        ]
+        arguments: [ServerCommandSupport.environmentArgument, flagArgument, valueArgument]
     )
+
+    /// The flag's key.
+    static let flagArgument = Argument("flag", help: "The flag's key.")
+    /// The value as typed.
+    static let valueArgument = Argument("value", help: "The new value: JSON, else a string.")
 
     /// The environment.
     public let environment: String
@@ -35,9 +37,9 @@ public struct SetCommand: Command {
 
     /// From the parsed command line.
     public init(parsed: ParsedArguments) throws(UsageError) {
-        environment = try ServerCommandSupport.environment(parsed.argument("env"))
-        flag = parsed.argument("flag") ?? ""
-        valueText = parsed.argument("value") ?? ""
+        environment = try parsed.required(ServerCommandSupport.environmentArgument)
+        flag = try parsed.required(Self.flagArgument)
+        valueText = try parsed.required(Self.valueArgument)
         message = try ServerCommandSupport.message(parsed)
     }
 

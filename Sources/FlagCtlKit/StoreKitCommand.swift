@@ -1,3 +1,4 @@
+import CommandLineKit
 import FlagKit
 
 /// `flagctl storekit check FILE.storekit FLAGS.json...`: the StoreKit configuration file against the product catalogue
@@ -16,12 +17,15 @@ public struct StoreKitCommand: Command {
         Prints 'FILE: /json/path: [rule] message' per finding and 'FILE: no findings' for each clean file.
         Exit status: 0 no findings, 1 findings, 2 a file cannot be read or parsed.
         """,
-        arguments: [
-            ArgumentSpec("action", help: "check (the only action)."),
-            ArgumentSpec("storekit-file", help: "The StoreKit configuration file (.storekit, as Xcode writes it)."),
-            ArgumentSpec("flags-file", .oneOrMore, help: "A flag document (JSON)."),
-        ]
+        arguments: [action, storeKitFileArgument, flagFilesArgument]
     )
+
+    /// `check`, the only action.
+    static let action = Argument("action", help: "check (the only action).")
+    /// The `.storekit` file.
+    static let storeKitFileArgument = Argument("storekit-file", help: "The StoreKit configuration file (.storekit, as Xcode writes it).")
+    /// The flag documents.
+    static let flagFilesArgument = Argument("flags-file", .oneOrMore, help: "A flag document (JSON).")
 
     /// The StoreKit file.
     public let storeKitFile: String
@@ -30,11 +34,10 @@ public struct StoreKitCommand: Command {
 
     /// From the parsed command line; any action but `check` is a usage error.
     public init(parsed: ParsedArguments) throws(UsageError) {
-        guard parsed.argument("action") == "check" else {
-            throw UsageError("unknown storekit action '\(parsed.argument("action") ?? "")' (expected 'check')")
-        }
-        storeKitFile = parsed.argument("storekit-file") ?? ""
-        flagFiles = parsed.arguments("flags-file")
+        let action = try parsed.required(Self.action)
+        guard action == "check" else { throw UsageError("unknown storekit action '\(action)' (expected 'check')") }
+        storeKitFile = try parsed.required(Self.storeKitFileArgument)
+        flagFiles = try parsed.values(Self.flagFilesArgument)
     }
 
     /// Checks the StoreKit file, then each flags file against it; an unreadable flags file does not stop the others.

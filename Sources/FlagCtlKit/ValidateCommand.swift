@@ -1,3 +1,4 @@
+import CommandLineKit
 import FlagKit
 
 /// `flagctl validate FILE...`: every problem of every file with its JSON path.
@@ -10,15 +11,18 @@ public struct ValidateCommand: Command {
         Prints 'FILE: /json/path: message' for each problem and 'FILE: valid' for a valid file.
         Exit status: 0 when all files are valid, 1 when any has problems, 2 when a file cannot be read.
         """,
-        arguments: [ArgumentSpec("file", .oneOrMore, help: "A flag document (JSON); '-' reads standard input.")]
+        arguments: [files]
     )
+
+    /// `<file>...`.
+    static let files = Argument("file", .oneOrMore, help: "A flag document (JSON); '-' reads standard input.")
 
     /// The files, in the order given.
     public let files: [String]
 
     /// From the parsed command line.
     public init(parsed: ParsedArguments) throws(UsageError) {
-        files = parsed.arguments("file")
+        files = try parsed.values(Self.files)
     }
 
     /// Validates each file in turn; an unreadable file does not stop the others.

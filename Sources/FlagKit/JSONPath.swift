@@ -29,6 +29,26 @@ public enum JSONPath {
         return escaped
     }
 
+    /// One reference token unescaped (`~1` is `/`, `~0` is `~`, RFC 6901 §4); nil when a `~` is followed by
+    /// anything else. Decoding each `~` with the character after it reads `~01` as `~1`, never as `/`.
+    public static func unescape(_ token: String) -> String? {
+        guard token.utf8.contains(UInt8(ascii: "~")) else { return token }
+        var result = ""
+        var scalars = token.unicodeScalars.makeIterator()
+        while let scalar = scalars.next() {
+            guard scalar == "~" else {
+                result.unicodeScalars.append(scalar)
+                continue
+            }
+            switch scalars.next() {
+            case "0": result += "~"
+            case "1": result += "/"
+            default: return nil
+            }
+        }
+        return result
+    }
+
     /// `base` extended by more tokens.
     public static func appending(_ base: String, _ tokens: String...) -> String {
         base + pointer(tokens)

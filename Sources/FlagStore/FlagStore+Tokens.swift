@@ -9,9 +9,19 @@ extension FlagStore {
     ///
     /// The secret is `sfl_` followed by 32 random bytes from the OS (`SystemRandomNumberGenerator`:
     /// getrandom(2) on Linux) in base64url without padding. `tokenNameTaken` when an active token has `name`.
-    public func createToken(name: String, role: TokenRole, actor: String = "admin") throws -> (secret: String, record: TokenRecord) {
+    ///
+    /// `environments` limits the token to those environments (`token create --env`); nil: every environment,
+    /// also ones created later. An empty set is refused (`invalidArgument`: a token for nothing is a mistake),
+    /// and so is a name that is no environment (`unknownEnvironment`, checked in the insert's transaction).
+    /// The `token.create` audit line names the scope.
+    public func createToken(name: String, role: TokenRole, environments: Set<String>? = nil,
+                            actor: String = "admin") throws -> (secret: String, record: TokenRecord) {
         guard Self.isValidTokenName(name) else { throw FlagStoreError.invalidTokenName(name) }
         try Self.requireNonEmpty(actor, name: "actor")
+        if environments?.isEmpty == true {
+            throw FlagStoreError.invalidArgument(name: "environments", reason: "must name at least one environment (nil: all)")
+        }
+        let scope = environments.map { StoredJSON.text($0.sorted(by: JSONValue.utf8Order)) }
         var generator = SystemRandomNumberGenerator()
         let random = (0..<32).map { _ in UInt8.random(in: .min ... .max, using: &generator) }
         let secret = Self.tokenPrefix + Self.base64URL(random)
@@ -19,16 +29,23 @@ extension FlagStore {
         let now = currentMilliseconds()
         return try write { database in
             try database.transaction {
+                if let environments {
+                    let known = try Self.environmentNames(database)
+                    if let unknown = environments.sorted(by: JSONValue.utf8Order).first(where: { !known.contains($0) }) {
+                        throw FlagStoreError.unknownEnvironment(unknown, known: known)
+                    }
+                }
                 do {
-                    try database.run("INSERT INTO tokens (name, role, secret_hash, created_at) VALUES (?, ?, ?, ?)",
-                                     [.text(name), .text(role.rawValue), .text(hash), .integer(now)])
+                    try database.run("INSERT INTO tokens (name, role, secret_hash, created_at, environments) VALUES (?, ?, ?, ?, ?)",
+                                     [.text(name), .text(role.rawValue), .text(hash), .integer(now), .optionalText(scope)])
                 } catch let error as DatabaseError where error.isUniqueViolation {
                     throw FlagStoreError.tokenNameTaken(name)
                 }
                 let record = TokenRecord(id: database.lastInsertRowID, name: name, role: role,
-                                         createdAtMilliseconds: now, revokedAtMilliseconds: nil)
-                try Self.audit(database, actor: actor, action: "token.create", environment: nil,
-                               detail: "name \(name) role \(role.rawValue)")
+                                         createdAtMilliseconds: now, revokedAtMilliseconds: nil, environments: environments)
+                var detail = "name \(name) role \(role.rawValue)"
+                if let environments { detail += " environments \(environments.sorted(by: JSONValue.utf8Order).joined(separator: ","))" }
+                try Self.audit(database, AuditRecord(actor: actor, action: "token.create", target: name, detail: detail), now: now)
                 return (secret, record)
             }
         }
@@ -38,7 +55,7 @@ extension FlagStore {
     public func listTokens(includeRevoked: Bool = false) throws -> [TokenRecord] {
         try read { database in
             try database.query("""
-                SELECT id, name, role, created_at, revoked_at, secret_hash FROM tokens
+                SELECT id, name, role, created_at, revoked_at, secret_hash, environments FROM tokens
                 WHERE ? OR revoked_at IS NULL ORDER BY name, id
                 """, [.integer(includeRevoked ? 1 : 0)]) { try Self.tokenRecord(from: $0) }
         }
@@ -53,14 +70,16 @@ extension FlagStore {
         return try write { database in
             try database.transaction {
                 let found = try database.queryFirst("""
-                    SELECT id, name, role, created_at, revoked_at, secret_hash FROM tokens
+                    SELECT id, name, role, created_at, revoked_at, secret_hash, environments FROM tokens
                     WHERE name = ? AND revoked_at IS NULL
                     """, [.text(name)]) { try Self.tokenRecord(from: $0) }
                 guard let found else { throw FlagStoreError.tokenNotFound(name) }
                 try database.run("UPDATE tokens SET revoked_at = ? WHERE id = ?", [.integer(now), .integer(found.id)])
-                try Self.audit(database, actor: actor, action: "token.revoke", environment: nil, detail: "name \(name)")
+                try Self.audit(database, AuditRecord(actor: actor, action: "token.revoke", target: name, detail: "name \(name)"),
+                               now: now)
                 return TokenRecord(id: found.id, name: found.name, role: found.role,
-                                   createdAtMilliseconds: found.createdAtMilliseconds, revokedAtMilliseconds: now)
+                                   createdAtMilliseconds: found.createdAtMilliseconds, revokedAtMilliseconds: now,
+                                   environments: found.environments)
             }
         }
     }
@@ -77,9 +96,9 @@ extension FlagStore {
         let hash = SHA256.hexDigest(Array(secret.utf8))
         return try read { database in
             let row = try database.queryFirst("""
-                SELECT id, name, role, created_at, revoked_at, secret_hash FROM tokens
+                SELECT id, name, role, created_at, revoked_at, secret_hash, environments FROM tokens
                 WHERE secret_hash = ? AND revoked_at IS NULL
-                """, [.text(hash)]) { (record: try Self.tokenRecord(from: $0), hash: $0.text(5)) }
+                """, [.text(hash)]) { (record: try Self.tokenRecord(from: $0), hash: try $0.text("secret_hash")) }
             guard let row, TokenTable.constantTimeEquals(Array(row.hash.utf8), Array(hash.utf8)) else { return nil }
             return row.record
         }
@@ -89,19 +108,23 @@ extension FlagStore {
     public func tokenTable() throws -> TokenTable {
         let entries = try read { database in
             try database.query("""
-                SELECT id, name, role, created_at, revoked_at, secret_hash FROM tokens WHERE revoked_at IS NULL
-                """) { (hash: $0.text(5), record: try Self.tokenRecord(from: $0)) }
+                SELECT id, name, role, created_at, revoked_at, secret_hash, environments FROM tokens WHERE revoked_at IS NULL
+                """) { (hash: try $0.text("secret_hash"), record: try Self.tokenRecord(from: $0)) }
         }
         return TokenTable(entries: entries)
     }
 
     private static func tokenRecord(from row: Statement) throws -> TokenRecord {
-        guard let role = TokenRole(rawValue: row.text(2)) else {
+        guard let role = TokenRole(rawValue: try row.text("role")) else {
             // The CHECK constraint makes this unreachable unless the file was edited by hand.
-            throw DatabaseError(extendedResultCode: 11, message: "token \(row.text(1)) has unknown role \(row.text(2))", sql: nil)
+            throw StoredJSON.corrupt("token \(try row.text("name")) has unknown role \(try row.text("role"))")
         }
-        return TokenRecord(id: row.int64(0), name: row.text(1), role: role, createdAtMilliseconds: row.int64(3),
-                           revokedAtMilliseconds: row.isNull(4) ? nil : row.int64(4))
+        let environments = try row.optionalText("environments").map { text in
+            Set(try StoredJSON.strings(text, column: "tokens.environments"))
+        }
+        return TokenRecord(id: try row.int64("id"), name: try row.text("name"), role: role,
+                           createdAtMilliseconds: try row.int64("created_at"),
+                           revokedAtMilliseconds: try row.optionalInt64("revoked_at"), environments: environments)
     }
 
     static func isValidTokenName(_ name: String) -> Bool {

@@ -37,7 +37,11 @@ extension FlagStore {
     /// `versionConflict`). A refused request (conflict, unknown environment, invalid input) is a `.failure`
     /// and does not affect the others. When the transaction itself fails (busy, I/O), this throws and
     /// nothing of the batch was published.
-    public func publish(batch requests: [PublishRequest]) throws -> [Result<PublishOutcome, FlagStoreError>] {
+    ///
+    /// `audit` lines (refusals the writer collected since its last commit) are written in the same transaction,
+    /// before the batch's publishes, so they cost no fsync of their own; they commit or fail with the batch.
+    public func publish(batch requests: [PublishRequest],
+                        audit entries: [AuditRecord] = []) throws -> [Result<PublishOutcome, FlagStoreError>] {
         let hashes: [Result<String, FlagStoreError>] = requests.map { request in
             do {
                 try Self.validatePublish(document: request.document, author: request.author, message: request.message)
@@ -47,8 +51,9 @@ extension FlagStore {
             }
         }
         return try write { database in
-            try database.transaction(.immediate) {
-                try zip(requests, hashes).map { request, hash -> Result<PublishOutcome, FlagStoreError> in
+            try database.transaction(.immediate) { () throws -> [Result<PublishOutcome, FlagStoreError>] in
+                if !entries.isEmpty { try Self.audit(database, entries) }
+                return try zip(requests, hashes).map { request, hash -> Result<PublishOutcome, FlagStoreError> in
                     switch hash {
                     case .failure(let error):
                         return .failure(error)
@@ -94,7 +99,7 @@ extension FlagStore {
         }
     }
 
-    private static func validatePublish(document: [UInt8], author: String, message: String) throws {
+    static func validatePublish(document: [UInt8], author: String, message: String) throws {
         if document.isEmpty { throw FlagStoreError.invalidArgument(name: "document", reason: "must not be empty") }
         try validateAuthorAndMessage(author: author, message: message)
     }
@@ -106,7 +111,9 @@ extension FlagStore {
         }
     }
 
-    private static func publishInTransaction(
+    /// Publishes inside the caller's transaction (also `applyChange`'s): the expected-version check, the
+    /// unchanged check, the insert and its `publish` audit line.
+    static func publishInTransaction(
         _ database: Database, environment: String, document: [UInt8], hash: String, author: String,
         message: String, expectedCurrentVersion: Int?, rolledBackFrom: Int?
     ) throws -> PublishOutcome {
@@ -133,7 +140,8 @@ extension FlagStore {
                   .integer(record.createdAtMilliseconds), .text(message), .optionalInteger(rolledBackFrom)])
         var detail = "version \(record.number) sha256 \(hash)"
         if let rolledBackFrom { detail += " rollback of \(rolledBackFrom)" }
-        try audit(database, actor: author, action: "publish", environment: environment, detail: detail)
+        try audit(database, AuditRecord(actor: author, action: "publish", environment: environment, version: record.number,
+                                        detail: detail), now: record.createdAtMilliseconds)
         return .published(record)
     }
 

@@ -155,15 +155,4 @@ public final class FlagStore: @unchecked Sendable {
         try database.run("INSERT INTO audit (at, actor, action, environment, detail) VALUES (?, ?, ?, ?, ?)",
                          [.integer(currentMilliseconds()), .text(actor), .text(action), .optionalText(environment), .text(detail)])
     }
-
-    /// The newest `limit` audit lines, newest first.
-    public func auditEntries(limit: Int = 100) throws -> [AuditEntry] {
-        try read { database in
-            try database.query("SELECT id, at, actor, action, environment, detail FROM audit ORDER BY id DESC LIMIT ?",
-                               [.integer(Int64(max(limit, 0)))]) { row in
-                AuditEntry(id: row.int64(0), atMilliseconds: row.int64(1), actor: row.text(2), action: row.text(3),
-                           environment: row.optionalText(4), detail: row.text(5))
-            }
-        }
-    }
 }

@@ -1,6 +1,7 @@
 /// Every failure of the versioned store, keeping its cause.
 ///
-/// The HTTP service maps these to statuses: `unknownEnvironment`/`versionNotFound` 404, `versionConflict` 412,
+/// The HTTP service maps these to statuses: `unknownEnvironment`/`versionNotFound`/`changeNotFound`/
+/// `webhookNotFound` 404, `versionConflict` 412,
 /// `busy` 503, input refusals 400/422, the rest 500.
 public enum FlagStoreError: Error, Sendable, Equatable, CustomStringConvertible {
     /// The database's directory could not be created (a path component is a file, no permission, ...).
@@ -36,6 +37,12 @@ public enum FlagStoreError: Error, Sendable, Equatable, CustomStringConvertible 
     /// The stored document of a version does not hash to its stored `contentHash`: the bytes were changed
     /// on disk (or in the database) after the publish. Such a version is never served or republished.
     case damagedVersion(environment: String, number: Int, storedHash: String, actualHash: String)
+    /// No change has this id.
+    case changeNotFound(id: Int64)
+    /// No webhook has this id (or it was deleted, for calls that need an active one).
+    case webhookNotFound(id: Int64)
+    /// No webhook delivery has this id.
+    case webhookDeliveryNotFound(id: Int64)
     /// Another connection held the write lock for longer than the busy timeout.
     case busy(cause: DatabaseError)
     /// Any other SQLite failure.
@@ -77,6 +84,12 @@ public enum FlagStoreError: Error, Sendable, Equatable, CustomStringConvertible 
         case .damagedVersion(let environment, let number, let stored, let actual):
             return "version \(number) of \(environment) is damaged: its stored document hashes to \(actual.prefix(16))..., "
                 + "not to its contentHash \(stored.prefix(16))... (the bytes changed after the publish); it is not served"
+        case .changeNotFound(let id):
+            return "no change \(id)"
+        case .webhookNotFound(let id):
+            return "no webhook \(id)"
+        case .webhookDeliveryNotFound(let id):
+            return "no webhook delivery \(id)"
         case .busy(let cause):
             return "database is busy (another writer held the lock past the timeout): \(cause)"
         case .database(let cause):

@@ -115,25 +115,57 @@ public struct TokenRecord: Sendable, Equatable {
     public let createdAtMilliseconds: Int64
     /// Revocation time, or nil while active.
     public let revokedAtMilliseconds: Int64?
+    /// The environments the token may act on; nil: every environment (also ones created later).
+    public let environments: Set<String>?
+
+    /// A record as read from the store.
+    init(id: Int64, name: String, role: TokenRole, createdAtMilliseconds: Int64, revokedAtMilliseconds: Int64?,
+         environments: Set<String>? = nil) {
+        self.id = id
+        self.name = name
+        self.role = role
+        self.createdAtMilliseconds = createdAtMilliseconds
+        self.revokedAtMilliseconds = revokedAtMilliseconds
+        self.environments = environments
+    }
 
     /// Whether the token still authenticates.
     public var isActive: Bool { revokedAtMilliseconds == nil }
+
+    /// Whether the token is limited to some environments (`--env`); an admin route that spans environments
+    /// (audit, webhooks) needs an unscoped token.
+    public var isScoped: Bool { environments != nil }
+
+    /// Whether the token may act on `environment` (`403 environment_not_allowed` otherwise).
+    public func allows(environment: String) -> Bool { environments?.contains(environment) ?? true }
 }
 
-/// One audit line: who did what, when.
+/// One audit line as stored: who tried what, when, and how it ended (`AuditRecord` is what is appended).
 public struct AuditEntry: Sendable, Equatable {
-    /// Row id, increasing.
+    /// Row id, increasing; the cursor of `AuditQuery.before`.
     public let id: Int64
     /// Milliseconds since the epoch (UTC).
     public let atMilliseconds: Int64
-    /// Who: a token name or an admin command's actor.
+    /// Who: a token name, an admin command's actor, or `-` when no valid token was sent.
     public let actor: String
-    /// What: `publish`, `token.create`, `token.revoke`, `environment.create`.
+    /// What: `publish`, `token.create`, `change.approve`, ... (`docs/governance.md`, "Audit").
     public let action: String
     /// The environment concerned, when there is one.
     public let environment: String?
     /// Details, e.g. `version 7 sha256 ab12...` or `role writer`.
     public let detail: String
+    /// `ok` for what happened (and for every line written before migration 3), `refused` or `failed`.
+    public let outcome: AuditOutcome
+    /// The HTTP status of a refusal or failure.
+    public let status: Int?
+    /// Why it was refused or failed.
+    public let reason: String?
+    /// The client's address.
+    public let client: String?
+    /// What was acted on: a flag key, a change id, a token name, a webhook id.
+    public let target: String?
+    /// The version a publish created.
+    public let version: Int?
 }
 
 /// Milliseconds since the epoch, UTC, now.

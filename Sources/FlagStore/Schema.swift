@@ -66,18 +66,22 @@ enum Schema {
             );
             INSERT INTO meta (key, value) VALUES ('epoch', CAST((julianday('now') - 2440587.5) * 86400000 AS INTEGER));
             """),
+        // Issue #18 (docs/governance.md): scoped tokens, the audit's outcome columns, changes, policies, webhooks.
+        governance,
     ]
 
     /// Brings `database` to the newest schema, one transaction per migration.
     ///
     /// The version is re-read inside each write transaction, so two processes opening a fresh file at
     /// once do not both run the same migration.
-    static func migrate(_ database: Database, path: String) throws {
+    ///
+    /// `count` stops after that many migrations, so tests can build a file as an older release left it.
+    static func migrate(_ database: Database, path: String, through count: Int = migrations.count) throws {
         let found = try database.userVersion()
         guard found <= migrations.count else {
             throw FlagStoreError.schemaTooNew(path: path, found: found, supported: migrations.count)
         }
-        for (index, migration) in migrations.enumerated() where index >= found {
+        for (index, migration) in migrations.enumerated() where index >= found && index < count {
             try database.transaction(.immediate) {
                 guard try database.userVersion() == index else { return }
                 do {

@@ -36,6 +36,8 @@ package final class Statement {
     let connection: OpaquePointer
     /// The SQL text, kept for errors.
     package let sql: String
+    /// Result column names to their indexes, built at the first access by name (`Statement+Columns`).
+    var columnIndexes: [String: Int32]?
 
     init(connection: OpaquePointer, sql: String) throws {
         var statement: OpaquePointer?

@@ -80,7 +80,7 @@ import Testing
                           ["diff", "production"], ["diff", "a.json", "b.json", "--env", "production"], ["diff", "production@0", "b.json"]] {
             let run = try TestSupport.run(arguments)
             #expect(run.status == 64, "\(arguments)")
-            #expect(run.stderr.contains("\nUsage: \(DiffCommand.configuration.usage)\nSee 'flagctl diff --help'.\n"), "\(arguments)")
+            #expect(run.stderr.contains("\nUsage: \(FlagCtl.usage(of: DiffCommand.self))\nSee 'flagctl diff --help'.\n"), "\(arguments)")
         }
     }
 

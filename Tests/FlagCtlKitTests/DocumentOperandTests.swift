@@ -1,3 +1,4 @@
+import CommandLineKit
 import FlagKit
 import Foundation
 import Testing

@@ -48,7 +48,7 @@ import Testing
         #expect(usage.status == 64)
         #expect(usage.stderr == """
         flagctl: error: --context 'locale' is not KEY=VALUE
-        Usage: \(EvalCommand.configuration.usage)
+        Usage: \(FlagCtl.usage(of: EvalCommand.self))
         See 'flagctl eval --help'.
 
         """)

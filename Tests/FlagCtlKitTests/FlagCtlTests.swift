@@ -1,3 +1,4 @@
+import CommandLineKit
 import Foundation
 import Testing
 @testable import FlagCtlKit
@@ -69,7 +70,7 @@ import Testing
                     Issue.record("no help for \(arguments)")
                     continue
                 }
-                #expect(text.contains("USAGE: \(command.configuration.usage)"))
+                #expect(text.contains("USAGE: \(FlagCtl.usage(of: command))"))
                 #expect(text.contains(command.configuration.abstract))
             }
         }
@@ -100,7 +101,7 @@ import Testing
         #expect(out.text.isEmpty)
         #expect(err.text == """
         flagctl: error: missing argument <a>
-        Usage: \(DiffCommand.configuration.usage)
+        Usage: \(FlagCtl.usage(of: DiffCommand.self))
         See 'flagctl diff --help'.
 
         """)

@@ -88,7 +88,7 @@ import Testing
     func usageErrors(arguments: [String], message: String) throws {
         let run = try TestSupport.run(arguments)
         #expect(run.status == 64)
-        #expect(run.stderr.hasPrefix("flagctl: error: \(message)\nUsage: \(PublishCommand.configuration.usage)\n"))
+        #expect(run.stderr.hasPrefix("flagctl: error: \(message)\nUsage: \(FlagCtl.usage(of: PublishCommand.self))\n"))
     }
 
     /// The race, for real: the binary fetched version 1 and its ETag and waits at its prompt on a terminal;

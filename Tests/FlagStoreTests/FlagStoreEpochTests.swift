@@ -1,3 +1,4 @@
+import FlagKit
 import Foundation
 import Testing
 @testable import FlagStore
@@ -63,5 +64,30 @@ import Testing
         #expect(throws: FlagStoreError.self) { try store.restore(from: directory.file("garbage.sqlite"), actor: "ops") }
         #expect(try store.epoch() == epoch)
         #expect(try store.currentVersion(environment: "production")?.document == Self.documentA)
+    }
+
+    /// A backup made by a schema-2 release, restored into a server of this build: migrated after the copy, so
+    /// the governance tables exist again (empty: the backup's content replaces everything).
+    @Test func restoringASchema2BackupMigratesIt() throws {
+        let directory = try TemporaryDirectory()
+        let backupPath = directory.file("old-backup.sqlite")
+        try makeSchema2Database(backupPath)
+        let store = try FlagStore.open(path: directory.file("flags.sqlite"))
+        defer { store.close() }
+        _ = try store.createChange(scheduledChange())
+        try store.setPolicy(environment: "production", policy: EnvironmentPolicy(isProtected: true), actor: "admin")
+        let epoch = try store.restore(from: backupPath, actor: "ops")
+        #expect(try Database(path: store.path, mode: .readOnly).userVersion() == Schema.migrations.count)
+        #expect(try store.currentVersion(environment: "production")?.author == "seed")
+        #expect(try store.currentVersion(environment: "production")?.epoch == epoch)
+        #expect(try store.changes(query: ChangeQuery(environment: "production")).isEmpty)
+        #expect(try store.policy(environment: "production") == .default)
+        #expect(try store.auditEntries().map(\.action) == ["epoch.start", "token.create", "publish"])
+        #expect(try store.auditEntries().allSatisfy { $0.outcome == .ok })
+        // The migrated store takes the new kinds of rows, and its checks pass.
+        let change = try store.createChange(scheduledChange(applyAt: 1))
+        _ = try store.applyChange(id: change.id, document: document("new"), expectedCurrentVersion: 1)
+        #expect(try store.integrityCheck() == ["ok"] && store.damagedVersions().isEmpty)
+        #expect(try Database(path: backupPath, mode: .readOnly).userVersion() == 2, "the backup itself is only read")
     }
 }

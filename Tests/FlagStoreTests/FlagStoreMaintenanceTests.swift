@@ -77,4 +77,23 @@ import Testing
         _ = try store.publish(environment: "production", document: document("a"), author: "a")
         #expect(try store.integrityCheck() == ["ok"])
     }
+
+    /// A backup holds the governance tables too, and a store opened on it reads them and passes its checks.
+    @Test func backupCarriesChangesPoliciesAndWebhooks() throws {
+        let directory = try TemporaryDirectory()
+        let store = try FlagStore.open(path: directory.file("flags.sqlite"))
+        _ = try store.publish(environment: "production", document: document("v1"), author: "a")
+        let change = try store.createChange(requestedChange())
+        try store.setPolicy(environment: "production", policy: EnvironmentPolicy(requestTTLHours: 5), actor: "admin")
+        let webhook = try store.createWebhook(url: "https://a.example", secret: "s", events: ["*"], actor: "admin")
+        _ = try store.enqueueWebhookEvent(WebhookEvent(id: "evt_1", type: "request.created", environment: "production",
+                                                       payload: [1], createdAtMilliseconds: 1))
+        try store.backup(to: directory.file("backup.sqlite"))
+        let copy = try FlagStore.open(path: directory.file("backup.sqlite"))
+        #expect(try copy.integrityCheck() == ["ok"] && copy.damagedVersions().isEmpty)
+        #expect(try copy.change(id: change.id) == change)
+        #expect(try copy.policy(environment: "production").requestTTLHours == 5)
+        #expect(try copy.webhookEndpoint(id: webhook.id).secret == "s")
+        #expect(try copy.pendingWebhookDeliveries(dueBy: 1).count == 1)
+    }
 }

@@ -109,4 +109,44 @@ import Testing
         for (input, output) in vectors { #expect(FlagStore.base64URL(Array(input.utf8)) == output) }
         #expect(FlagStore.base64URL([0xfb, 0xff]) == "-_8")
     }
+
+    @Test func aScopedTokenCarriesItsEnvironmentsEverywhere() throws {
+        let directory = try TemporaryDirectory()
+        let store = try FlagStore.open(path: directory.file("flags.sqlite"))
+        try store.createEnvironment(name: "qa", actor: "ops")
+        let (secret, record) = try store.createToken(name: "staging-ci", role: .writer, environments: ["staging", "qa"], actor: "ops")
+        #expect(record.environments == ["staging", "qa"] && record.isScoped)
+        #expect(record.allows(environment: "staging") && record.allows(environment: "qa"))
+        #expect(!record.allows(environment: "production"))
+        #expect(try store.authenticate(secret: secret)?.environments == ["qa", "staging"])
+        #expect(try store.tokenTable().authenticate(secret: secret) == record)
+        #expect(try store.listTokens() == [record])
+        let audit = try #require(try store.auditEntries().first)
+        #expect(audit.action == "token.create" && audit.target == "staging-ci")
+        #expect(audit.detail == "name staging-ci role writer environments qa,staging")
+        let revoked = try store.revokeToken(name: "staging-ci", actor: "ops")
+        #expect(revoked.environments == ["qa", "staging"] && !revoked.isActive)
+    }
+
+    @Test func anUnscopedTokenAllowsEveryEnvironmentAlsoLaterOnes() throws {
+        let directory = try TemporaryDirectory()
+        let store = try FlagStore.open(path: directory.file("flags.sqlite"))
+        let (secret, record) = try store.createToken(name: "ops", role: .admin)
+        #expect(record.environments == nil && !record.isScoped)
+        try store.createEnvironment(name: "later", actor: "ops")
+        #expect(try store.authenticate(secret: secret)?.allows(environment: "later") == true)
+    }
+
+    @Test func anEmptyOrUnknownScopeIsRefusedAndWritesNothing() throws {
+        let directory = try TemporaryDirectory()
+        let store = try FlagStore.open(path: directory.file("flags.sqlite"))
+        #expect(throws: FlagStoreError.invalidArgument(name: "environments", reason: "must name at least one environment (nil: all)")) {
+            try store.createToken(name: "x", role: .reader, environments: [])
+        }
+        #expect(throws: FlagStoreError.unknownEnvironment("prod", known: ["production", "staging"])) {
+            try store.createToken(name: "x", role: .reader, environments: ["staging", "prod"])
+        }
+        #expect(try store.listTokens(includeRevoked: true).isEmpty)
+        #expect(try store.auditEntries().isEmpty)
+    }
 }

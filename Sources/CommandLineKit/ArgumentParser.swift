@@ -1,11 +1,19 @@
 /// Splits one command's tokens into options and positional arguments.
 ///
-/// Conventions as in swift-argument-parser and POSIX utilities: `--name value` and `--name=value`,
-/// flags without a value, options anywhere among the arguments, `--` ending the options, and a lone
-/// `-` being an argument (standard input).
+/// Conventions as in swift-argument-parser and POSIX utilities: `--name value` and `--name=value`, `-m value` for
+/// a declared one-letter alias, flags without a value, options anywhere among the arguments, `--` ending the
+/// options, and a lone `-` being an argument (standard input). An option not on the command line takes its
+/// environment variable's value, when it declares one.
 public enum ArgumentParser {
-    /// Parses `tokens` (everything after the subcommand's name) against `options` and `arguments`.
-    public static func parse(_ tokens: [String], options: [OptionSpec], arguments: [ArgumentSpec]) throws(UsageError) -> ParsedArguments {
+    /// Parses `tokens` (everything after the command's name) against the declarations.
+    public static func parse(_ tokens: [String], options: [any OptionDeclaration], arguments: [any ArgumentDeclaration],
+                             environment: [String: String] = [:]) throws(UsageError) -> ParsedArguments {
+        try parse(tokens, options: options.map(\.spec), arguments: arguments.map(\.spec), environment: environment)
+    }
+
+    /// Parses `tokens` against the descriptions (what the tool calls with a command's configuration).
+    static func parse(_ tokens: [String], options: [OptionSpec], arguments: [ArgumentSpec],
+                      environment: [String: String]) throws(UsageError) -> ParsedArguments {
         var parsed = ParsedArguments()
         var positionals: [String] = []
         var index = 0
@@ -21,41 +29,50 @@ public enum ArgumentParser {
                 optionsEnded = true
                 continue
             }
-            var body = token.dropFirst(2)
-            if !token.hasPrefix("--") {
-                // `-m MESSAGE`: a declared one-letter alias stands for its long option.
-                guard token.count == 2, let letter = token.last, let spec = options.first(where: { $0.short == letter }) else {
-                    throw UsageError("unknown option '\(token)'")
-                }
-                body = Substring(spec.name)
+            guard let spec = options.first(where: { $0.isSpelled(by: token) }) else {
+                let name = token.hasPrefix("--") ? String(token.prefix { $0 != "=" }) : token
+                throw UsageError("unknown option '\(name)'")
             }
-            let name: String
-            var inlineValue: String?
-            if let equals = body.firstIndex(of: "=") {
-                name = String(body[..<equals])
-                inlineValue = String(body[body.index(after: equals)...])
-            } else {
-                name = String(body)
-            }
-            guard let spec = options.first(where: { $0.name == name }) else { throw UsageError("unknown option '--\(name)'") }
+            if let refusal = spec.refusal { throw UsageError(refusal) }
+            let name = spec.name
+            let equals = token.hasPrefix("--") ? token.firstIndex(of: "=") : nil
+            let inlineValue = equals.map { String(token[token.index(after: $0)...]) }
             guard spec.valueName != nil else {
                 if inlineValue != nil { throw UsageError("option '--\(name)' takes no value") }
                 if parsed.flags.contains(name) { throw UsageError("option '--\(name)' given more than once") }
                 parsed.flags.insert(name)
+                parsed.origins[name] = .commandLine
                 continue
             }
             let value: String
             if let inlineValue {
                 value = inlineValue
             } else {
-                guard index < tokens.count else { throw UsageError("option '--\(name)' needs a value <\(spec.valueName ?? "value")>") }
+                // The next word is another of this command's options: the value was forgotten (`--name --role x`).
+                guard index < tokens.count, !options.contains(where: { $0.isSpelled(by: tokens[index]) }) else {
+                    throw UsageError("option '--\(name)' needs a value <\(spec.valueName ?? "value")>")
+                }
                 value = tokens[index]
                 index += 1
             }
             if !spec.repeatable, parsed.optionValues[name] != nil { throw UsageError("option '--\(name)' given more than once") }
             parsed.optionValues[name, default: []].append(value)
+            parsed.origins[name] = .commandLine
         }
         parsed.positionals = try assign(positionals, to: arguments)
+        for spec in options where parsed.origins[spec.name] == nil {
+            guard let variable = spec.environment, let value = environment[variable] else { continue }
+            if spec.valueName == nil {
+                guard Flag.environmentTrueValues.contains(value.lowercased()) else { continue }
+                parsed.flags.insert(spec.name)
+            } else {
+                parsed.optionValues[spec.name] = [value]
+            }
+            parsed.origins[spec.name] = .environment(variable)
+        }
+        if let missing = options.first(where: { $0.isRequired && parsed.origins[$0.name] == nil }) {
+            throw UsageError(ParsedArguments.missing(missing))
+        }
         return parsed
     }
 
@@ -89,7 +106,7 @@ public enum ArgumentParser {
     }
 
     /// Whether the tokens ask for help (`--help` or `-h` before any `--`).
-    static func asksForHelp(_ tokens: [String]) -> Bool {
+    public static func asksForHelp(_ tokens: some Sequence<String>) -> Bool {
         for token in tokens {
             if token == "--" { return false }
             if token == "--help" || token == "-h" { return true }

@@ -3,10 +3,10 @@ import Glibc
 /// SIGTERM and SIGINT without a signal handler: both are blocked in every thread (the mask is inherited,
 /// so this must run before any thread is created) and the main thread collects them with `sigwait(3)`,
 /// where any work is safe.
-enum SignalWaiter {
+public enum SignalWaiter {
     /// Blocks SIGTERM and SIGINT for this thread and every thread it creates later; ignores SIGPIPE
     /// (a client that disconnects must not kill the server).
-    static func blockTerminationSignals() {
+    public static func blockTerminationSignals() {
         var set = terminationSet()
         pthread_sigmask(SIG_BLOCK, &set, nil)
         signal(SIGPIPE, SIG_IGN)

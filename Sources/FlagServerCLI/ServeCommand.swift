@@ -1,0 +1,166 @@
+import CommandLineKit
+import FlagService
+import HTTPServer
+
+/// `flagserver [options]`: serve the flag documents over HTTP. Every option has an environment variable fallback;
+/// options win over variables. The database (`--database`) is the tool's global option, shared with the admin commands.
+public struct ServeCommand: ParsableCommand {
+    /// The tool's default command: it has no name of its own.
+    public static let configuration = CommandConfiguration(
+        name: "", abstract: "Serve versioned flag documents over HTTP.",
+        options: [hostOption, portOption, flagsDirectoryOption, loopsOption, maxBodyBytesOption, maxHeaderBytesOption, maxConnectionsOption,
+                  logLevelOption, requireReadTokenFlag, ofrepEnvironmentOption, ofrepRateLimitOption, ofrepBurstOption, consoleDirectoryOption,
+                  authFailureLimitOption, trustedProxyOption, eventHeartbeatOption, maxStreamsOption])
+
+    static let hostOption = Option<String>("host", valueName: "address", help: "listen address, default 127.0.0.1", environment: "FLAGSERVER_HOST")
+    static let portOption = integer("port", 0...65535, help: "TCP port, 0 picks a free one, default 8080", environment: "FLAGSERVER_PORT")
+    static let flagsDirectoryOption = Option<String>(
+        "flags-dir", valueName: "dir", help: "NAME.json files published as version 1 of environment NAME on first start, default ./flags",
+        environment: "FLAGSERVER_FLAGS_DIR")
+    static let loopsOption = integer("loops", 1...256, help: "event-loop threads, default: online cores", environment: "FLAGSERVER_LOOPS")
+    static let maxBodyBytesOption = integer("max-body-bytes", 1...(1 << 30), help: "largest request body (413), default 1048576",
+                                            environment: "FLAGSERVER_MAX_BODY_BYTES")
+    static let maxHeaderBytesOption = integer("max-header-bytes", 1024...(1 << 20), help: "largest header section (431), default 16384",
+                                              environment: "FLAGSERVER_MAX_HEADER_BYTES")
+    static let maxConnectionsOption = integer("max-connections", 1...1_000_000, help: "open connections before 503, default 16384",
+                                              environment: "FLAGSERVER_MAX_CONNECTIONS")
+    static let logLevelOption = Option(
+        "log-level", valueName: "level", help: "debug|info|warning|error|off, default info (debug also logs every request)",
+        environment: "FLAGSERVER_LOG_LEVEL"
+    ) { text throws(UsageError) in
+        guard let level = ServiceLogger.Level(name: text) else {
+            throw UsageError("--log-level must be debug, info, warning, error or off, got '\(text)'")
+        }
+        return level
+    }
+    static let requireReadTokenFlag = Flag("require-read-token", help: "GETs need a reader token too", environment: "FLAGSERVER_REQUIRE_READ_TOKEN")
+    static let ofrepEnvironmentOption = Option<String>(
+        "ofrep-environment", valueName: "env", help: "environment served at /ofrep/v1, default production", environment: "FLAGSERVER_OFREP_ENVIRONMENT")
+    static let ofrepRateLimitOption = rate("ofrep-rate-limit", help: "OFREP evaluations per second per client (429 beyond), default: no limit",
+                                           environment: "FLAGSERVER_OFREP_RATE_LIMIT")
+    static let ofrepBurstOption = rate("ofrep-burst", help: "OFREP requests a client may send at once, default 50", environment: "FLAGSERVER_OFREP_BURST")
+    static let consoleDirectoryOption = Option(
+        "console-dir", valueName: "dir",
+        help: "the ops console's files served at /console, default: BIN/../share/flagserver/console, or console/ of the repository "
+            + "the binary was built in (\"off\": none)",
+        environment: "FLAGSERVER_CONSOLE_DIR"
+    ) { text throws(UsageError) in
+        guard !text.isEmpty else { throw UsageError("--console-dir must not be empty (\"off\" serves no console)") }
+        return text
+    }
+    static let authFailureLimitOption = integer(
+        "auth-failure-limit", 0...1_000_000, help: "failed authentications per client per minute before 429, 0 turns it off, default 10",
+        environment: "FLAGSERVER_AUTH_FAILURE_LIMIT")
+    static let trustedProxyOption = Option<String>(
+        "trusted-proxy", valueName: "address",
+        help: "a proxy (numeric IP, repeatable or comma-separated) whose X-Forwarded-For/X-Real-IP name the client, default none",
+        repeatable: true, environment: "FLAGSERVER_TRUSTED_PROXIES")
+    static let eventHeartbeatOption = integer("event-heartbeat", 1...3600, help: "seconds between heartbeat comments on event streams, default 25",
+                                              environment: "FLAGSERVER_EVENT_HEARTBEAT")
+    static let maxStreamsOption = integer("max-streams", 0...1_000_000, help: "open event streams before 503, default 12288",
+                                          environment: "FLAGSERVER_MAX_STREAMS")
+
+    /// Listen address.
+    public var host = "127.0.0.1"
+    /// TCP port; 0 picks a free one.
+    public var port = 8080
+    /// Seed documents for the first start.
+    public var flagsDirectory = "./flags"
+    /// Event-loop threads; nil: one per online core.
+    public var loops: Int?
+    /// Largest request body.
+    public var maxBodyBytes = 1024 * 1024
+    /// Open connections before 503.
+    public var maxConnections = 16 * 1024
+    /// Largest header section.
+    public var maxHeaderBytes = 16 * 1024
+    /// Least severe level logged.
+    public var logLevel = ServiceLogger.Level.info
+    /// Whether GETs need a reader token.
+    public var requireReadToken = false
+    /// The environment OFREP serves.
+    public var ofrepEnvironment = "production"
+    /// OFREP evaluations per second per client; nil: no limit.
+    public var ofrepRateLimit: Double?
+    /// OFREP requests a client may send at once.
+    public var ofrepBurst = 50.0
+    /// nil: look for the console beside the binary and in its repository (`ConsoleAssets.defaultCandidates`).
+    public var consoleDirectory: String?
+    /// Proxies whose forwarding headers name the client.
+    public var trustedProxies = HTTPTrustedProxies.none
+    /// Failed authentications per client per minute before 429.
+    public var authFailureLimit = 10
+    /// Seconds between heartbeat comments on event streams.
+    public var eventHeartbeatSeconds = 25
+    /// Open event streams before 503.
+    public var maxStreams = HTTPStreamLimits().maxStreams
+
+    /// The defaults.
+    public init() {}
+
+    /// From the parsed command line (and the variables it fell back to).
+    public init(parsed: ParsedArguments) throws(UsageError) {
+        let proxies = try parsed.values(Self.trustedProxyOption)
+        if !proxies.isEmpty {
+            let addresses = proxies.flatMap { $0.split(separator: ",") }.map { String(HTTPHeaders.trimmed($0)) }.filter { !$0.isEmpty }
+            guard let trusted = HTTPTrustedProxies(addresses) else {
+                throw UsageError("--trusted-proxy takes numeric IP addresses, got '\(proxies.joined(separator: ","))'")
+            }
+            trustedProxies = trusted
+        }
+        host = try parsed.value(Self.hostOption) ?? host
+        port = try parsed.value(Self.portOption) ?? port
+        flagsDirectory = try parsed.value(Self.flagsDirectoryOption) ?? flagsDirectory
+        consoleDirectory = try parsed.value(Self.consoleDirectoryOption)
+        loops = try parsed.value(Self.loopsOption)
+        maxBodyBytes = try parsed.value(Self.maxBodyBytesOption) ?? maxBodyBytes
+        maxHeaderBytes = try parsed.value(Self.maxHeaderBytesOption) ?? maxHeaderBytes
+        maxConnections = try parsed.value(Self.maxConnectionsOption) ?? maxConnections
+        authFailureLimit = try parsed.value(Self.authFailureLimitOption) ?? authFailureLimit
+        eventHeartbeatSeconds = try parsed.value(Self.eventHeartbeatOption) ?? eventHeartbeatSeconds
+        maxStreams = try parsed.value(Self.maxStreamsOption) ?? maxStreams
+        ofrepEnvironment = try parsed.value(Self.ofrepEnvironmentOption) ?? ofrepEnvironment
+        ofrepRateLimit = try parsed.value(Self.ofrepRateLimitOption)
+        ofrepBurst = try parsed.value(Self.ofrepBurstOption) ?? ofrepBurst
+        logLevel = try parsed.value(Self.logLevelOption) ?? logLevel
+        requireReadToken = parsed.isSet(Self.requireReadTokenFlag)
+    }
+
+    /// An integer option with flagserver's message for a value out of `range`.
+    static func integer(_ name: String, _ range: ClosedRange<Int>, help: String, environment: String) -> Option<Int> {
+        Option(name, valueName: "n", help: help, environment: environment) { text throws(UsageError) in
+            guard let value = Int(text), range.contains(value) else {
+                throw UsageError("--\(name) must be an integer between \(range.lowerBound) and \(range.upperBound), got '\(text)'")
+            }
+            return value
+        }
+    }
+
+    /// A rate option: a number from 1 to 1,000,000.
+    static func rate(_ name: String, help: String, environment: String) -> Option<Double> {
+        Option(name, valueName: "n", help: help, environment: environment) { text throws(UsageError) in
+            guard let value = Double(text), value.isFinite, value >= 1, value <= 1_000_000 else {
+                throw UsageError("--\(name) must be a number between 1 and 1000000, got '\(text)'")
+            }
+            return value
+        }
+    }
+
+    /// The HTTP server configuration these options describe.
+    func serverConfiguration(logger: ServiceLogger) -> HTTPServerConfiguration {
+        var limits = HTTPServerConfiguration.Limits()
+        limits.maxBodyBytes = maxBodyBytes
+        limits.maxConnections = maxConnections
+        limits.maxHeaderBytes = maxHeaderBytes
+        let accessLog: HTTPAccessLog = logger.isEnabled(.debug)
+            ? .custom { entry in
+                logger.log(.debug, "request", ["method": entry.method.rawValue, "target": entry.target, "status": "\(entry.status)",
+                                               "bytes": "\(entry.bodyBytes)", "us": "\(entry.microseconds)", "peer": "\(entry.peer)"])
+            }
+            : .off
+        var configuration = HTTPServerConfiguration(host: host, port: port, eventLoops: loops, limits: limits, accessLog: accessLog)
+        configuration.streams.heartbeatInterval = .seconds(eventHeartbeatSeconds)
+        configuration.streams.maxStreams = maxStreams
+        return configuration
+    }
+}

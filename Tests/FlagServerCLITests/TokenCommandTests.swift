@@ -1,0 +1,52 @@
+import CommandLineKit
+import FlagStore
+import Testing
+@testable import FlagServerCLI
+
+/// `flagserver token create|list|revoke`: parsing on arrays, and the lifecycle against a real file.
+@Suite struct TokenCommandTests {
+    @Test func parsesEveryTokenCommand() {
+        let create = parsedCommand(["token", "create", "--name", "ci", "--role", "writer"]) as? TokenCommand.Create
+        #expect(create?.name == "ci" && create?.role == .writer)
+        let swapped = parsedCommand(["token", "create", "--role", "admin", "--name", "ops"]) as? TokenCommand.Create
+        #expect(swapped?.name == "ops" && swapped?.role == .admin)
+        #expect((parsedCommand(["token", "list"]) as? TokenCommand.List)?.includeRevoked == false)
+        #expect((parsedCommand(["token", "list", "--all"]) as? TokenCommand.List)?.includeRevoked == true)
+        #expect((parsedCommand(["token", "revoke", "--name", "ci"]) as? TokenCommand.Revoke)?.name == "ci")
+    }
+
+    @Test(arguments: [
+        (["token"], "missing token command (create, list, revoke)"),
+        (["token", "delete"], "unknown token command 'delete' (create, list, revoke)"),
+        (["token", "create", "--name", "ci"], "missing option '--role <reader|writer|admin>'"),
+        (["token", "create", "--role", "writer"], "missing option '--name <name>'"),
+        (["token", "create", "--name", "ci", "--role", "root"], "--role 'root' is not reader, writer or admin"),
+        (["token", "create", "--name"], "option '--name' needs a value <name>"),
+        (["token", "create", "--name", "--role", "writer"], "option '--name' needs a value <name>"),
+        (["token", "create", "--name", "a", "--name", "b", "--role", "reader"], "option '--name' given more than once"),
+        (["token", "list", "--name", "x"], "unknown option '--name'"),
+        (["token", "revoke"], "missing option '--name <name>'"),
+        (["token", "revoke", "--name", "a", "--role", "admin"], "unknown option '--role'"),
+    ])
+    func refusesBadArgumentsNamingThem(arguments: [String], message: String) {
+        #expect(usageError(arguments)?.message == message)
+    }
+
+    @Test func runsTokenLifecycleAgainstARealFile() throws {
+        let directory = try TemporaryDirectory()
+        let store = try FlagStore.open(path: directory.file("flags.sqlite"))
+        let created = try TokenCommand.Create(name: "ci", role: .writer).run(store: store, actor: "cli")
+        let secret = try #require(created.split(separator: "\n").first { $0.hasPrefix("sfl_") })
+        #expect(created.hasPrefix("created token 'ci' (role writer). Its secret, shown only now:\nsfl_"))
+        #expect(try store.authenticate(secret: String(secret))?.name == "ci")
+        let list = try TokenCommand.List(includeRevoked: false).run(store: store, actor: "cli")
+        #expect(list.hasPrefix("NAME\tROLE\tCREATED\tREVOKED\n"))
+        #expect(list.contains("ci\twriter\t") && !list.contains(String(secret)))
+        #expect(try TokenCommand.Revoke(name: "ci").run(store: store, actor: "cli") == "revoked token 'ci'\n")
+        #expect(try store.authenticate(secret: String(secret)) == nil)
+        #expect(try TokenCommand.List(includeRevoked: false).run(store: store, actor: "cli") == "NAME\tROLE\tCREATED\tREVOKED\n")
+        #expect(try TokenCommand.List(includeRevoked: true).run(store: store, actor: "cli").contains("ci\twriter\t"))
+        #expect(throws: FlagStoreError.tokenNotFound("ci")) { try TokenCommand.Revoke(name: "ci").run(store: store, actor: "cli") }
+        #expect(try store.auditEntries().allSatisfy { $0.actor == "cli" })
+    }
+}

@@ -1,0 +1,16 @@
+import FlagKit
+import Foundation
+import Testing
+@testable import FlagStore
+
+/// What a transition and an application report.
+@Suite struct ChangeTransitionTests {
+    @Test func doneHappenedRefusedDidNotAndBothCarryTheRecord() throws {
+        let directory = try TemporaryDirectory()
+        let store = try FlagStore.open(path: directory.file("flags.sqlite"))
+        let record = try store.createChange(scheduledChange())
+        #expect(ChangeTransition.done(record).happened && ChangeTransition.done(record).record == record)
+        #expect(!ChangeTransition.refused(record).happened && ChangeTransition.refused(record).record == record)
+        #expect(ChangeApplication.notApplicable(record).record == record)
+    }
+}
