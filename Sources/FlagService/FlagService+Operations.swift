@@ -32,7 +32,7 @@ extension FlagService {
                 "writeError": .string(problem.reason),
                 "error": .object(["code": "writes_failing", "message": .string("reads are served; writes cannot commit: \(problem.reason)")]),
             ]
-            if let failure = problem.failure { body["lastWriteFailedAt"] = .string(Snapshot.timestamp(failure.atMilliseconds)) }
+            if let failure = problem.failure { body["lastWriteFailedAt"] = .string(RFC3339.string(milliseconds: failure.atMilliseconds)) }
             return Self.json(body, status: .serviceUnavailable, headers: [.retryAfter: "5"])
         }
 
