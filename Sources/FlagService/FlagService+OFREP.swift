@@ -32,9 +32,8 @@ extension FlagService {
             let authenticator = service.authenticator
             authorize = OFREPTokenAuthorizer { secret in
                 guard let record = authenticator.cachedRecord(secret: secret), record.role.allows(.reader) else { return .unknown }
-                // Token scopes (the governance issue) answer `.environments(...)` here, from the same scope
-                // `RouteGuard.scopeAllows` checks for the API's routes.
-                return .allEnvironments
+                // The scope `RouteGuard.scopeAllows` checks for the API's routes.
+                return record.environments.map { .environments($0) } ?? .allEnvironments
             }.closure
         }
         let limiter = service.options.ofrep.rateLimit.flatMap { TokenBucketRateLimiter(rate: $0, burst: service.options.ofrep.rateBurst) }

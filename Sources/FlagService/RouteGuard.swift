@@ -89,14 +89,16 @@ final class RouteGuard: Sendable {
         return token
     }
 
-    /// THE environment-scope check, for every route with an `{env}` (nil for routes without one): whether
-    /// `token` may use `environment`. Today every token may use every environment. Scoped tokens
-    /// (`docs/governance.md`: a staging writer cannot touch production, `403 environment_not_allowed`) give
-    /// `TokenRecord` its environments and change only this function; routes without an `{env}` that span
-    /// environments (audit, webhooks) decide here too (nil: an unscoped token). OFREP: `FlagService.mountOFREP`
-    /// maps the same scope to `OFREPTokenGrant.environments`.
+    /// THE environment-scope check, for every route with an `{env}` (`environment` nil for routes without
+    /// one): whether `token` may use `environment`. A scoped token (`TokenRecord.environments`,
+    /// `docs/governance.md`: a staging writer cannot touch production) gets `403 environment_not_allowed` on
+    /// any other environment's route. Routes without an `{env}` pass here; admin routes that span
+    /// environments (audit, webhooks: they need an unscoped token) will decide that here too, and
+    /// `GET /v1/environments` filters its list by the same scope. OFREP: `FlagService.mountOFREP` maps the
+    /// scope to `OFREPTokenGrant.environments`, which answers 403 the same way.
     static func scopeAllows(_ token: TokenRecord, environment: String?) -> Bool {
-        true
+        guard let allowed = token.environments, let environment else { return true }
+        return allowed.contains(environment)
     }
 
     /// The client's address: the TCP peer, or what a trusted proxy forwarded (`Options.trustedProxies`).

@@ -72,4 +72,30 @@ import Testing
             #expect(fixture.lines.all.filter { $0.contains("event=auth_failed") }.count == 1, "the refused head was logged")
         }
     }
+
+    /// A scoped token (governance.md) may use only its environments: 403 `environment_not_allowed` elsewhere,
+    /// decided in the one place every route's access goes through.
+    @Test func aScopedTokenIsRefusedOutsideItsEnvironments() throws {
+        try Self.withFixture { fixture in
+            for name in ["staging", "production"] where !(try fixture.store.environments()).contains(name) {
+                try fixture.store.createEnvironment(name: name, actor: "test")
+            }
+            let scoped = try fixture.store.createToken(name: "staging-ci", role: .writer, environments: ["staging"]).secret
+            let routeGuard = try fixture.routeGuard(requireReadToken: false)
+            let check = routeGuard.check(for: .write(.writer, dryRun: .reader))
+            let staging = HTTPRequestContext(pathParameters: HTTPPathParameters([("env", "staging")]))
+            let production = HTTPRequestContext(pathParameters: HTTPPathParameters([("env", "production")]))
+            #expect(try routeGuard.authorize(check, Self.request(token: scoped), staging)?.name == "staging-ci")
+            do throws(ServiceError) {
+                _ = try routeGuard.authorize(check, Self.request(token: scoped), production)
+                Issue.record("a staging token must not write to production")
+            } catch {
+                #expect(error.status == .forbidden && error.code == "environment_not_allowed")
+            }
+            // Unscoped tokens, and routes without an environment, are not limited.
+            #expect(try routeGuard.authorize(check, Self.request(token: fixture.writer), production)?.name == "w")
+            #expect(try routeGuard.authorize(routeGuard.check(for: .token(.reader)), Self.request(.GET, "/v1/whoami", token: scoped),
+                                             HTTPRequestContext())?.name == "staging-ci")
+        }
+    }
 }
