@@ -29,14 +29,22 @@ public struct HTTPEntityTag: Sendable, Hashable, CustomStringConvertible {
     /// Strong comparison (RFC 9110 §8.8.3.2): neither is weak and the opaque tags are equal. `If-Match` compares
     /// so (§13.1.1): a write's precondition must name exactly the bytes the server has.
     public func matchesStrongly(_ other: HTTPEntityTag) -> Bool {
-        !isWeak && !other.isWeak && opaque == other.opaque
+        Self.strongMatch(Substring(opaque), weak: isWeak, Substring(other.opaque), weak: other.isWeak)
     }
 
     /// Weak comparison (RFC 9110 §8.8.3.2): the opaque tags are equal, `W/` on either side ignored.
     /// `If-None-Match` compares so (§13.1.2): a cache may revalidate what it holds with a weak tag.
     public func matchesWeakly(_ other: HTTPEntityTag) -> Bool {
-        opaque == other.opaque
+        Self.weakMatch(Substring(opaque), Substring(other.opaque))
     }
+
+    /// The two comparisons on the opaque parts as parsed in place (`HTTPEntityTagList` walks a field
+    /// without building tags): strong needs both tags strong, weak ignores `W/`.
+    static func strongMatch(_ a: Substring, weak aIsWeak: Bool, _ b: Substring, weak bIsWeak: Bool) -> Bool {
+        !aIsWeak && !bIsWeak && a == b
+    }
+
+    static func weakMatch(_ a: Substring, _ b: Substring) -> Bool { a == b }
 
     /// One entity tag at the start of `rest`, which is advanced past it; nil when none starts there.
     ///

@@ -33,7 +33,7 @@ public enum HTTPEntityTagList: Sendable, Equatable {
             if field.utf8.count == current.quoted.utf8.count && field == current.quoted { return true }
             var hit = false
             let parsed = forEachMember(of: Substring(field), acceptingBareTags: acceptingBareTags) { opaque, _ in
-                if opaque == current.opaque { hit = true }
+                if HTTPEntityTag.weakMatch(opaque, current.opaque) { hit = true }
             }
             if parsed == .any || (parsed == .tags && hit) { return true }
         }
@@ -48,7 +48,7 @@ public enum HTTPEntityTagList: Sendable, Equatable {
         for field in fields {
             var hit = false
             let parsed = forEachMember(of: Substring(field), acceptingBareTags: false) { opaque, weak in
-                if !weak, let current, !current.weak, opaque == current.opaque { hit = true }
+                if let current, HTTPEntityTag.strongMatch(opaque, weak: weak, current.opaque, weak: current.weak) { hit = true }
             }
             if (parsed == .any && current != nil) || (parsed == .tags && hit) { return true }
         }
