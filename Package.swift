@@ -35,9 +35,13 @@ let package = Package(
         // FlagKit's JSON parser as an oracle for the differential test against Python's json (Tests/json).
         .executableTarget(name: "json-oracle", dependencies: ["FlagKit"], path: "Tests/JSONOracle"),
 
+        // The server modules' one lock (a glibc mutex) and its condition variable; Glibc only.
+        .target(name: "ServerLock"),
+        .testTarget(name: "ServerLockTests", dependencies: ["ServerLock"]),
+
         // A general HTTP/1.1 server on POSIX sockets and epoll; knows nothing about flags.
         .systemLibrary(name: "CEpoll", path: "Sources/CEpoll"),
-        .target(name: "HTTPServer", dependencies: ["CEpoll"]),
+        .target(name: "HTTPServer", dependencies: ["CEpoll", "ServerLock"]),
         // A raw-socket HTTP client for the tests of HTTPServer and FlagOFREP (no product; tests only).
         .target(name: "RawHTTPClient", path: "Tests/RawHTTPClient"),
         .testTarget(name: "HTTPServerTests", dependencies: ["HTTPServer", "RawHTTPClient"]),
@@ -45,20 +49,20 @@ let package = Package(
 
         // Versioned documents, tokens and audit in SQLite.
         .systemLibrary(name: "CSQLite", path: "Sources/CSQLite", providers: [.apt(["libsqlite3-dev"])]),
-        .target(name: "FlagStore", dependencies: ["FlagKit", "CSQLite"]),
+        .target(name: "FlagStore", dependencies: ["FlagKit", "CSQLite", "ServerLock"]),
         .executableTarget(name: "flagstore-crash-helper", dependencies: ["FlagStore"], path: "Tests/flagstore-crash-helper"),
         .executableTarget(name: "flagstore-bench", dependencies: ["FlagStore"], path: "Benchmarks/flagstore-bench"),
         .testTarget(name: "FlagStoreTests", dependencies: ["FlagStore", "FlagKit", "CSQLite", "flagstore-crash-helper"]),
 
         // OpenFeature Remote Evaluation Protocol on FlagKit and HTTPServer, mounted by FlagService.
-        .target(name: "FlagOFREP", dependencies: ["FlagKit", "HTTPServer"]),
+        .target(name: "FlagOFREP", dependencies: ["FlagKit", "HTTPServer", "ServerLock"]),
         .testTarget(name: "FlagOFREPTests", dependencies: ["FlagOFREP", "FlagKit", "HTTPServer", "RawHTTPClient"]),
         .executableTarget(name: "ofrep-test-server", dependencies: ["FlagOFREP", "FlagKit", "HTTPServer"], path: "Tests/ofrep-test-server"),
         .executableTarget(name: "ofrep-expectations", dependencies: ["FlagKit", "FlagOFREP"], path: "Tests/ofrep-expectations"),
 
         // The HTTP API and the server executable: its command line (serve, token, backup, check, restore) is a library,
         // so its tests call the parser with arrays; `flagserver` only calls it.
-        .target(name: "FlagService", dependencies: ["FlagKit", "FlagStore", "HTTPServer", "FlagOFREP"]),
+        .target(name: "FlagService", dependencies: ["FlagKit", "FlagStore", "HTTPServer", "FlagOFREP", "ServerLock"]),
         .target(name: "FlagServerCLI", dependencies: ["CommandLineKit", "FlagService", "FlagStore", "HTTPServer"]),
         .executableTarget(name: "flagserver", dependencies: ["FlagServerCLI"]),
         .testTarget(name: "FlagServiceTests", dependencies: ["FlagService", "FlagStore", "FlagKit", "HTTPServer", "RawHTTPClient", "flagserver"]),

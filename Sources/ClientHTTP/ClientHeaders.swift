@@ -13,9 +13,10 @@ public struct ClientHeaders: Sendable, Equatable, Sequence, ExpressibleByDiction
     /// Creates a header list from fields, keeping their order.
     public init(_ fields: [Field]) { storage = fields }
 
-    /// Creates a header list from a literal, keeping its order.
-    public init(dictionaryLiteral elements: (String, String)...) {
-        storage = elements.map { (name: $0.0, value: $0.1) }
+    /// Creates a header list from a literal, keeping its order: `[.accept: "application/json"]` (a string
+    /// literal names a field too).
+    public init(dictionaryLiteral elements: (ClientHeaderName, String)...) {
+        storage = elements.map { (name: $0.0.rawValue, value: $0.1) }
     }
 
     /// All fields in order.

@@ -120,13 +120,13 @@ final class CurlTransfer {
     /// The caller's fields in curl's syntax (`Name;` sends an empty value, `Name:` suppresses curl's own field).
     private func headerLines() -> [String] {
         var lines = request.headers
-            .filter { !ClientHeaders.sameName($0.name, "Expect") }
+            .filter { !ClientHeaders.sameName($0.name, ClientHeaderName.expect.rawValue) }
             .map { $0.value.isEmpty ? "\($0.name);" : "\($0.name): \($0.value)" }
         if request.sendsBody {
             // No `Expect: 100-continue`: small writes would wait a second for a 100 the server may not send.
-            lines.append("Expect:")
+            lines.append(ClientHeaderName.expect.rawValue + ":")
             // curl would label a body `application/x-www-form-urlencoded`; send no type unless the caller set one.
-            if !request.headers.contains("Content-Type") { lines.append("Content-Type:") }
+            if !request.headers.contains(.contentType) { lines.append(ClientHeaderName.contentType.rawValue + ":") }
         }
         return lines
     }

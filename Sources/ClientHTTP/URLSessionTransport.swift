@@ -87,7 +87,7 @@ public final class URLSessionTransport: HTTPTransport {
                                     timeoutInterval: Self.seconds(options.connectTimeout))
         urlRequest.httpMethod = request.method.rawValue
         urlRequest.httpShouldHandleCookies = false
-        for (name, value) in request.headers where !ClientHeaders.sameName(name, "Expect") {
+        for (name, value) in request.headers where !ClientHeaders.sameName(name, ClientHeaderName.expect.rawValue) {
             urlRequest.addValue(value, forHTTPHeaderField: name)
         }
         if request.sendsBody { urlRequest.httpBody = request.body ?? Data() }

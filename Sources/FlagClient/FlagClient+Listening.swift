@@ -56,10 +56,10 @@ extension FlagClient {
         let session = Locked(ListenSession())
         var failures = 0
         while !Task.isCancelled {
-            var request = ClientRequest(url: configuration.eventsURL, headers: ["Accept": "text/event-stream"])
+            var request = ClientRequest(url: configuration.eventsURL, headers: [.accept: "text/event-stream"])
             let lastID = session.withLock { $0.parser.lastEventID }
-            if !lastID.isEmpty { request.headers.set(name: "Last-Event-ID", value: lastID) }
-            if let token = configuration.readToken { request.headers.set(name: "Authorization", value: "Bearer \(token)") }
+            if !lastID.isEmpty { request.headers.set(name: .lastEventID, value: lastID) }
+            if let token = configuration.readToken { request.headers.set(name: .authorization, value: "Bearer \(token)") }
             session.withLock { $0.receivedEvent = false }
             let status = try? await transport.stream(request) { [self] bytes in
                 let (outputs, broken) = session.withLock { session -> ([SSEParser.Output], Bool) in

@@ -63,12 +63,12 @@ extension FlagClient {
 
     /// One `GET` of the document, conditional on `etag` when given.
     private func exchange(etag: String?) async -> (RefreshOutcome, status: Int?, retryAfter: String?) {
-        var request = ClientRequest(url: configuration.documentURL, headers: ["Accept": "application/json"])
-        if let etag { request.headers.set(name: "If-None-Match", value: etag) }
-        if let token = configuration.readToken { request.headers.set(name: "Authorization", value: "Bearer \(token)") }
+        var request = ClientRequest(url: configuration.documentURL, headers: [.accept: "application/json"])
+        if let etag { request.headers.set(name: .ifNoneMatch, value: etag) }
+        if let token = configuration.readToken { request.headers.set(name: .authorization, value: "Bearer \(token)") }
         do {
             let response = try await transport.send(request)
-            return (await handle(response, sentETag: etag), response.status, response.headers["Retry-After"])
+            return (await handle(response, sentETag: etag), response.status, response.headers[.retryAfter])
         } catch {
             return (.failed(.transport(error)), nil, nil)
         }
@@ -94,7 +94,7 @@ extension FlagClient {
             guard sentETag != nil else { return .failed(.unexpectedNotModified) }
             return await confirm()
         default:
-            return .failed(.httpStatus(response.status, retryAfter: response.headers["Retry-After"],
+            return .failed(.httpStatus(response.status, retryAfter: response.headers[.retryAfter],
                                        body: Self.logExcerpt(response.body)))
         }
     }

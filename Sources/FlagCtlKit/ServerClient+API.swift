@@ -72,14 +72,14 @@ extension ServerClient {
             return nil
         }
         guard (200..<300).contains(response.status) else { throw refusal(.get, url, response) }
-        return try PublishedVersion(try object(response, from: url), etag: response.headers["ETag"], url: url)
+        return try PublishedVersion(try object(response, from: url), etag: response.headers[.eTag], url: url)
     }
 
     /// `GET /v1/environments/{env}/versions/{n}`.
     public func version(_ environment: String, _ number: Int) throws(ServerError) -> PublishedVersion {
         let url = try url(["v1", "environments", environment, "versions", String(number)])
         let response = try successful(.get, url)
-        return try PublishedVersion(try object(response, from: url), etag: response.headers["ETag"], url: url)
+        return try PublishedVersion(try object(response, from: url), etag: response.headers[.eTag], url: url)
     }
 
     /// `GET /v1/environments/{env}/versions?limit=N`: the newest `limit` versions, newest first.
@@ -105,7 +105,7 @@ extension ServerClient {
                         message: String) throws(ServerError) -> WriteResult {
         let url = try url(["v1", "environments", environment, "document"])
         var headers = ClientHeaders()
-        if let etag = current?.etag { headers.add(name: "If-Match", value: etag) } else { headers.add(name: "If-None-Match", value: "*") }
+        if let etag = current?.etag { headers.add(name: .ifMatch, value: etag) } else { headers.add(name: .ifNoneMatch, value: "*") }
         headers.add(name: ChangeMessage.header, value: ChangeMessage.encode(message))
         return try write(.put, url, environment, basedOn: current, headers: headers, body: Data(document.canonicalBytes))
     }
@@ -126,7 +126,7 @@ extension ServerClient {
                         message: String) throws(ServerError) -> WriteResult {
         let url = try url(["v1", "environments", environment, "flags", key])
         var headers = ClientHeaders()
-        if let etag = current.etag { headers.add(name: "If-Match", value: etag) }
+        if let etag = current.etag { headers.add(name: .ifMatch, value: etag) }
         headers.add(name: ChangeMessage.header, value: ChangeMessage.encode(message))
         return try write(.put, url, environment, basedOn: current, headers: headers, body: Data(value.canonicalBytes))
     }
@@ -136,7 +136,7 @@ extension ServerClient {
                          message: String) throws(ServerError) -> WriteResult {
         let url = try url(["v1", "environments", environment, "rollback"])
         var headers = ClientHeaders()
-        if let etag = current?.etag { headers.add(name: "If-Match", value: etag) }
+        if let etag = current?.etag { headers.add(name: .ifMatch, value: etag) }
         let body: JSONValue = ["version": .integer(Int64(number)), "message": .string(message)]
         return try write(.post, url, environment, basedOn: current, headers: headers, body: Data(body.canonicalBytes))
     }
@@ -146,7 +146,7 @@ extension ServerClient {
         let response = try exchange(method, url, headers: headers, body: body)
         if response.status == 412 {
             // The current version: from the 412's ETag (`"N-hash"`), else the store's `currentVersion`.
-            var now = response.headers["ETag"].flatMap(Self.versionOfETag)
+            var now = response.headers[.eTag].flatMap(Self.versionOfETag)
             if now == nil, case .refused(let refusal) = refusal(method, url, response), refusal.code == "precondition_failed" {
                 now = (try? JSONParser.parse([UInt8](response.body)))?.value.objectValue?["error"]?.objectValue?["currentVersion"]?
                     .integerValue.map { Int($0) }
@@ -158,7 +158,7 @@ extension ServerClient {
         guard let changed = object["changed"]?.boolValue else {
             throw .unreadableReply(url: url.absoluteString, reason: "/changed: expected a boolean")
         }
-        return WriteResult(changed: changed, version: try PublishedVersion(object, etag: response.headers["ETag"], url: url))
+        return WriteResult(changed: changed, version: try PublishedVersion(object, etag: response.headers[.eTag], url: url))
     }
 
     /// `"12-3fa9c1e0b2d4a6f8"` gives 12.

@@ -59,10 +59,10 @@ public struct ServerClient: Sendable {
     func exchange(_ method: ClientMethod, _ url: URL, headers extra: ClientHeaders = ClientHeaders(),
                   body: Data? = nil) throws(ServerError) -> ClientResponse {
         var headers = ClientHeaders()
-        headers.add(name: "Accept", value: "application/json")
-        headers.add(name: "User-Agent", value: "flagctl")
-        if let token { headers.add(name: "Authorization", value: "Bearer \(token)") }
-        if body != nil { headers.add(name: "Content-Type", value: "application/json") }
+        headers.add(name: .accept, value: "application/json")
+        headers.add(name: .userAgent, value: "flagctl")
+        if let token { headers.add(name: .authorization, value: "Bearer \(token)") }
+        if body != nil { headers.add(name: .contentType, value: "application/json") }
         for field in extra { headers.add(name: field.name, value: field.value) }
         let request = ClientRequest(method: method, url: url, headers: headers, body: body)
         let transport = self.transport
@@ -128,8 +128,8 @@ public struct ServerClient: Sendable {
 /// `X-Change-Message` carries the change's message; the server percent-decodes it, so `%`, controls and
 /// non-ASCII (German messages) are percent-encoded as UTF-8 and arrive exactly as typed.
 enum ChangeMessage {
-    /// The header's name.
-    static let header = "X-Change-Message"
+    /// The header's name (the wire contract's).
+    static let header = APIHeader.changeMessage
 
     /// The header value for `message`.
     static func encode(_ message: String) -> String {

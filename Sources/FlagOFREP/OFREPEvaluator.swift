@@ -33,9 +33,11 @@ public enum OFREPEvaluator {
     /// `POST /ofrep/v1/evaluate/flags`: every flag of the snapshot, in key order.
     /// - 200 `{"flags":[...],"metadata":{...}}` with an `ETag`; a flag that cannot be evaluated for this
     ///   context (`TARGETING_KEY_MISSING`) is an inline `evaluationFailure` item, the others still succeed;
-    /// - 304 with the same `ETag` and no body when `ifNoneMatch` (the raw `If-None-Match` field) matches it;
+    /// - 304 with the same `ETag` and no body when `ifNoneMatch` (the `If-None-Match` field lines) matches it by
+    ///   weak comparison (`HTTPEntityTagList`, accepting a bare unquoted tag: some providers echo the value
+    ///   without its quotes);
     /// - 400 `{"errorCode","errorDetails"}` (`bulkEvaluationFailure`) for an unusable body.
-    public static func evaluateAll(body: [UInt8], ifNoneMatch: String?, snapshot: OFREPSnapshot,
+    public static func evaluateAll(body: [UInt8], ifNoneMatch: [String] = [], snapshot: OFREPSnapshot,
                                    eventStream: OFREPEventStream? = nil) -> HTTPResponse {
         let request: OFREPRequest
         if let scanned = OFREPContextScanner.request(in: body) {
@@ -47,8 +49,8 @@ public enum OFREPEvaluator {
             }
         }
         let tag = etag(snapshot: snapshot, canonicalContext: request.canonicalContext)
-        let headers: HTTPHeaders = ["ETag": tag]
-        if let ifNoneMatch, OFREPETag.matches(ifNoneMatch, tag) {
+        let headers: HTTPHeaders = [.eTag: tag]
+        if !ifNoneMatch.isEmpty, HTTPEntityTagList.ifNoneMatch(ifNoneMatch, matches: tag, acceptingBareTags: true) {
             return .empty(.notModified, headers: headers)
         }
         var writer = OFREPJSONWriter(capacity: 128 * snapshot.sortedFlagKeys.count + 64)

@@ -20,11 +20,11 @@ public struct OFREPEventStream: Sendable, Equatable {
     /// in `X-Forwarded-Proto` (the TLS front); the bare path otherwise.
     public static func forRequest(_ request: HTTPRequest, peer: HTTPPeerAddress, path: String,
                                   proxies: HTTPTrustedProxies, inactivityDelaySec: Int) -> OFREPEventStream {
-        guard let host = request.headers["Host"], !host.isEmpty else {
+        guard let host = request.headers[.host], !host.isEmpty else {
             return OFREPEventStream(url: path, inactivityDelaySec: inactivityDelaySec)
         }
         let forwardedTLS = proxies.addresses.contains(peer.host)
-            && request.headers["X-Forwarded-Proto"]?.lowercased() == "https"
+            && request.headers[.xForwardedProto]?.lowercased() == "https"
         return OFREPEventStream(url: (forwardedTLS ? "https://" : "http://") + host + path, inactivityDelaySec: inactivityDelaySec)
     }
 }

@@ -14,30 +14,33 @@ struct OFREPJSONWriter {
 
     mutating func beginObject() {
         separate()
-        bytes.append(UInt8(ascii: "{"))
-        needsComma = false
+        open(UInt8(ascii: "{"))
     }
 
-    mutating func endObject() {
-        bytes.append(UInt8(ascii: "}"))
-        needsComma = true
-    }
+    mutating func endObject() { close(UInt8(ascii: "}")) }
 
     mutating func beginArray(_ name: String) {
         key(name)
-        bytes.append(UInt8(ascii: "["))
-        needsComma = false
+        open(UInt8(ascii: "["))
     }
 
-    mutating func endArray() {
-        bytes.append(UInt8(ascii: "]"))
-        needsComma = true
-    }
+    mutating func endArray() { close(UInt8(ascii: "]")) }
 
     mutating func beginObject(_ name: String) {
         key(name)
-        bytes.append(UInt8(ascii: "{"))
+        open(UInt8(ascii: "{"))
+    }
+
+    /// An opening bracket: the first member or element needs no comma before it.
+    private mutating func open(_ bracket: UInt8) {
+        bytes.append(bracket)
         needsComma = false
+    }
+
+    /// A closing bracket: whatever follows in the enclosing container needs a comma.
+    private mutating func close(_ bracket: UInt8) {
+        bytes.append(bracket)
+        needsComma = true
     }
 
     mutating func string(_ name: String, _ value: String) {

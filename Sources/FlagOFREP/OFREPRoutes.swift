@@ -68,19 +68,22 @@ public enum OFREPRoutes {
         "/v1/environments/{env}/ofrep/v1/evaluate/flags/{key}",
     ]
 
-    /// Adds the four OFREP routes to `builder`. Handlers are synchronous: parsing, evaluation and
-    /// encoding take microseconds and never block, so they run on the loop thread.
-    public static func register(in builder: inout HTTPRouter.Builder, configuration: OFREPRouteConfiguration) {
+    /// The four OFREP routes, all `POST`, each with its pattern and handler, for a service that registers
+    /// them through its own route table (FlagService declares their access there). Handlers are synchronous:
+    /// parsing, evaluation and encoding take microseconds and never block, so they run on the loop thread.
+    public static func routes(configuration: OFREPRouteConfiguration) -> [(pattern: String, handler: HTTPSyncHandlerFunction)] {
         let bulk: HTTPSyncHandlerFunction = { request, context in
             serve(request, context, configuration, key: nil)
         }
         let single: HTTPSyncHandlerFunction = { request, context in
             serve(request, context, configuration, key: context.pathParameters["key"] ?? "")
         }
-        builder.add(.POST, patterns[0], bulk)
-        builder.add(.POST, patterns[1], single)
-        builder.add(.POST, patterns[2], bulk)
-        builder.add(.POST, patterns[3], single)
+        return [(patterns[0], bulk), (patterns[1], single), (patterns[2], bulk), (patterns[3], single)]
+    }
+
+    /// Adds the four OFREP routes to `builder` (a server with only OFREP: `ofrep-test-server`, the tests).
+    public static func register(in builder: inout HTTPRouter.Builder, configuration: OFREPRouteConfiguration) {
+        for route in routes(configuration: configuration) { builder.add(.POST, route.pattern, route.handler) }
     }
 
     /// Authorization, rate limit, environment lookup, then the evaluator.
@@ -94,7 +97,7 @@ public enum OFREPRoutes {
             case .unauthorized(let message):
                 configuration.onUnauthorized?(request, context, message)
                 return HTTPError(.unauthorized, code: "unauthorized", message: message,
-                                 headers: ["WWW-Authenticate": #"Bearer realm="ofrep""#]).response
+                                 headers: [.wwwAuthenticate: #"Bearer realm="ofrep""#]).response
             case .forbidden(let message):
                 return HTTPError(.forbidden, code: "forbidden", message: message).response
             }
@@ -104,7 +107,7 @@ public enum OFREPRoutes {
                                                                    proxies: configuration.trustedProxies)) {
             return HTTPError(.tooManyRequests, code: "rate_limited",
                              message: "too many OFREP requests; retry in \(seconds) s",
-                             headers: ["Retry-After": String(seconds)]).response
+                             headers: [.retryAfter: String(seconds)]).response
         }
         guard let snapshot = configuration.snapshot(environment) else {
             return unknownEnvironment(environment, key: key)
@@ -119,7 +122,7 @@ public enum OFREPRoutes {
             OFREPEventStream.forRequest(request, peer: context.peer, path: path(environment),
                                         proxies: configuration.trustedProxies, inactivityDelaySec: configuration.inactivityDelaySec)
         }
-        return OFREPEvaluator.evaluateAll(body: request.body, ifNoneMatch: request.headers["If-None-Match"], snapshot: snapshot,
+        return OFREPEvaluator.evaluateAll(body: request.body, ifNoneMatch: request.headers.values(for: .ifNoneMatch), snapshot: snapshot,
                                           eventStream: stream)
     }
 
@@ -131,19 +134,10 @@ public enum OFREPRoutes {
     public static func clientKey(_ request: HTTPRequest, _ context: HTTPRequestContext, tokenVerified: Bool,
                                  proxies: HTTPTrustedProxies = .none) -> String {
         if tokenVerified {
-            if let token = bearerToken(request) { return "bearer " + token }
-            if let apiKey = request.headers["X-API-Key"], !apiKey.isEmpty { return "api-key " + apiKey }
+            if let token = HTTPBearerCredentials(request.headers).token { return "bearer " + token }
+            if let apiKey = request.headers[.apiKey], !apiKey.isEmpty { return "api-key " + apiKey }
         }
         return "address " + proxies.clientAddress(request, peer: context.peer)
-    }
-
-    /// The token of `Authorization: Bearer <token>` (RFC 6750 §2.1; the scheme is case-insensitive), or nil.
-    public static func bearerToken(_ request: HTTPRequest) -> String? {
-        guard let field = request.headers["Authorization"] else { return nil }
-        let parts = field.split(separator: " ", maxSplits: 1)
-        guard parts.count == 2, parts[0].lowercased() == "bearer" else { return nil }
-        let token = HTTPHeaders.trimmed(parts[1])
-        return token.isEmpty ? nil : String(token)
     }
 
     /// 404 for an environment that does not exist, in the OFREP error shape (a provider reading the

@@ -1,6 +1,7 @@
 import HTTPServer
 
-/// What a reader token may read, as the service's token store answers it.
+/// What a reader token may read, as the service's token store answers it. (The service maps a token's
+/// environment scope here; FlagService's route middleware checks the same scope for its own routes.)
 public enum OFREPTokenGrant: Sendable, Equatable {
     /// Not a token the server knows (or a revoked one).
     case unknown
@@ -27,13 +28,12 @@ public struct OFREPTokenAuthorizer: Sendable {
     /// The decision for one request and environment.
     public func authorize(_ request: HTTPRequest, environment: String) -> OFREPAccess {
         var tokens: [String] = []
-        if request.headers.contains("Authorization") {
-            guard let token = OFREPRoutes.bearerToken(request) else {
-                return .unauthorized("Authorization must be 'Bearer <token>'")
-            }
-            tokens.append(token)
+        switch HTTPBearerCredentials(request.headers) {
+        case .absent: break
+        case .malformed: return .unauthorized("Authorization must be 'Bearer <token>'")
+        case .token(let token): tokens.append(token)
         }
-        if let apiKey = request.headers["X-API-Key"] {
+        if let apiKey = request.headers[.apiKey] {
             guard !apiKey.isEmpty else { return .unauthorized("empty X-API-Key") }
             tokens.append(apiKey)
         }

@@ -1,4 +1,5 @@
 import HTTPServer
+import ServerLock
 
 /// A token bucket per client (Anderson's "leaky bucket as a meter"): each client may make `burst`
 /// requests at once and `rate` per second on average. Thread-safe (one `PThreadMutex`), and pure logic:

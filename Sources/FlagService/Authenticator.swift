@@ -1,6 +1,7 @@
-import Foundation
 import FlagStore
+import Foundation
 import HTTPServer
+import ServerLock
 
 /// Bearer-token authentication (RFC 6750 §2.1) against the store's hashed tokens.
 ///
@@ -24,24 +25,25 @@ public final class Authenticator: Sendable {
         table.withLock { $0 = fresh }
     }
 
-    /// The secret of `Authorization: Bearer <secret>`, or nil when the header is absent.
-    /// Throws 401 for another scheme or an empty token.
-    static func bearer(_ request: HTTPRequest) throws(ServiceError) -> String? {
-        guard let value = request.headers["Authorization"] else { return nil }
-        let parts = value.split(separator: " ", maxSplits: 1, omittingEmptySubsequences: true)
-        guard parts.count == 2, parts[0].lowercased() == "bearer" else {
+    /// The secret of `Authorization: Bearer <secret>` (parsed by `HTTPBearerCredentials`), or the service's
+    /// 401: without a token it names the role `needed`; another scheme or no token after `Bearer` is
+    /// `invalid_token` (RFC 6750 §3.1).
+    static func secret(_ request: HTTPRequest, needed: TokenRole) throws(ServiceError) -> String {
+        switch HTTPBearerCredentials(request.headers) {
+        case .token(let secret):
+            return secret
+        case .absent:
+            throw ServiceError.unauthorized("this needs a \(needed.rawValue) token (Authorization: Bearer ...)", invalidToken: false)
+        case .malformed(.otherScheme):
             throw ServiceError.unauthorized("use Authorization: Bearer <token>", invalidToken: true)
+        case .malformed(.missingToken):
+            throw ServiceError.unauthorized("empty bearer token", invalidToken: true)
         }
-        let secret = String(HTTPHeaders.trimmed(parts[1]))
-        guard !secret.isEmpty else { throw ServiceError.unauthorized("empty bearer token", invalidToken: true) }
-        return secret
     }
 
     /// The token of `request` if its role allows `needed`, from the store (fresh); 401 or 403 otherwise.
     func requireFresh(_ request: HTTPRequest, role needed: TokenRole) throws(ServiceError) -> TokenRecord {
-        guard let secret = try Self.bearer(request) else {
-            throw ServiceError.unauthorized("this needs a \(needed.rawValue) token (Authorization: Bearer ...)", invalidToken: false)
-        }
+        let secret = try Self.secret(request, needed: needed)
         let record: TokenRecord?
         do {
             record = try store.authenticate(secret: secret)
@@ -53,9 +55,7 @@ public final class Authenticator: Sendable {
 
     /// The same check from the in-memory table (for reads; never touches SQLite).
     func requireCached(_ request: HTTPRequest, role needed: TokenRole) throws(ServiceError) -> TokenRecord {
-        guard let secret = try Self.bearer(request) else {
-            throw ServiceError.unauthorized("this needs a \(needed.rawValue) token (Authorization: Bearer ...)", invalidToken: false)
-        }
+        let secret = try Self.secret(request, needed: needed)
         return try Self.check(table.withLock { $0?.authenticate(secret: secret) }, needed: needed)
     }
 

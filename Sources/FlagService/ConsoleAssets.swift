@@ -34,9 +34,9 @@ public struct ConsoleAssets: Sendable {
             let path = directory + "/" + name
             guard let data = FileManager.default.contents(atPath: path) else { throw .unreadable(path: path, reason: "cannot read the file") }
             var headers = Self.securityHeaders
-            headers.add(name: "Content-Type", value: type)
+            headers.add(name: .contentType, value: type)
             // Revalidated on every load, so a new release's files are never mixed with cached old ones.
-            headers.add(name: "Cache-Control", value: "no-cache")
+            headers.add(name: .cacheControl, value: "no-cache")
             responses[name] = HTTPResponse(status: .ok, headers: headers, body: [UInt8](data))
         }
         guard responses[Self.indexFile] != nil else { throw .noIndex(path: directory) }
@@ -65,7 +65,7 @@ public struct ConsoleAssets: Sendable {
 
     /// CSP, no MIME sniffing, no referrer (a URL never carries a token, but other people's URLs stay private).
     static var securityHeaders: HTTPHeaders {
-        ["Content-Security-Policy": contentSecurityPolicy, "X-Content-Type-Options": "nosniff",
+        [.contentSecurityPolicy: contentSecurityPolicy, .xContentTypeOptions: "nosniff",
          "Referrer-Policy": "no-referrer", "X-Frame-Options": "DENY"]
     }
 

@@ -1,5 +1,6 @@
 import FlagKit
 import HTTPServer
+import ServerLock
 
 /// The subscribers of every environment's event stream (`GET /v1/environments/{env}/events`). The writer
 /// thread publishes each new version after it is committed and its snapshot installed; the event bytes are

@@ -1,4 +1,5 @@
 import HTTPServer
+import ServerLock
 
 /// Slows down guessing tokens: a client (by address) with `limit` failed authentications within `window`
 /// gets 429 with `Retry-After` for the rest of that window, before its token is even looked at.

@@ -5,12 +5,13 @@ import HTTPServer
 extension FlagService {
     func registerConsole(into routes: inout ServiceRoutes) {
         let assets = options.console
-        let index: @Sendable (HTTPRequest, HTTPRequestContext) throws -> HTTPResponse = { _, _ in
+        let index: ServiceRoutes.SyncBody = { _, _, _ in
             assets?.response(for: ConsoleAssets.indexFile) ?? ConsoleAssets.notInstalled()
         }
-        routes.sync(.GET, "/console", index)
-        routes.sync(.GET, "/console/", index)
-        routes.sync(.GET, "/console/{file}") { _, context in
+        // Public: static files only; everything the console does goes through the API with the signed-in token.
+        routes.sync(.GET, "/console", access: .public, index)
+        routes.sync(.GET, "/console/", access: .public, index)
+        routes.sync(.GET, "/console/{file}", access: .public) { _, context, _ in
             guard let assets else { return ConsoleAssets.notInstalled() }
             return assets.response(for: context.pathParameters["file"] ?? "")
         }

@@ -6,36 +6,26 @@ extension FlagService {
     static func eventsPath(_ environment: String) -> String { "/v1/environments/\(environment)/events" }
 
     func registerEvents(into routes: inout ServiceRoutes) {
-        // Registered on the plain builder: a stream needs the connection's own responder, which the
-        // instrumented handlers replace with a counting callback.
-        routes.withBuilder { builder in
-            builder.add(.GET, "/v1/environments/{env}/events", handler: HTTPDeferredHandler { [self] request, context, responder in
-                openEvents(request, context, responder)
-            })
+        // The same reader rules as the document GET; a stream keeps the connection's own responder.
+        routes.stream(.GET, "/v1/environments/{env}/events", access: .reader) { [self] request, context, _, responder in
+            try openEvents(request, context, responder)
         }
     }
 
-    /// The same reader rules as the document GET, then a stream subscribed to the environment. A
-    /// `Last-Event-ID` (WHATWG HTML §9.2.4: the id of the last event the client saw) naming another version
-    /// than the current one gets the current version's event at once, so a reconnecting client misses nothing.
-    func openEvents(_ request: HTTPRequest, _ context: HTTPRequestContext, _ responder: HTTPResponder) {
-        let name: String
-        do {
-            try requireReader(request, context)
-            name = try environment(context)
-        } catch {
-            responder.respond(error.response)
-            return
-        }
+    /// A stream subscribed to the environment. A `Last-Event-ID` (WHATWG HTML §9.2.4: the id of the last
+    /// event the client saw) naming another version than the current one gets the current version's event
+    /// at once, so a reconnecting client misses nothing.
+    func openEvents(_ request: HTTPRequest, _ context: HTTPRequestContext, _ responder: HTTPResponder) throws(ServiceError) {
+        let name = try environment(context)
         let head = HTTPResponse(status: .ok, headers: [
-            "Content-Type": "text/event-stream", "Cache-Control": "no-cache",
+            .contentType: "text/event-stream", .cacheControl: "no-cache",
             // nginx passes the stream on unbuffered whatever its proxy_buffering says.
-            "X-Accel-Buffering": "no", "Vary": "Authorization",
+            .xAccelBuffering: "no", .vary: HTTPHeaderName.authorization.rawValue,
         ])
         guard let stream = responder.openStream(head, heartbeat: EventHub.heartbeat) else { return }
         stream.send(events.preamble)
         events.subscribe(stream, environment: name)
-        if let field = request.headers["Last-Event-ID"], let seen = Int(HTTPHeaders.trimmed(Substring(field))),
+        if let field = request.headers[.lastEventID], let seen = Int(HTTPHeaders.trimmed(Substring(field))),
            let snapshot = snapshots.snapshot(name), seen != snapshot.version {
             stream.send(EventHub.event(snapshot))
         }

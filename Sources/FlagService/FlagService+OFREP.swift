@@ -32,7 +32,8 @@ extension FlagService {
             let authenticator = service.authenticator
             authorize = OFREPTokenAuthorizer { secret in
                 guard let record = authenticator.cachedRecord(secret: secret), record.role.allows(.reader) else { return .unknown }
-                return .allEnvironments
+                // The scope `RouteGuard.scopeAllows` checks for the API's routes.
+                return record.environments.map { .environments($0) } ?? .allEnvironments
             }.closure
         }
         let limiter = service.options.ofrep.rateLimit.flatMap { TokenBucketRateLimiter(rate: $0, burst: service.options.ofrep.rateBurst) }
@@ -43,11 +44,16 @@ extension FlagService {
             rateLimiter: limiter,
             trustedProxies: service.options.trustedProxies)
         // The same failed-authentication log and throttle as the core API's.
-        configuration.admit = { request, context in service.throttledResponse(request, context) }
+        let routeGuard = service.routeGuard
+        configuration.admit = { request, context in routeGuard.throttledResponse(request, context) }
         configuration.onUnauthorized = { request, context, reason in
-            service.recordFailure(reason: reason, client: service.clientAddress(request, context), request, context)
+            routeGuard.recordFailure(reason: reason, client: routeGuard.clientAddress(request, context), request, context)
         }
         configuration.eventStreamPath = { FlagService.eventsPath($0) }
-        routes.withBuilder { builder in OFREPRoutes.register(in: &builder, configuration: configuration) }
+        // Evaluation routes: POST, yet they change nothing; OFREP's authorizer above is their access check.
+        for route in OFREPRoutes.routes(configuration: configuration) {
+            let handler = route.handler
+            routes.sync(.POST, route.pattern, access: .evaluation) { request, context, _ in try handler(request, context) }
+        }
     }
 }

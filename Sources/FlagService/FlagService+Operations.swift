@@ -6,41 +6,39 @@ import HTTPServer
 extension FlagService {
     func registerOperations(into routes: inout ServiceRoutes) {
         // Liveness: the process answers HTTP. Nothing else is checked, so a slow disk never gets it killed.
-        routes.sync(.GET, "/healthz") { _, _ in
+        routes.sync(.GET, "/healthz", access: .public) { _, _, _ in
             Self.json(["status": "ok"])
         }
 
         // Readiness: the database answers a query (off the loop: it may wait for SQLite) AND writes can
         // commit (the last commit did not fail, the filesystem is neither read-only nor full). Degraded
         // writes are a 503 whose body says reads still work, so a probe can tell the two apart.
-        routes.deferred(.GET, "/readyz") { [self] _, _, responder in
-            offLoop(responder) { [self] in
-                do {
-                    try store.ping()
-                } catch {
-                    logger.log(.warning, "not_ready", ["error": "\(error)"])
-                    throw ServiceError(.serviceUnavailable, code: "not_ready", message: "the database does not answer",
-                                       headers: ["Retry-After": "1"])
-                }
-                var versions: [String: JSONValue] = [:]
-                for (name, snapshot) in snapshots.all() { versions[name] = .integer(Int64(snapshot.version)) }
-                guard let problem = writer.health.problem(store: store) else {
-                    return Self.json(["status": "ready", "reads": "ok", "writes": "ok", "versions": .object(versions)])
-                }
-                logger.log(.warning, "writes_degraded", ["error": problem.reason])
-                var body: [String: JSONValue] = [
-                    "status": "degraded", "reads": "ok", "writes": "failing", "versions": .object(versions),
-                    "writeError": .string(problem.reason),
-                    "error": .object(["code": "writes_failing", "message": .string("reads are served; writes cannot commit: \(problem.reason)")]),
-                ]
-                if let failure = problem.failure { body["lastWriteFailedAt"] = .string(Snapshot.timestamp(failure.atMilliseconds)) }
-                return Self.json(body, status: .serviceUnavailable, headers: ["Retry-After": "5"])
+        routes.deferred(.GET, "/readyz", access: .public) { [self] _, _, _, _ in
+            do {
+                try store.ping()
+            } catch {
+                logger.log(.warning, "not_ready", ["error": "\(error)"])
+                throw ServiceError(.serviceUnavailable, code: "not_ready", message: "the database does not answer",
+                                   headers: [.retryAfter: "1"])
             }
+            var versions: [String: JSONValue] = [:]
+            for (name, snapshot) in snapshots.all() { versions[name] = .integer(Int64(snapshot.version)) }
+            guard let problem = writer.health.problem(store: store) else {
+                return Self.json(["status": "ready", "reads": "ok", "writes": "ok", "versions": .object(versions)])
+            }
+            logger.log(.warning, "writes_degraded", ["error": problem.reason])
+            var body: [String: JSONValue] = [
+                "status": "degraded", "reads": "ok", "writes": "failing", "versions": .object(versions),
+                "writeError": .string(problem.reason),
+                "error": .object(["code": "writes_failing", "message": .string("reads are served; writes cannot commit: \(problem.reason)")]),
+            ]
+            if let failure = problem.failure { body["lastWriteFailedAt"] = .string(RFC3339.string(milliseconds: failure.atMilliseconds)) }
+            return Self.json(body, status: .serviceUnavailable, headers: [.retryAfter: "5"])
         }
 
-        routes.sync(.GET, "/metrics") { [self] _, _ in
+        routes.sync(.GET, "/metrics", access: .public) { [self] _, _, _ in
             HTTPResponse.text(metrics.render(snapshots: snapshots.all(), server: serverMetrics()),
-                              headers: ["Content-Type": "text/plain; version=0.0.4; charset=utf-8"])
+                              headers: [.contentType: "text/plain; version=0.0.4; charset=utf-8"])
         }
     }
 }

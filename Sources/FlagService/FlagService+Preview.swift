@@ -9,35 +9,32 @@ import HTTPServer
 /// real CPU, so it is not open to anyone who can reach the server. Runs on the work queue.
 extension FlagService {
     func registerPreview(into routes: inout ServiceRoutes) {
-        routes.deferred(.POST, "/v1/environments/{env}/preview") { [self] request, context, responder in
-            offLoop(responder) { [self] in
-                let name = try environment(context)
-                _ = try authenticator.requireFresh(request, role: .reader)
-                try Self.requireJSONContentType(request)
-                let preview = try ChangePreview(body: try Self.parseJSON(request.body))
-                let current = snapshots.snapshot(name)
-                let baseVersion: Int?
-                let baseDocument: FlagDocument?
-                switch preview.base {
-                case nil:
-                    (baseVersion, baseDocument) = (current?.version, current?.document)
-                case 0?:
-                    (baseVersion, baseDocument) = (0, nil)
-                case let number?:
-                    baseVersion = number
-                    baseDocument = try storedDocument(environment: name, number: number)
-                }
-                let proposed = try preview.proposedDocument(base: baseDocument)
-                guard let old = baseDocument ?? Self.emptyDocument else {
-                    throw ServiceError(.internalServerError, code: "internal", message: "internal error")
-                }
-                var body = preview.answer(from: old, to: proposed, samples: impactSamples)
-                body["environment"] = .string(name)
-                body["baseVersion"] = baseVersion.map { .integer(Int64($0)) } ?? .null
-                // The tag to send as If-Match when publishing what was previewed against the current version.
-                body["baseEtag"] = preview.base == nil ? current.map { .string($0.etag) } ?? .null : .null
-                return Self.json(body, headers: ["Cache-Control": "no-store"])
+        routes.deferred(.POST, "/v1/environments/{env}/preview", access: .token(.reader)) { [self] request, context, _, _ in
+            let name = try environment(context)
+            try Self.requireJSONContentType(request)
+            let preview = try ChangePreview(body: try Self.parseJSON(request.body))
+            let current = snapshots.snapshot(name)
+            let baseVersion: Int?
+            let baseDocument: FlagDocument?
+            switch preview.base {
+            case nil:
+                (baseVersion, baseDocument) = (current?.version, current?.document)
+            case 0?:
+                (baseVersion, baseDocument) = (0, nil)
+            case let number?:
+                baseVersion = number
+                baseDocument = try storedDocument(environment: name, number: number)
             }
+            let proposed = try preview.proposedDocument(base: baseDocument)
+            guard let old = baseDocument ?? Self.emptyDocument else {
+                throw ServiceError(.internalServerError, code: "internal", message: "internal error")
+            }
+            var body = preview.answer(from: old, to: proposed, samples: impactSamples)
+            body["environment"] = .string(name)
+            body["baseVersion"] = baseVersion.map { .integer(Int64($0)) } ?? .null
+            // The tag to send as If-Match when publishing what was previewed against the current version.
+            body["baseEtag"] = preview.base == nil ? current.map { .string($0.etag) } ?? .null : .null
+            return Self.json(body, headers: [.cacheControl: "no-store"])
         }
     }
 

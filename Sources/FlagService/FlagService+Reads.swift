@@ -5,8 +5,7 @@ import HTTPServer
 /// `GET` of documents and history.
 extension FlagService {
     func registerReads(into routes: inout ServiceRoutes) {
-        routes.sync(.GET, "/v1/environments") { [self] request, context in
-            try requireReader(request, context)
+        routes.sync(.GET, "/v1/environments", access: .reader) { [self] _, _, _ in
             let current = snapshots.all()
             let list: [JSONValue] = snapshots.environments.map { name in
                 var entry: [String: JSONValue] = ["name": .string(name)]
@@ -20,79 +19,66 @@ extension FlagService {
         }
 
         // The hot path: a lock, a lookup, and a prebuilt response returned by reference. Never SQLite.
-        routes.sync(.GET, "/v1/environments/{env}/document") { [self] request, context in
-            try requireReader(request, context)
+        routes.sync(.GET, "/v1/environments/{env}/document", access: .reader) { [self] request, context, _ in
             let name = context.pathParameters["env"] ?? ""
             guard let snapshot = snapshots.snapshot(name) else {
                 _ = try environment(context)
                 throw ServiceError(.notFound, code: "no_version", message: "\(name) has no published version yet")
             }
-            if let first = request.headers["If-None-Match"] {
+            if let first = request.headers[.ifNoneMatch] {
                 // The common case, one field holding exactly our tag, is decided without parsing.
                 if first == snapshot.etag
-                    || EntityTags.noneMatchHits(request.headers.values(for: "If-None-Match"), current: snapshot.etag) {
+                    || HTTPEntityTagList.ifNoneMatch(request.headers.values(for: .ifNoneMatch), matches: snapshot.etag) {
                     return snapshot.notModifiedResponse
                 }
             }
             return snapshot.okResponse
         }
 
-        routes.deferred(.GET, "/v1/environments/{env}/versions") { [self] request, context, responder in
-            offLoop(responder) { [self] in
-                try requireReader(request, context)
-                let name = try environment(context)
-                let limit = try Self.integerParameter(request, "limit", default: 50, range: 1...1000)
-                let before = try Self.optionalIntegerParameter(request, "before", range: 1...Int.max)
-                let page: [VersionRecord]
-                do {
-                    page = try store.versions(environment: name, limit: limit, before: before)
-                } catch {
-                    throw ServiceError.store(error)
-                }
-                var next: JSONValue = .null
-                if page.count == limit, let last = page.last, last.number > 1 {
-                    next = .string("/v1/environments/\(name)/versions?limit=\(limit)&before=\(last.number)")
-                }
-                var headers = HTTPHeaders()
-                if case .string(let link) = next { headers.add(name: "Link", value: "<\(link)>; rel=\"next\"") }
-                return Self.json(["environment": .string(name), "versions": .array(page.map { .object(VersionMetadata($0).members) }),
-                                  "next": next], headers: headers)
+        routes.deferred(.GET, "/v1/environments/{env}/versions", access: .reader) { [self] request, context, _, _ in
+            let name = try environment(context)
+            let limit = try Self.integerParameter(request, "limit", default: 50, range: 1...1000)
+            let before = try Self.optionalIntegerParameter(request, "before", range: 1...Int.max)
+            let page: [VersionRecord]
+            do {
+                page = try store.versions(environment: name, limit: limit, before: before)
+            } catch {
+                throw ServiceError.store(error)
             }
+            var next: JSONValue = .null
+            if page.count == limit, let last = page.last, last.number > 1 {
+                next = .string("/v1/environments/\(name)/versions?limit=\(limit)&before=\(last.number)")
+            }
+            var headers = HTTPHeaders()
+            if case .string(let link) = next { headers.add(name: .link, value: "<\(link)>; rel=\"next\"") }
+            return Self.json(["environment": .string(name), "versions": .array(page.map { .object(VersionMetadata($0).members) }),
+                              "next": next], headers: headers)
         }
 
-        routes.deferred(.GET, "/v1/environments/{env}/versions/{number}") { [self] request, context, responder in
-            offLoop(responder) { [self] in
-                try requireReader(request, context)
-                let name = try environment(context)
-                guard let text = context.pathParameters["number"], let number = Int(text), number >= 1 else {
-                    throw ServiceError.badRequest("invalid_version", "the version must be a positive integer")
-                }
-                let record: VersionRecord
-                do {
-                    record = try store.version(environment: name, number: number)
-                    try FlagStore.verify(record)
-                } catch {
-                    throw ServiceError.store(error)
-                }
-                let document: JSONValue
-                do {
-                    document = try JSONParser.parse(record.document).value
-                } catch {
-                    throw ServiceError(.internalServerError, code: "stored_document_unreadable",
-                                       message: "version \(number) is stored but is not JSON: \(error)")
-                }
-                let etag = VersionMetadata.entityTag(version: record.number, contentHash: record.contentHash)
-                // Old versions never change: caches may keep them for a long time.
-                return HTTPResponse.json(Snapshot.envelope(record: record, document: document).canonicalBytes + [0x0A],
-                                         headers: ["ETag": etag, "Cache-Control": "public, max-age=86400, immutable"])
+        routes.deferred(.GET, "/v1/environments/{env}/versions/{number}", access: .reader) { [self] _, context, _, _ in
+            let name = try environment(context)
+            guard let text = context.pathParameters["number"], let number = Int(text), number >= 1 else {
+                throw ServiceError.badRequest("invalid_version", "the version must be a positive integer")
             }
+            let record: VersionRecord
+            do {
+                record = try store.version(environment: name, number: number)
+                try FlagStore.verify(record)
+            } catch {
+                throw ServiceError.store(error)
+            }
+            let document: JSONValue
+            do {
+                document = try JSONParser.parse(record.document).value
+            } catch {
+                throw ServiceError(.internalServerError, code: "stored_document_unreadable",
+                                   message: "version \(number) is stored but is not JSON: \(error)")
+            }
+            let etag = VersionMetadata.entityTag(version: record.number, contentHash: record.contentHash)
+            // Old versions never change: caches may keep them for a long time.
+            return HTTPResponse.json(Snapshot.envelope(record: record, document: document).canonicalBytes + [0x0A],
+                                     headers: [.eTag: etag, .cacheControl: "public, max-age=86400, immutable"])
         }
-    }
-
-    /// With `requireReadToken`, a reader token from the in-memory table; otherwise nothing.
-    func requireReader(_ request: HTTPRequest, _ context: HTTPRequestContext) throws(ServiceError) {
-        guard options.requireReadToken else { return }
-        _ = try authenticate(request, context, role: .reader, fresh: false)
     }
 
     /// A JSON response of `object`, canonical, with a trailing newline.

@@ -6,13 +6,11 @@ import HTTPServer
 /// refused at once rather than after the read-token table's next reload.
 extension FlagService {
     func registerWhoami(into routes: inout ServiceRoutes) {
-        routes.deferred(.GET, "/v1/whoami") { [self] request, _, responder in
-            offLoop(responder) { [self] in
-                let token = try authenticator.requireFresh(request, role: .reader)
-                return Self.json(["name": .string(token.name), "role": .string(token.role.rawValue),
-                                  "readsArePublic": .bool(!options.requireReadToken)],
-                                 headers: ["Cache-Control": "no-store", "Vary": "Authorization"])
-            }
+        routes.deferred(.GET, "/v1/whoami", access: .token(.reader)) { [self] _, _, token, _ in
+            let token = try RouteGuard.required(token)
+            return Self.json(["name": .string(token.name), "role": .string(token.role.rawValue),
+                              "readsArePublic": .bool(!options.requireReadToken)],
+                             headers: [.cacheControl: "no-store", .vary: HTTPHeaderName.authorization.rawValue])
         }
     }
 }

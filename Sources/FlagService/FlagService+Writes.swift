@@ -5,81 +5,59 @@ import HTTPServer
 
 /// `PUT .../document`, `PUT .../flags/{key}`, `POST .../rollback`.
 ///
-/// The loop thread only hands the request to the work queue; authentication (a store read), parsing and
-/// validation happen there, then the job goes to the single writer, which answers after the commit.
+/// The loop thread only hands the request to the work queue; authentication (a store read, by the route's
+/// declared access), parsing and validation happen there, then the job goes to the single writer, which
+/// answers after the commit.
 extension FlagService {
-    /// The header carrying a write's message for `PUT`s (for rollback, the body's `message` wins).
-    public static let messageHeader = "X-Change-Message"
-
     func registerWrites(into routes: inout ServiceRoutes) {
-        routes.deferred(.PUT, "/v1/environments/{env}/document", headCheck: writeHeadCheck) { [self] request, context, responder in
-            offLoop(responder) { [self] in
-                let name = try environment(context)
-                let dryRun = try Self.dryRun(request)
-                let token = try authenticate(request, context, role: dryRun ? .reader : .writer, fresh: true)
-                try Self.requireJSONContentType(request)
-                if dryRun {
-                    let document = try Self.decodeDocument(request.body)
-                    return dryRunResponse(environment: name, document: document)
-                }
-                let precondition = try Self.requiredPrecondition(request)
-                let message = try Self.message(request, body: nil)
+        // ?dryRun=true (any token, reader included) validates and diffs without publishing.
+        let write = RouteAccess.write(.writer, dryRun: .reader)
+        routes.deferred(.PUT, "/v1/environments/{env}/document", access: write) { [self] request, context, token, responder in
+            let name = try environment(context)
+            try Self.requireJSONContentType(request)
+            if try Self.dryRun(request) {
                 let document = try Self.decodeDocument(request.body)
-                submit(WriteJob(environment: name, kind: .document(document), precondition: precondition,
-                                author: token.name, message: message, completion: Self.answer(responder, flag: nil)))
-                return nil
+                return dryRunResponse(environment: name, document: document)
             }
+            let precondition = try Self.requiredPrecondition(request)
+            let message = try Self.message(request, body: nil)
+            let document = try Self.decodeDocument(request.body)
+            submit(WriteJob(environment: name, kind: .document(document), precondition: precondition,
+                            author: try RouteGuard.required(token).name, message: message, completion: Self.answer(responder, flag: nil)))
+            return nil
         }
 
-        routes.deferred(.PUT, "/v1/environments/{env}/flags/{key}", headCheck: writeHeadCheck) { [self] request, context, responder in
-            offLoop(responder) { [self] in
-                let name = try environment(context)
-                let key = context.pathParameters["key"] ?? ""
-                let dryRun = try Self.dryRun(request)
-                let token = try authenticate(request, context, role: dryRun ? .reader : .writer, fresh: true)
-                try Self.requireJSONContentType(request)
-                let edit = FlagEdit(try Self.parseJSON(request.body))
-                if dryRun {
-                    let document = try edit.apply(to: snapshots.snapshot(name)?.document, key: key)
-                    return dryRunResponse(environment: name, document: document)
-                }
-                let precondition = Self.optionalPrecondition(request)
-                let message = try Self.message(request, body: nil)
-                submit(WriteJob(environment: name, kind: .flag(key: key, edit: edit), precondition: precondition,
-                                author: token.name, message: message, completion: Self.answer(responder, flag: key)))
-                return nil
+        routes.deferred(.PUT, "/v1/environments/{env}/flags/{key}", access: write) { [self] request, context, token, responder in
+            let name = try environment(context)
+            let key = context.pathParameters["key"] ?? ""
+            try Self.requireJSONContentType(request)
+            let edit = FlagEdit(try Self.parseJSON(request.body))
+            if try Self.dryRun(request) {
+                let document = try edit.apply(to: snapshots.snapshot(name)?.document, key: key)
+                return dryRunResponse(environment: name, document: document)
             }
+            let precondition = Self.optionalPrecondition(request)
+            let message = try Self.message(request, body: nil)
+            submit(WriteJob(environment: name, kind: .flag(key: key, edit: edit), precondition: precondition,
+                            author: try RouteGuard.required(token).name, message: message, completion: Self.answer(responder, flag: key)))
+            return nil
         }
 
-        routes.deferred(.POST, "/v1/environments/{env}/rollback", headCheck: writeHeadCheck) { [self] request, context, responder in
-            offLoop(responder) { [self] in
-                let name = try environment(context)
-                let token = try authenticate(request, context, role: .writer, fresh: true)
-                try Self.requireJSONContentType(request)
-                guard case .object(let body) = try Self.parseJSON(request.body) else {
-                    throw ServiceError.badRequest("invalid_body", #"expected {"version": N, "message": "..."}"#)
-                }
-                guard let number = body["version"]?.integerValue, number >= 1, number <= Int64(Int32.max) else {
-                    throw ServiceError(.unprocessableContent, code: "invalid_body", message: "version must be a positive integer",
-                                       details: [ValidationIssue(path: "/version", message: "must be a positive integer")])
-                }
-                let message = try Self.message(request, body: body["message"])
-                let precondition = Self.optionalPrecondition(request)
-                submit(WriteJob(environment: name, kind: .rollback(number: Int(number)), precondition: precondition,
-                                author: token.name, message: message, completion: Self.answer(responder, flag: nil)))
-                return nil
+        routes.deferred(.POST, "/v1/environments/{env}/rollback", access: .token(.writer)) { [self] request, context, token, responder in
+            let name = try environment(context)
+            try Self.requireJSONContentType(request)
+            guard case .object(let body) = try Self.parseJSON(request.body) else {
+                throw ServiceError.badRequest("invalid_body", #"expected {"version": N, "message": "..."}"#)
             }
-        }
-    }
-
-    /// Runs `body` on the work queue; sends what it returns or throws (nil: it handed the responder on).
-    func offLoop(_ responder: HTTPResponder, _ body: @escaping @Sendable () throws -> HTTPResponse?) {
-        work.async {
-            do {
-                if let response = try body() { responder.respond(response) }
-            } catch {
-                responder.respond(ServiceRoutes.response(for: error))
+            guard let number = body["version"]?.integerValue, number >= 1, number <= Int64(Int32.max) else {
+                throw ServiceError(.unprocessableContent, code: "invalid_body", message: "version must be a positive integer",
+                                   details: [ValidationIssue(path: "/version", message: "must be a positive integer")])
             }
+            let message = try Self.message(request, body: body["message"])
+            let precondition = Self.optionalPrecondition(request)
+            submit(WriteJob(environment: name, kind: .rollback(number: Int(number)), precondition: precondition,
+                            author: try RouteGuard.required(token).name, message: message, completion: Self.answer(responder, flag: nil)))
+            return nil
         }
     }
 
@@ -95,13 +73,13 @@ extension FlagService {
                 body["changed"] = true
                 body["etag"] = .string(published.etag)
                 if let key, let flag = published.document.flags[key] { body["flag"] = flag.jsonValue }
-                responder.respond(json(body, headers: ["ETag": published.etag]))
+                responder.respond(json(body, headers: [.eTag: published.etag]))
             case .unchanged(let record):
                 var body = VersionMetadata(record).members
                 let etag = VersionMetadata.entityTag(version: record.number, contentHash: record.contentHash)
                 body["changed"] = false
                 body["etag"] = .string(etag)
-                responder.respond(json(body, headers: ["ETag": etag]))
+                responder.respond(json(body, headers: [.eTag: etag]))
             case .failed(let error):
                 responder.respond(error.response)
             }
@@ -134,11 +112,11 @@ extension FlagService {
 
     /// 415 unless `Content-Type` is `application/json` or `application/*+json` (a missing one is taken as JSON).
     static func requireJSONContentType(_ request: HTTPRequest) throws(ServiceError) {
-        guard let value = request.headers["Content-Type"] else { return }
+        guard let value = request.headers[.contentType] else { return }
         let mediaType = HTTPHeaders.trimmed(value.split(separator: ";", maxSplits: 1, omittingEmptySubsequences: false)[0]).lowercased()
         if mediaType == "application/json" || (mediaType.hasPrefix("application/") && mediaType.hasSuffix("+json")) { return }
         throw ServiceError(.unsupportedMediaType, code: "unsupported_media_type",
-                           message: "send Content-Type: application/json (got \(value))", headers: ["Accept-Put": "application/json"])
+                           message: "send Content-Type: application/json (got \(value))", headers: [.acceptPut: "application/json"])
     }
 
     /// Parses a JSON body: 400 for an empty body or malformed JSON (with line and column).
@@ -178,12 +156,9 @@ extension FlagService {
 
     /// `If-Match`, `If-None-Match: *`, or none.
     static func optionalPrecondition(_ request: HTTPRequest) -> WriteJob.Precondition {
-        let ifMatch = request.headers.values(for: "If-Match")
+        let ifMatch = request.headers.values(for: .ifMatch)
         if !ifMatch.isEmpty { return .ifMatch(ifMatch) }
-        if request.headers.values(for: "If-None-Match").contains(where: { HTTPHeaders.trimmed(Substring($0)) == "*" }) {
-            return .ifNoneMatchAny
-        }
-        return .none
+        return HTTPEntityTagList.isAny(request.headers.values(for: .ifNoneMatch)) ? .ifNoneMatchAny : .none
     }
 
     /// The write's message: the body's `message` (rollback) or `X-Change-Message` (percent-encoded UTF-8 is
@@ -193,12 +168,12 @@ extension FlagService {
         if let body {
             guard let string = body.stringValue else { throw .badRequest("invalid_message", "message must be a string") }
             text = string
-        } else if let header = request.headers[messageHeader] {
+        } else if let header = request.headers[.changeMessage] {
             text = HTTPRequest.percentDecode(header) ?? header
         }
         // Blank in the Unicode sense (no-break spaces too), without Foundation's NSString bridge.
         guard let text, !text.unicodeScalars.allSatisfy(\.properties.isWhitespace) else {
-            throw .badRequest("message_required", "every change needs a message: send the \(messageHeader) header")
+            throw .badRequest("message_required", "every change needs a message: send the \(APIHeader.changeMessage) header")
         }
         guard text.utf8.count <= 10_000 else { throw .badRequest("message_too_long", "the message is longer than 10000 bytes") }
         return text

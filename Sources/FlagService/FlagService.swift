@@ -2,6 +2,7 @@ import Dispatch
 import FlagKit
 import FlagStore
 import HTTPServer
+import ServerLock
 import Synchronization
 
 /// The flag API (see `docs/api.md`) over a `FlagStore`: documents served from in-memory snapshots,
@@ -53,14 +54,14 @@ public final class FlagService: Sendable {
     /// The options given at creation.
     public let options: Options
     let authenticator: Authenticator
-    /// Failed authentications per client address (429 past the limit).
-    let authThrottle: FailedAuthThrottle
+    /// The middleware of every route: the access each declares, the failed-authentication throttle, the log.
+    let routeGuard: RouteGuard
     let writer: WriteQueue
     /// The impact sample of the last preview (`POST .../preview`), reused while the pools stay the same.
     let impactSamples = ImpactSampleCache()
     /// Off-loop work that may touch SQLite or parse bodies (auth, history, validation).
     let work = DispatchQueue(label: "flagserver.work", qos: .userInitiated, attributes: .concurrent)
-    private let server = Mutex<HTTPServer?>(nil)
+    private let server = PThreadMutex<HTTPServer?>(nil)
     private let refreshStopped = Atomic<Bool>(false)
 
     /// Loads every environment's current version from `store` and starts the writer thread.
@@ -71,7 +72,6 @@ public final class FlagService: Sendable {
         self.logger = logger
         snapshots = SnapshotStore()
         metrics = ServiceMetrics()
-        authThrottle = FailedAuthThrottle(limit: options.authFailureLimit, window: options.authFailureWindow)
         do {
             try snapshots.load(from: store)
             authenticator = try Authenticator(store: store)
@@ -80,6 +80,9 @@ public final class FlagService: Sendable {
         } catch {
             throw .store(error)
         }
+        routeGuard = RouteGuard(authenticator: authenticator,
+                                throttle: FailedAuthThrottle(limit: options.authFailureLimit, window: options.authFailureWindow),
+                                logger: logger, trustedProxies: options.trustedProxies, requireReadToken: options.requireReadToken)
         writer = WriteQueue(store: store, snapshots: snapshots, metrics: metrics, logger: logger, maximumBatch: options.maximumBatch,
                             events: events)
         writer.start()
@@ -91,16 +94,17 @@ public final class FlagService: Sendable {
         self.server.withLock { $0 = server }
     }
 
-    /// The router with every route of the API, plus the registered extensions (OFREP).
+    /// The router with every route of the API, plus the registered extensions (OFREP), each with its declared
+    /// access (`RouteAccess`, enforced by `RouteGuard`). Throws when a route's access is not allowed for it.
     public func makeRouter() throws(HTTPError) -> HTTPRouter {
-        var routes = ServiceRoutes(metrics: metrics)
+        var routes = ServiceRoutes(metrics: metrics, routeGuard: routeGuard, work: work)
         register(into: &routes)
         for extend in FlagService.routeExtensions { extend(&routes, self) }
         return try routes.build()
     }
 
     /// Adds the core API's routes (documents, flags, history, rollback, operations) to `routes`.
-    public func register(into routes: inout ServiceRoutes) {
+    func register(into routes: inout ServiceRoutes) {
         registerReads(into: &routes)
         registerWrites(into: &routes)
         registerEvents(into: &routes)

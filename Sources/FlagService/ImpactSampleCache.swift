@@ -1,5 +1,5 @@
 import FlagKit
-import Synchronization
+import ServerLock
 
 /// The last generated impact sample, kept for the next preview.
 ///
@@ -15,7 +15,7 @@ public final class ImpactSampleCache: Sendable {
         let pools: [ImpactSample.AttributePool]
     }
 
-    private let last = Mutex<(key: Key, sample: [EvaluationContext])?>(nil)
+    private let last = PThreadMutex<(key: Key, sample: [EvaluationContext])?>(nil)
 
     /// An empty cache.
     public init() {}

@@ -51,7 +51,7 @@ public struct ServiceError: Error, Sendable, CustomStringConvertible {
     /// 401 with `WWW-Authenticate: Bearer` (RFC 6750 §3).
     static func unauthorized(_ message: String, invalidToken: Bool) -> ServiceError {
         let challenge = invalidToken ? #"Bearer realm="flagserver", error="invalid_token""# : #"Bearer realm="flagserver""#
-        return ServiceError(.unauthorized, code: "unauthorized", message: message, headers: ["WWW-Authenticate": challenge])
+        return ServiceError(.unauthorized, code: "unauthorized", message: message, headers: [.wwwAuthenticate: challenge])
     }
 
     /// 403 for a token whose role is too low.
@@ -108,7 +108,7 @@ public struct ServiceError: Error, Sendable, CustomStringConvertible {
                                 extra: ["currentVersion": .integer(Int64(current))])
         case .busy:
             return ServiceError(.serviceUnavailable, code: "busy", message: "the database is busy; retry shortly",
-                                headers: ["Retry-After": "1"])
+                                headers: [.retryAfter: "1"])
         case .invalidArgument(let name, let reason):
             return badRequest("invalid_argument", "\(name): \(reason)")
         case .damagedVersion(let environment, let number, _, _):

@@ -1,3 +1,4 @@
+import FlagKit
 import Foundation
 
 /// Structured log lines on standard error: `ts=2026-11-29T15:30:00.123Z level=info event=publish env=production version=3`.
@@ -70,7 +71,7 @@ public struct ServiceLogger: Sendable {
     /// Writes one line: `event` plus `fields` in order; values with spaces, quotes or `=` are quoted.
     public func log(_ level: Level, _ event: String, _ fields: KeyValuePairs<String, String> = [:]) {
         guard isEnabled(level) else { return }
-        var line = "ts=\(Snapshot.timestamp(Int64(Date().timeIntervalSince1970 * 1000))) level=\(level.name) event=\(event)"
+        var line = "ts=\(RFC3339.string(milliseconds: Int64(Date().timeIntervalSince1970 * 1000))) level=\(level.name) event=\(event)"
         for (key, value) in fields {
             line += " \(key)=\(Self.quoted(value))"
         }

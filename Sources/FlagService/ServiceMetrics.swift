@@ -1,5 +1,6 @@
 import Glibc
 import HTTPServer
+import ServerLock
 import Synchronization
 
 /// Counters for `/metrics` (Prometheus text exposition format 0.0.4).

@@ -1,41 +1,75 @@
+import Dispatch
+import FlagStore
 import HTTPServer
 
-/// A route table under construction whose every handler is instrumented: each response is counted in
-/// `/metrics` by route and status, with its latency. The core API and OFREP register through this.
-public struct ServiceRoutes: Sendable {
-    /// The underlying builder (already holding the routes added so far).
-    public private(set) var builder = HTTPRouter.Builder()
+/// The API's route table under construction: the only way a route gets into `FlagService.makeRouter()`.
+///
+/// Every registration names the route's `RouteAccess`, and every route runs through the `RouteGuard`
+/// middleware, which authenticates before the handler and hands it the token (nil where none is needed).
+/// Every response is counted in `/metrics` by route and status, with its latency (streams by the server's
+/// counters). `build()` refuses a table where an unsafe method has no role, or a route that would read the
+/// store for its token on the loop thread.
+struct ServiceRoutes: Sendable {
+    /// A handler on the loop thread: no SQLite, no I/O.
+    typealias SyncBody = @Sendable (HTTPRequest, HTTPRequestContext, TokenRecord?) throws -> HTTPResponse
+    /// A handler on the work queue: returns the response, or nil when it handed the responder on (to the writer).
+    typealias DeferredBody = @Sendable (HTTPRequest, HTTPRequestContext, TokenRecord?, HTTPResponder) throws -> HTTPResponse?
+    /// A handler on the loop thread that keeps the connection's own responder (to open a stream).
+    typealias StreamBody = @Sendable (HTTPRequest, HTTPRequestContext, TokenRecord?, HTTPResponder) throws -> Void
+
+    private var builder = HTTPRouter.Builder()
     /// Where the counters go.
-    public let metrics: ServiceMetrics
+    let metrics: ServiceMetrics
+    /// The middleware of every route.
+    let routeGuard: RouteGuard
+    /// Where deferred handlers (and their store reads for tokens) run.
+    let work: DispatchQueue
+    /// Registrations that must not be built, with the reason.
+    private var refusals: [String] = []
 
-    /// An empty table counting into `metrics`.
-    public init(metrics: ServiceMetrics) { self.metrics = metrics }
-
-    /// A synchronous route: runs on the event-loop thread and must not block (no SQLite, no I/O).
-    /// A thrown `ServiceError` or `HTTPError` is sent as its JSON response; anything else becomes 500.
-    public mutating func sync(_ method: HTTPMethod, _ pattern: String,
-                              _ body: @escaping @Sendable (HTTPRequest, HTTPRequestContext) throws -> HTTPResponse) {
-        builder.add(method, pattern, handler: InstrumentedSyncHandler(route: metrics.route(method.rawValue, pattern), body: body))
+    init(metrics: ServiceMetrics, routeGuard: RouteGuard, work: DispatchQueue) {
+        self.metrics = metrics
+        self.routeGuard = routeGuard
+        self.work = work
     }
 
-    /// A deferred route: gets the responder and answers later from any thread (after a commit, a query).
-    /// `headCheck`, when given, decides on a request with a body from its head, before the body is read
-    /// (see `HTTPHandler.checkHead`): a refusal is sent instead and counted like any response.
-    public mutating func deferred(_ method: HTTPMethod, _ pattern: String,
-                                  headCheck: (@Sendable (HTTPRequest, HTTPRequestContext) -> HTTPResponse?)? = nil,
-                                  _ body: @escaping @Sendable (HTTPRequest, HTTPRequestContext, HTTPResponder) -> Void) {
-        builder.add(method, pattern, handler: InstrumentedDeferredHandler(route: metrics.route(method.rawValue, pattern),
-                                                                          headCheck: headCheck, body: body))
+    /// A route answered on the event-loop thread (it must not block). A thrown `ServiceError` or `HTTPError`
+    /// is sent as its JSON response; anything else becomes 500. `access` must not read the store.
+    mutating func sync(_ method: HTTPMethod, _ pattern: String, access: RouteAccess, _ body: @escaping SyncBody) {
+        declare(method, pattern, access, onLoop: true)
+        builder.add(method, pattern, handler: GuardedSyncHandler(route: metrics.route(method.rawValue, pattern),
+                                                                 guarded: GuardedAccess(access, routeGuard), body: body))
     }
 
-    /// Lets a module that registers on a plain builder (OFREP) add its routes. They are counted in
-    /// `/metrics` by the server's status counters, not per route.
-    public mutating func withBuilder(_ body: (inout HTTPRouter.Builder) -> Void) {
-        body(&builder)
+    /// A route answered on the work queue: the middleware authenticates there (a store read for `token` and
+    /// `write`), then `body` runs and answers (or hands the responder on and returns nil). For `token` and
+    /// `write` access, a request with a body is refused from its head (429, 401) before the body is read.
+    mutating func deferred(_ method: HTTPMethod, _ pattern: String, access: RouteAccess, _ body: @escaping DeferredBody) {
+        declare(method, pattern, access, onLoop: false)
+        builder.add(method, pattern, handler: GuardedDeferredHandler(route: metrics.route(method.rawValue, pattern),
+                                                                     guarded: GuardedAccess(access, routeGuard), work: work, body: body))
     }
 
-    /// Freezes the table.
-    public func build() throws(HTTPError) -> HTTPRouter { try builder.build() }
+    /// A route that keeps the connection's responder (an event stream: `HTTPResponder.openStream`), on the
+    /// loop thread. Not counted per route: the instrumented responder is a callback that cannot stream.
+    mutating func stream(_ method: HTTPMethod, _ pattern: String, access: RouteAccess, _ body: @escaping StreamBody) {
+        declare(method, pattern, access, onLoop: true)
+        builder.add(method, pattern, handler: GuardedStreamHandler(guarded: GuardedAccess(access, routeGuard), body: body))
+    }
+
+    /// Records why a registration must not be built, if it must not.
+    private mutating func declare(_ method: HTTPMethod, _ pattern: String, _ access: RouteAccess, onLoop: Bool) {
+        if let refusal = access.refusal(for: method) { refusals.append("\(method) \(pattern): \(refusal)") }
+        if onLoop && access.checksStore {
+            refusals.append("\(method) \(pattern): \(access) reads the store and cannot be checked on the loop thread")
+        }
+    }
+
+    /// Freezes the table; refuses it (a `router` error) when a registration above was not allowed.
+    func build() throws(HTTPError) -> HTTPRouter {
+        if let refusal = refusals.first { throw HTTPError(.internalServerError, code: "router", message: refusal) }
+        return try builder.build()
+    }
 
     /// The response for any error a handler threw.
     static func response(for error: any Error) -> HTTPResponse {
@@ -44,29 +78,6 @@ public struct ServiceRoutes: Sendable {
         case let error as HTTPError: error.response
         default: ServiceError(.internalServerError, code: "internal", message: "internal error").response
         }
-    }
-}
-
-/// Runs a synchronous body and records its status and latency without any allocation of its own.
-/// A final class so that calling it through `any HTTPHandler` costs one retain, not a copy of each field.
-final class InstrumentedSyncHandler: HTTPHandler, Sendable {
-    let route: ServiceMetrics.Route
-    let body: @Sendable (HTTPRequest, HTTPRequestContext) throws -> HTTPResponse
-
-    init(route: ServiceMetrics.Route, body: @escaping @Sendable (HTTPRequest, HTTPRequestContext) throws -> HTTPResponse) {
-        self.route = route
-        self.body = body
-    }
-
-    func handle(_ request: HTTPRequest, context: HTTPRequestContext, responder: HTTPResponder) {
-        let response: HTTPResponse
-        do {
-            response = try body(request, context)
-        } catch {
-            response = ServiceRoutes.response(for: error)
-        }
-        route.record(status: response.status.code, nanoseconds: Self.elapsed(since: context.receivedAtNanoseconds))
-        responder.respond(response)
     }
 
     /// Nanoseconds since `start` on the monotonic clock (0 when `start` is unknown).
@@ -77,23 +88,85 @@ final class InstrumentedSyncHandler: HTTPHandler, Sendable {
     }
 }
 
-/// Hands the body a responder that records status and latency when it is finally called.
-/// A final class for the same reason as `InstrumentedSyncHandler`.
-final class InstrumentedDeferredHandler: HTTPHandler, Sendable {
-    let route: ServiceMetrics.Route
-    let headCheck: (@Sendable (HTTPRequest, HTTPRequestContext) -> HTTPResponse?)?
-    let body: @Sendable (HTTPRequest, HTTPRequestContext, HTTPResponder) -> Void
+/// What every guarded handler holds: the route's declared access, the check it comes to under this
+/// deployment (resolved once, at registration), and the middleware that runs it.
+struct GuardedAccess: Sendable {
+    let access: RouteAccess
+    let check: RouteGuard.Check
+    let routeGuard: RouteGuard
 
-    init(route: ServiceMetrics.Route, headCheck: (@Sendable (HTTPRequest, HTTPRequestContext) -> HTTPResponse?)? = nil,
-         body: @escaping @Sendable (HTTPRequest, HTTPRequestContext, HTTPResponder) -> Void) {
+    init(_ access: RouteAccess, _ routeGuard: RouteGuard) {
+        self.access = access
+        check = routeGuard.check(for: access)
+        self.routeGuard = routeGuard
+    }
+
+    /// The token the access asks for (nil when none), or the refusal (`RouteGuard.authorize`).
+    @inline(__always)
+    func token(_ request: HTTPRequest, _ context: HTTPRequestContext) throws(ServiceError) -> TokenRecord? {
+        try routeGuard.authorize(check, request, context)
+    }
+}
+
+/// A route's handler as the router holds it: its declared access can be read back (the route table test).
+protocol GuardedRoute: HTTPHandler {
+    /// The access and the middleware.
+    var guarded: GuardedAccess { get }
+}
+
+extension GuardedRoute {
+    /// Who may call the route.
+    var access: RouteAccess { guarded.access }
+}
+
+/// Authorizes, runs a synchronous body and records its status and latency without any allocation of its own.
+/// A final class so that calling it through `any HTTPHandler` costs one retain, not a copy of each field.
+final class GuardedSyncHandler: GuardedRoute, Sendable {
+    let route: ServiceMetrics.Route
+    let guarded: GuardedAccess
+    let body: ServiceRoutes.SyncBody
+
+    init(route: ServiceMetrics.Route, guarded: GuardedAccess, body: @escaping ServiceRoutes.SyncBody) {
         self.route = route
-        self.headCheck = headCheck
+        self.guarded = guarded
+        self.body = body
+    }
+
+    func handle(_ request: HTTPRequest, context: HTTPRequestContext, responder: HTTPResponder) {
+        let response: HTTPResponse
+        do {
+            // Public routes and reads while reads are public (the document GET) pass no token: nothing to build.
+            if case .none = guarded.check {
+                response = try body(request, context, nil)
+            } else {
+                response = try body(request, context, try guarded.token(request, context))
+            }
+        } catch {
+            response = ServiceRoutes.response(for: error)
+        }
+        route.record(status: response.status.code, nanoseconds: ServiceRoutes.elapsed(since: context.receivedAtNanoseconds))
+        responder.respond(response)
+    }
+}
+
+/// Refuses heads on the loop, then authorizes and runs the body on the work queue, with a responder that
+/// records status and latency when it is finally called. A final class for the same reason as above.
+final class GuardedDeferredHandler: GuardedRoute, Sendable {
+    let route: ServiceMetrics.Route
+    let guarded: GuardedAccess
+    let work: DispatchQueue
+    let body: ServiceRoutes.DeferredBody
+
+    init(route: ServiceMetrics.Route, guarded: GuardedAccess, work: DispatchQueue, body: @escaping ServiceRoutes.DeferredBody) {
+        self.route = route
+        self.guarded = guarded
+        self.work = work
         self.body = body
     }
 
     func checkHead(_ request: HTTPRequest, context: HTTPRequestContext) -> HTTPResponse? {
-        guard let refusal = headCheck?(request, context) else { return nil }
-        route.record(status: refusal.status.code, nanoseconds: InstrumentedSyncHandler.elapsed(since: context.receivedAtNanoseconds))
+        guard let refusal = guarded.routeGuard.checkHead(guarded.check, request, context) else { return nil }
+        route.record(status: refusal.status.code, nanoseconds: ServiceRoutes.elapsed(since: context.receivedAtNanoseconds))
         return refusal
     }
 
@@ -101,9 +174,36 @@ final class InstrumentedDeferredHandler: HTTPHandler, Sendable {
         let route = self.route
         let start = context.receivedAtNanoseconds
         let counted = HTTPResponder { response in
-            route.record(status: response.status.code, nanoseconds: InstrumentedSyncHandler.elapsed(since: start))
+            route.record(status: response.status.code, nanoseconds: ServiceRoutes.elapsed(since: start))
             responder.respond(response)
         }
-        body(request, context, counted)
+        work.async { [self] in
+            do {
+                if let response = try body(request, context, try guarded.token(request, context), counted) {
+                    counted.respond(response)
+                }
+            } catch {
+                counted.respond(ServiceRoutes.response(for: error))
+            }
+        }
+    }
+}
+
+/// Authorizes on the loop and hands the body the connection's own responder (streams are not counted per route).
+final class GuardedStreamHandler: GuardedRoute, Sendable {
+    let guarded: GuardedAccess
+    let body: ServiceRoutes.StreamBody
+
+    init(guarded: GuardedAccess, body: @escaping ServiceRoutes.StreamBody) {
+        self.guarded = guarded
+        self.body = body
+    }
+
+    func handle(_ request: HTTPRequest, context: HTTPRequestContext, responder: HTTPResponder) {
+        do {
+            try body(request, context, try guarded.token(request, context), responder)
+        } catch {
+            responder.respond(ServiceRoutes.response(for: error))
+        }
     }
 }

@@ -47,8 +47,8 @@ public final class Snapshot: Sendable {
         body = Snapshot.envelopeBytes(record: record,
                                       canonicalDocument: documentIsCanonical ? record.document : document.canonicalBytes)
         let headers: HTTPHeaders = [
-            "ETag": etag, "Cache-Control": Snapshot.cacheControl, "Vary": "Authorization",
-            "Last-Modified": Snapshot.httpDate(record.createdAtMilliseconds),
+            .eTag: etag, .cacheControl: Snapshot.cacheControl, .vary: HTTPHeaderName.authorization.rawValue,
+            .lastModified: HTTPDate.imfFixdate(epochSeconds: record.createdAtMilliseconds / 1000),
         ]
         okResponse = HTTPResponse.json(body, headers: headers).encodingHead()
         ofrep = OFREPSnapshot(document: document, version: record.number, environment: record.environment,
@@ -93,35 +93,6 @@ public final class Snapshot: Sendable {
         return out
     }
 
-    /// RFC 3339 UTC with milliseconds: `2026-11-29T15:30:00.123Z`.
-    public static func timestamp(_ milliseconds: Int64) -> String {
-        let parts = utc(milliseconds)
-        return "\(pad(parts.tm_year + 1900, 4))-\(pad(parts.tm_mon + 1, 2))-\(pad(parts.tm_mday, 2))T"
-            + "\(pad(parts.tm_hour, 2)):\(pad(parts.tm_min, 2)):\(pad(parts.tm_sec, 2)).\(pad(Int32(milliseconds % 1000), 3))Z"
-    }
-
-    /// Broken-down UTC time of `milliseconds` since the epoch.
-    static func utc(_ milliseconds: Int64) -> tm {
-        var seconds = time_t(milliseconds / 1000)
-        var parts = tm()
-        gmtime_r(&seconds, &parts)
-        return parts
-    }
-
-    /// `value` in decimal, left-padded with zeros to `width` digits (no Foundation formatting on hot paths).
-    static func pad(_ value: Int32, _ width: Int) -> String {
-        let digits = String(value)
-        return digits.count >= width ? digits : String(repeating: "0", count: width - digits.count) + digits
-    }
-
-    /// IMF-fixdate (RFC 9110 §5.6.7) for `Last-Modified`.
-    static func httpDate(_ milliseconds: Int64) -> String {
-        let parts = utc(milliseconds)
-        let days = ["Sun", "Mon", "Tue", "Wed", "Thu", "Fri", "Sat"]
-        let months = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"]
-        return "\(days[Int(parts.tm_wday) % 7]), \(pad(parts.tm_mday, 2)) \(months[Int(parts.tm_mon) % 12]) "
-            + "\(pad(parts.tm_year + 1900, 4)) \(pad(parts.tm_hour, 2)):\(pad(parts.tm_min, 2)):\(pad(parts.tm_sec, 2)) GMT"
-    }
 }
 
 extension VersionMetadata {
@@ -129,7 +100,7 @@ extension VersionMetadata {
     /// starts a larger one, FlagStore+Epoch).
     public init(_ record: VersionRecord) {
         self.init(environment: record.environment, version: record.number, contentHash: record.contentHash,
-                  publishedAt: Snapshot.timestamp(record.createdAtMilliseconds), author: record.author, message: record.message,
+                  publishedAt: RFC3339.string(milliseconds: record.createdAtMilliseconds), author: record.author, message: record.message,
                   rolledBackFrom: record.rolledBackFrom, epoch: record.epoch)
     }
 }

@@ -1,5 +1,6 @@
 import FlagStore
 import HTTPServer
+import ServerLock
 
 /// The registry of every environment's current `Snapshot`, read by GET (and OFREP) handlers without
 /// touching SQLite, and swapped atomically by the writer after each durable commit.

@@ -1,6 +1,7 @@
 import FlagStore
 import Foundation
 import HTTPServer
+import ServerLock
 
 /// Whether writes can commit, for `/readyz`: the last commit's failure (cleared by the next commit that
 /// succeeds) and what the store's filesystem says now (read-only, full).

@@ -2,6 +2,8 @@ import FlagKit
 import FlagStore
 import Foundation
 import Glibc
+import HTTPServer
+import ServerLock
 
 /// The ONE writer: a dedicated thread that owns every publish, so writes are serialized and the event
 /// loops never wait for an fsync. Handlers enqueue a `WriteJob` and return; the job's completion answers
@@ -10,12 +12,15 @@ import Glibc
 /// Group commit: the thread takes every job queued while the previous commit was in flight and writes
 /// them with one `publish(batch:)` (one fsync). Jobs are applied in arrival order; each is checked and
 /// computed against the version the jobs before it produce, exactly as if they had run one by one.
-public final class WriteQueue: @unchecked Sendable {
-    // @unchecked: `jobs`, `stopping` and `finished` are only touched while holding `condition`.
-    private let condition = NSCondition()
-    private var jobs: [WriteJob] = []
-    private var stopping = false
-    private var finished = false
+public final class WriteQueue: Sendable {
+    /// What the handlers and the writer thread share.
+    struct Queue: Sendable {
+        var jobs: [WriteJob] = []
+        var stopping = false
+        var finished = false
+    }
+
+    private let queue = PThreadCondition(Queue())
     let store: FlagStore
     let snapshots: SnapshotStore
     let metrics: ServiceMetrics
@@ -47,24 +52,23 @@ public final class WriteQueue: @unchecked Sendable {
 
     /// Queues `job`; a queue that is stopping answers 503 at once.
     public func submit(_ job: WriteJob) {
-        condition.lock()
-        if stopping {
-            condition.unlock()
+        let accepted = queue.withLock { queue in
+            guard !queue.stopping else { return false }
+            queue.jobs.append(job)
+            return true
+        }
+        guard accepted else {
             job.completion(.failed(ServiceError(.serviceUnavailable, code: "shutting_down", message: "the server is stopping")))
             return
         }
-        jobs.append(job)
-        condition.signal()
-        condition.unlock()
+        queue.signal()
     }
 
     /// Finishes every queued job, then stops the thread; returns when it has.
     public func stop() {
-        condition.lock()
-        stopping = true
-        condition.broadcast()
-        while !finished { condition.wait() }
-        condition.unlock()
+        queue.withLock { $0.stopping = true }
+        queue.broadcast()
+        queue.wait(until: { $0.finished }) { _ in }
     }
 
     /// The writer's nice value: reads come first. When a loop wakes while the writer is running, the loop
@@ -79,19 +83,22 @@ public final class WriteQueue: @unchecked Sendable {
         // On Linux, nice is per thread and `who` 0 means the calling thread (setpriority(2), BUGS). Raising
         // one's own nice needs no privilege; if it fails anyway the writer simply runs at the loops' priority.
         _ = setpriority(__priority_which_t(PRIO_PROCESS.rawValue), 0, Self.writerNice)
+        let maximumBatch = self.maximumBatch
         while true {
-            condition.lock()
-            while jobs.isEmpty && !stopping { condition.wait() }
-            if jobs.isEmpty && stopping {
-                finished = true
-                condition.broadcast()
-                condition.unlock()
+            // nil: stopping with nothing left to write.
+            let batch: [WriteJob]? = queue.wait(until: { !$0.jobs.isEmpty || $0.stopping }) { queue in
+                if queue.jobs.isEmpty {
+                    queue.finished = true
+                    return nil
+                }
+                let take = min(queue.jobs.count, maximumBatch)
+                defer { queue.jobs.removeFirst(take) }
+                return Array(queue.jobs.prefix(take))
+            }
+            guard let batch else {
+                queue.broadcast()
                 return
             }
-            let take = min(jobs.count, maximumBatch)
-            let batch = Array(jobs.prefix(take))
-            jobs.removeFirst(take)
-            condition.unlock()
             process(batch)
         }
     }
@@ -171,18 +178,18 @@ public final class WriteQueue: @unchecked Sendable {
         case .none:
             return nil
         case .ifMatch(let fields):
-            if EntityTags.matchHits(fields, current: etag) { return nil }
+            if HTTPEntityTagList.ifMatch(fields, matches: etag) { return nil }
             var error = ServiceError(.preconditionFailed, code: "precondition_failed",
                                      message: "If-Match does not match the current version"
                                          + (etag.map { " (current ETag \($0))" } ?? " (the environment has no version yet)"),
                                      extra: ["currentVersion": .integer(Int64(version))])
-            if let etag { error.headers.add(name: "ETag", value: etag) }
+            if let etag { error.headers.add(name: .eTag, value: etag) }
             return error
         case .ifNoneMatchAny:
             guard let etag else { return nil }
             return ServiceError(.preconditionFailed, code: "precondition_failed",
                                 message: "If-None-Match: * but the environment has a version (ETag \(etag))",
-                                extra: ["currentVersion": .integer(Int64(version))], headers: ["ETag": etag])
+                                extra: ["currentVersion": .integer(Int64(version))], headers: [.eTag: etag])
         }
     }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import ServerLock
 
 /// The versioned store: environments, their immutable document versions, tokens and the audit log, in one
 /// SQLite file (WAL, `synchronous=FULL`: a returned publish survives a power cut).
@@ -13,9 +14,9 @@ public final class FlagStore: @unchecked Sendable {
 
     /// The database file.
     public let path: String
-    private let writeLock = NSLock()
+    private let writeLock = PThreadMutex(())
     private let writer: Database
-    private let readLock = NSLock()
+    private let readLock = PThreadMutex(())
     private let reader: Database
 
     private init(path: String, writer: Database, reader: Database) {
@@ -73,22 +74,22 @@ public final class FlagStore: @unchecked Sendable {
 
     /// Closes both connections. Any later call fails with a `database` error (`SQLITE_MISUSE`).
     public func close() {
-        writeLock.withLock { writer.close() }
-        readLock.withLock { reader.close() }
+        writeLock.withLock { _ in writer.close() }
+        readLock.withLock { _ in reader.close() }
     }
 
     /// Runs `body` on the writer connection, serialized, with errors mapped to `FlagStoreError`.
     func write<T>(_ body: (Database) throws -> T) throws -> T {
-        writeLock.lock()
-        defer { writeLock.unlock() }
-        do { return try body(writer) } catch { throw FlagStoreError.wrap(error) }
+        try writeLock.withLock { _ in
+            do { return try body(writer) } catch { throw FlagStoreError.wrap(error) }
+        }
     }
 
     /// Runs `body` on the read-only connection, serialized, with errors mapped to `FlagStoreError`.
     func read<T>(_ body: (Database) throws -> T) throws -> T {
-        readLock.lock()
-        defer { readLock.unlock() }
-        do { return try body(reader) } catch { throw FlagStoreError.wrap(error) }
+        try readLock.withLock { _ in
+            do { return try body(reader) } catch { throw FlagStoreError.wrap(error) }
+        }
     }
 
     /// Answers when the database does (for `/readyz`): one trivial query on the read connection.

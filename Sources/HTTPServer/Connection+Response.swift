@@ -52,10 +52,10 @@ extension Connection {
     /// `Content-Length`, `Date`, `Connection` and `Transfer-Encoding` are always written by the server.
     static func isServerOwned(_ name: String) -> Bool {
         switch name.utf8.count {
-        case 4: HTTPHeaders.equalsIgnoringCase(name, "Date")
-        case 10: HTTPHeaders.equalsIgnoringCase(name, "Connection")
-        case 14: HTTPHeaders.equalsIgnoringCase(name, "Content-Length")
-        case 17: HTTPHeaders.equalsIgnoringCase(name, "Transfer-Encoding")
+        case 4: HTTPHeaders.equalsIgnoringCase(name, HTTPHeaderName.date.rawValue)
+        case 10: HTTPHeaders.equalsIgnoringCase(name, HTTPHeaderName.connection.rawValue)
+        case 14: HTTPHeaders.equalsIgnoringCase(name, HTTPHeaderName.contentLength.rawValue)
+        case 17: HTTPHeaders.equalsIgnoringCase(name, HTTPHeaderName.transferEncoding.rawValue)
         default: false
         }
     }

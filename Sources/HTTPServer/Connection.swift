@@ -191,7 +191,7 @@ final class Connection: @unchecked Sendable {
         guard loop.core.reserveBody(bytes) else {
             return HTTPError(.serviceUnavailable, code: "too_many_bodies",
                              message: "the server is receiving too many request bodies; retry shortly",
-                             headers: ["Retry-After": "1"], closesConnection: true).response
+                             headers: [.retryAfter: "1"], closesConnection: true).response
         }
         reservedBodyBytes = bytes
         return nil

@@ -1,4 +1,5 @@
 import Glibc
+import ServerLock
 import Synchronization
 
 /// One epoll loop on its own thread, with its own descriptor of the shared listener (or its own
@@ -263,7 +264,7 @@ final class EventLoop: @unchecked Sendable {
     /// Best-effort 503 to a connection over the limit; the socket is new, so one send normally takes it all.
     func rejectOverLimit(_ fd: Int32) {
         var error = HTTPError(.serviceUnavailable, code: "too_many_connections", message: "server is at its connection limit")
-        error.headers.add(name: "Retry-After", value: "1")
+        error.headers.add(name: .retryAfter, value: "1")
         let response = error.response
         var bytes: [UInt8] = []
         bytes.append(contentsOf: "HTTP/1.1 503 Service Unavailable\r\n".utf8)

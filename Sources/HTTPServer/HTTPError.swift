@@ -37,6 +37,12 @@ public struct HTTPError: Error, Sendable, CustomStringConvertible {
         return e
     }
 
+    /// The response for anything a handler threw: an `HTTPError` as itself, anything else a 500 that says
+    /// no more (the cause belongs in the server's log, not in the response).
+    public static func response(for error: any Error) -> HTTPResponse {
+        (error as? HTTPError)?.response ?? HTTPError(.internalServerError, code: "internal", message: "handler failed").response
+    }
+
     /// `"400 malformed_header: ..."`
     public var description: String { "\(status.code) \(code): \(message)" }
 
@@ -82,7 +88,7 @@ public struct HTTPError: Error, Sendable, CustomStringConvertible {
     public static func methodNotAllowed(_ method: HTTPMethod, allowed: [HTTPMethod]) -> HTTPError {
         HTTPError(
             .methodNotAllowed, code: "method_not_allowed", message: "\(method) is not allowed here",
-            headers: ["Allow": allowed.map(\.rawValue).joined(separator: ", ")])
+            headers: [.allow: allowed.map(\.rawValue).joined(separator: ", ")])
     }
 
     /// 400 with the given code, closing the connection (the stream's framing is no longer trusted).

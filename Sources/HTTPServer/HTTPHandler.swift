@@ -39,10 +39,8 @@ public struct HTTPSyncHandler: HTTPHandler {
     public func handle(_ request: HTTPRequest, context: HTTPRequestContext, responder: HTTPResponder) {
         do {
             responder.respond(try body(request, context))
-        } catch let error as HTTPError {
-            responder.respond(error.response)
         } catch {
-            responder.respond(HTTPError(.internalServerError, code: "internal", message: "handler failed").response)
+            responder.respond(HTTPError.response(for: error))
         }
     }
 }
@@ -60,10 +58,8 @@ public struct HTTPAsyncHandler: HTTPHandler {
         Task {
             do {
                 responder.respond(try await body(request, context))
-            } catch let error as HTTPError {
-                responder.respond(error.response)
             } catch {
-                responder.respond(HTTPError(.internalServerError, code: "internal", message: "handler failed").response)
+                responder.respond(HTTPError.response(for: error))
             }
         }
     }

@@ -25,9 +25,9 @@ public struct HTTPHeaders: Sendable, Equatable, RandomAccessCollection, Expressi
         fields = pairs.map { Field(name: $0.0, value: $0.1) }
     }
 
-    /// Fields in literal order: `["Content-Type": "application/json"]`.
-    public init(dictionaryLiteral elements: (String, String)...) {
-        fields = elements.map { Field(name: $0.0, value: $0.1) }
+    /// Fields in literal order: `[.contentType: "application/json"]` (a string literal names a field too).
+    public init(dictionaryLiteral elements: (HTTPHeaderName, String)...) {
+        fields = elements.map { Field(name: $0.0.rawValue, value: $0.1) }
     }
 
     init(reservingCapacity capacity: Int) {
@@ -151,6 +151,30 @@ public struct HTTPHeaders: Sendable, Equatable, RandomAccessCollection, Expressi
         while let l = s.last, l == " " || l == "\t" { s = s.dropLast() }
         return s
     }
+
+    // MARK: By typed name (`HTTPHeaderName`), the spelling the modules use. Inlinable forwarders: a lookup by
+    // a constant costs what the lookup by its literal did.
+
+    /// The first value for `name` (case-insensitive), or nil.
+    @inlinable public subscript(name: HTTPHeaderName) -> String? { self[name.rawValue] }
+
+    /// Every value for `name` (case-insensitive), in order.
+    @inlinable public func values(for name: HTTPHeaderName) -> [String] { values(for: name.rawValue) }
+
+    /// Whether a field called `name` is present.
+    @inlinable public func contains(_ name: HTTPHeaderName) -> Bool { contains(name.rawValue) }
+
+    /// Appends a field, keeping any existing ones with the same name.
+    @inlinable public mutating func add(name: HTTPHeaderName, value: String) { add(name: name.rawValue, value: value) }
+
+    /// Replaces every field called `name` by one with `value`.
+    @inlinable public mutating func replaceOrAdd(name: HTTPHeaderName, value: String) { replaceOrAdd(name: name.rawValue, value: value) }
+
+    /// Removes every field called `name`.
+    @inlinable public mutating func remove(_ name: HTTPHeaderName) { remove(name.rawValue) }
+
+    /// Whether the comma-separated field `name` lists `token`, ignoring case (RFC 9110 §5.6.1).
+    @inlinable public func hasToken(_ token: String, in name: HTTPHeaderName) -> Bool { hasToken(token, in: name.rawValue) }
 
     /// Appends a field without validation, for the parser.
     mutating func appendParsed(_ field: Field) { fields.append(field) }

@@ -71,9 +71,9 @@ public struct HTTPRequest: Sendable {
     /// HTTP/1.1 unless `Connection: close`; HTTP/1.0 only with `Connection: keep-alive`.
     public var wantsKeepAlive: Bool {
         if version.major == 1 && version.minor >= 1 {
-            return !headers.hasToken("close", in: "Connection")
+            return !headers.hasToken("close", in: .connection)
         }
-        return headers.hasToken("keep-alive", in: "Connection") && !headers.hasToken("close", in: "Connection")
+        return headers.hasToken("keep-alive", in: .connection) && !headers.hasToken("close", in: .connection)
     }
 
     /// The body as UTF-8 text (invalid sequences replaced).

@@ -164,14 +164,14 @@ extension HTTPRequestParser {
         for index in request.headers.indices {
             let field = request.headers.fields[index]
             let n = field.name.utf8
-            if n.count == 4 && HTTPHeaders.equalsIgnoringCase(field.name, "Host") {
+            if n.count == 4 && HTTPHeaders.equalsIgnoringCase(field.name, HTTPHeaderName.host.rawValue) {
                 hosts += 1
-            } else if n.count == 14 && HTTPHeaders.equalsIgnoringCase(field.name, "Content-Length") {
+            } else if n.count == 14 && HTTPHeaders.equalsIgnoringCase(field.name, HTTPHeaderName.contentLength.rawValue) {
                 lengths.append(contentsOf: field.value.split(separator: ",", omittingEmptySubsequences: false).map(HTTPHeaders.trimmed))
-            } else if n.count == 17 && HTTPHeaders.equalsIgnoringCase(field.name, "Transfer-Encoding") {
+            } else if n.count == 17 && HTTPHeaders.equalsIgnoringCase(field.name, HTTPHeaderName.transferEncoding.rawValue) {
                 sawTransferEncoding = true
                 transferEncodings.append(contentsOf: field.value.split(separator: ",").map(HTTPHeaders.trimmed).filter { !$0.isEmpty })
-            } else if n.count == 6 && HTTPHeaders.equalsIgnoringCase(field.name, "Expect") {
+            } else if n.count == 6 && HTTPHeaders.equalsIgnoringCase(field.name, HTTPHeaderName.expect.rawValue) {
                 expect = field.value
             }
         }

@@ -57,8 +57,10 @@ public struct HTTPResponse: Sendable {
     /// A JSON response from already-encoded bytes, with `Content-Type: application/json` first.
     public static func json(_ body: [UInt8], status: HTTPStatus = .ok, headers: HTTPHeaders = HTTPHeaders()) -> HTTPResponse {
         var all = HTTPHeaders(reservingCapacity: headers.count + 1)
-        all.add(name: "Content-Type", value: "application/json")
-        for field in headers where !HTTPHeaders.equalsIgnoringCase(field.name, "Content-Type") { all.appendParsed(field) }
+        all.add(name: .contentType, value: "application/json")
+        for field in headers where !HTTPHeaders.equalsIgnoringCase(field.name, HTTPHeaderName.contentType.rawValue) {
+            all.appendParsed(field)
+        }
         return HTTPResponse(status: status, headers: all, body: body)
     }
 
@@ -70,7 +72,7 @@ public struct HTTPResponse: Sendable {
     /// A plain-text response (`text/plain; charset=utf-8`).
     public static func text(_ text: String, status: HTTPStatus = .ok, headers: HTTPHeaders = HTTPHeaders()) -> HTTPResponse {
         var all = headers
-        if !all.contains("Content-Type") { all.add(name: "Content-Type", value: "text/plain; charset=utf-8") }
+        if !all.contains(.contentType) { all.add(name: .contentType, value: "text/plain; charset=utf-8") }
         return HTTPResponse(status: status, headers: all, body: Array(text.utf8))
     }
 

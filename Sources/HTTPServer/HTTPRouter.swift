@@ -197,6 +197,12 @@ public final class HTTPRouter: HTTPHandler, Sendable {
         (Array(staticEntries.values) + parameterEntries).flatMap { e in e.handlers.keys.map { ($0, e.pattern) } }
     }
 
+    /// The handler registered for `method` on `pattern` (as written at registration), for documentation and
+    /// tests: a service can read back what its handlers declare (FlagService: each route's access).
+    public func handler(_ method: HTTPMethod, _ pattern: String) -> (any HTTPHandler)? {
+        (staticEntries[pattern] ?? parameterEntries.first { $0.pattern == pattern })?.handlers[method]
+    }
+
     /// The route whose pattern matches `path` segment by segment (literals exactly, parameters any
     /// non-empty segment, percent-decoded). Walks the path's bytes in place: this runs for every request
     /// to a route with parameters, and splitting the path into an array of substrings cost more than

@@ -1,5 +1,5 @@
 import Glibc
-import Synchronization
+import ServerLock
 
 /// An HTTP/1.1 server: `eventLoops` epoll threads sharing one listener (or each with its own `SO_REUSEPORT` one),
 /// answering every request through one `HTTPHandler` (usually an `HTTPRouter`).
@@ -21,7 +21,7 @@ public final class HTTPServer: Sendable {
     }
 
     let core: ServerCore
-    let state = Mutex(State.idle)
+    let state = PThreadMutex(State.idle)
     /// Opened once `shutdown()` has finished; `waitUntilStopped()` blocks on it.
     let stopped = Latch()
 

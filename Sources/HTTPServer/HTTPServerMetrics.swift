@@ -1,3 +1,4 @@
+import ServerLock
 
 /// A snapshot of the server's counters, for a Prometheus `/metrics` page.
 public struct HTTPServerMetrics: Sendable, Equatable {

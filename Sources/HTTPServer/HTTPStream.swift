@@ -117,7 +117,7 @@ extension HTTPResponder {
         if core.openStreams.wrappingAdd(1, ordering: .relaxed).newValue > limit {
             core.openStreams.wrappingSubtract(1, ordering: .relaxed)
             var error = HTTPError(.serviceUnavailable, code: "too_many_streams", message: "server is at its stream limit")
-            error.headers.add(name: "Retry-After", value: "5")
+            error.headers.add(name: .retryAfter, value: "5")
             respond(error.response)
             return nil
         }

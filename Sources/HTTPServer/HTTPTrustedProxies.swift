@@ -32,7 +32,7 @@ public struct HTTPTrustedProxies: Sendable, Equatable {
     public func clientAddress(_ request: HTTPRequest, peer: HTTPPeerAddress) -> String {
         let host = peer.host
         guard !addresses.isEmpty, addresses.contains(host) else { return host }
-        let forwarded = request.headers.values(for: "X-Forwarded-For")
+        let forwarded = request.headers.values(for: .xForwardedFor)
         if !forwarded.isEmpty {
             // Several fields are one comma-separated list in order (RFC 9110 §5.3).
             let hops = forwarded.joined(separator: ",").split(separator: ",").map { HTTPHeaders.trimmed($0) }
@@ -44,7 +44,7 @@ public struct HTTPTrustedProxies: Sendable, Equatable {
             }
             return candidate
         }
-        if let real = request.headers["X-Real-IP"], let address = Self.canonical(String(HTTPHeaders.trimmed(Substring(real)))) {
+        if let real = request.headers[.xRealIP], let address = Self.canonical(String(HTTPHeaders.trimmed(Substring(real)))) {
             return address
         }
         return host

@@ -108,7 +108,7 @@ import Testing
 
     @Test func bulkListsEveryFlagInKeyOrderWithMetadataAndETag() throws {
         let snapshot = try Fixtures.allTypes()
-        let response = OFREPEvaluator.evaluateAll(body: body(englishContext()), ifNoneMatch: nil, snapshot: snapshot)
+        let response = OFREPEvaluator.evaluateAll(body: body(englishContext()), snapshot: snapshot)
         #expect(response.status.code == 200)
         let etag = try #require(response.headers["ETag"])
         #expect(etag.hasPrefix("\"") && etag.hasSuffix("\"") && etag.count == 34)
@@ -120,7 +120,7 @@ import Testing
 
     @Test func bulkReportsPerFlagFailuresInline() throws {
         let snapshot = try Fixtures.allTypes()
-        let response = OFREPEvaluator.evaluateAll(body: body(["locale": "en-US"]), ifNoneMatch: nil, snapshot: snapshot)
+        let response = OFREPEvaluator.evaluateAll(body: body(["locale": "en-US"]), snapshot: snapshot)
         #expect(response.status.code == 200)
         let flags = try #require(try json(response).objectValue?["flags"]?.arrayValue).compactMap(\.objectValue)
         let failed = flags.filter { $0["errorCode"] != nil }.compactMap { $0["key"]?.stringValue }
@@ -129,7 +129,7 @@ import Testing
     }
 
     @Test func bulkRefusesBadBodiesWithoutKey() throws {
-        let response = OFREPEvaluator.evaluateAll(body: Array("nope".utf8), ifNoneMatch: nil, snapshot: try Fixtures.allTypes())
+        let response = OFREPEvaluator.evaluateAll(body: Array("nope".utf8), snapshot: try Fixtures.allTypes())
         #expect(response.status.code == 400)
         let object = try #require(try json(response).objectValue)
         #expect(object["errorCode"] == "PARSE_ERROR")
@@ -139,13 +139,13 @@ import Testing
 
     @Test func ifNoneMatchGives304WithTheSameETag() throws {
         let snapshot = try Fixtures.allTypes()
-        let first = OFREPEvaluator.evaluateAll(body: body(englishContext()), ifNoneMatch: nil, snapshot: snapshot)
+        let first = OFREPEvaluator.evaluateAll(body: body(englishContext()), snapshot: snapshot)
         let etag = try #require(first.headers["ETag"])
-        let again = OFREPEvaluator.evaluateAll(body: body(englishContext()), ifNoneMatch: etag, snapshot: snapshot)
+        let again = OFREPEvaluator.evaluateAll(body: body(englishContext()), ifNoneMatch: [etag], snapshot: snapshot)
         #expect(again.status.code == 304)
         #expect(again.body.isEmpty)
         #expect(again.headers["ETag"] == etag)
-        let stale = OFREPEvaluator.evaluateAll(body: body(englishContext()), ifNoneMatch: "\"other\"", snapshot: snapshot)
+        let stale = OFREPEvaluator.evaluateAll(body: body(englishContext()), ifNoneMatch: ["\"other\""], snapshot: snapshot)
         #expect(stale.status.code == 200)
     }
 
@@ -169,7 +169,7 @@ import Testing
         #expect(try json(single("premiumFeaturesLocked", tester, snapshot)).objectValue?["value"] == true)
         #expect(try json(single("premiumFeaturesLocked", ["targetingKey": "someone"], snapshot)).objectValue?["value"] == false)
         // No rollouts in production: every flag answers without a targeting key.
-        let bulk = OFREPEvaluator.evaluateAll(body: body([:]), ifNoneMatch: nil, snapshot: snapshot)
+        let bulk = OFREPEvaluator.evaluateAll(body: body([:]), snapshot: snapshot)
         let flags = try #require(try json(bulk).objectValue?["flags"]?.arrayValue)
         #expect(flags.count == snapshot.document.flags.count)
         #expect(flags.allSatisfy { $0.objectValue?["errorCode"] == nil })

@@ -88,7 +88,7 @@ import Testing
         for index in 0..<50 {
             let context: JSONValue = ["locale": "en-GB", "channel": index % 2 == 0 ? "testflight" : "appstore",
                                       "appVersion": "2.4.1", "targetingKey": index % 5 == 0 ? "" : .string("install-\(index)")]
-            let response = OFREPEvaluator.evaluateAll(body: body(context), ifNoneMatch: nil, snapshot: snapshot)
+            let response = OFREPEvaluator.evaluateAll(body: body(context), snapshot: snapshot)
             let items = try #require(try json(response).objectValue?["flags"]?.arrayValue)
             #expect(items.count == snapshot.sortedFlagKeys.count)
             for (key, item) in zip(snapshot.sortedFlagKeys, items) {

@@ -112,7 +112,7 @@ import Testing
 
     @Test func authorizationGives401And403() throws {
         let authorize: @Sendable (HTTPRequest, String) -> OFREPAccess = { request, environment in
-            switch OFREPRoutes.bearerToken(request) {
+            switch HTTPBearerCredentials(request.headers).token {
             case nil: .unauthorized("token required")
             case "reader-all": .allowed
             case "reader-test": environment == "test" ? .allowed : .forbidden("test only")
@@ -170,7 +170,7 @@ import Testing
             }
         }
         let authorize: @Sendable (HTTPRequest, String) -> OFREPAccess = { request, _ in
-            OFREPRoutes.bearerToken(request).map { $0.hasPrefix("good") } == true ? .allowed : .unauthorized("unknown token")
+            HTTPBearerCredentials(request.headers).token.map { $0.hasPrefix("good") } == true ? .allowed : .unauthorized("unknown token")
         }
         let tokens = ["good-1", "good-2", "good-1"].map { ("Authorization", "Bearer \($0)") }
         #expect(try statuses(tokens, authorize: authorize) == [200, 200, 429])
@@ -186,7 +186,9 @@ import Testing
         #expect(OFREPRoutes.clientKey(bearer, context, tokenVerified: false).hasPrefix("address "))
         #expect(OFREPRoutes.clientKey(HTTPRequest(method: .POST, target: "/", headers: ["X-API-Key": "k"]), context, tokenVerified: true) == "api-key k")
         #expect(OFREPRoutes.clientKey(HTTPRequest(method: .POST, target: "/"), context, tokenVerified: true).hasPrefix("address "))
-        #expect(OFREPRoutes.bearerToken(HTTPRequest(method: .POST, target: "/", headers: ["Authorization": "Basic abc"])) == nil)
-        #expect(OFREPRoutes.bearerToken(HTTPRequest(method: .POST, target: "/", headers: ["Authorization": "Bearer "])) == nil)
+        #expect(OFREPRoutes.clientKey(HTTPRequest(method: .POST, target: "/", headers: ["Authorization": "Basic abc"]), context,
+                                      tokenVerified: true).hasPrefix("address "))
+        #expect(HTTPBearerCredentials(HTTPRequest(method: .POST, target: "/", headers: ["Authorization": "Basic abc"]).headers).token == nil)
+        #expect(HTTPBearerCredentials(HTTPRequest(method: .POST, target: "/", headers: ["Authorization": "Bearer "]).headers).token == nil)
     }
 }

@@ -12,12 +12,21 @@ import Testing
         return HTTPRequest(method: .PUT, target: "/x", headers: headers)
     }
 
+    /// The parse is `HTTPBearerCredentials`' (HTTPServerTests); here, what the service answers for each outcome.
     @Test func parsesBearerCaseInsensitively() throws {
-        #expect(try Authenticator.bearer(request(nil)) == nil)
-        #expect(try Authenticator.bearer(request("Bearer sfl_abc")) == "sfl_abc")
-        #expect(try Authenticator.bearer(request("bearer   sfl_abc ")) == "sfl_abc")
-        #expect(throws: ServiceError.self) { try Authenticator.bearer(request("Basic dXNlcg==")) }
-        #expect(throws: ServiceError.self) { try Authenticator.bearer(request("Bearer")) }
+        #expect(try Authenticator.secret(request("Bearer sfl_abc"), needed: .writer) == "sfl_abc")
+        #expect(try Authenticator.secret(request("bearer   sfl_abc "), needed: .writer) == "sfl_abc")
+        for (authorization, challenge) in [(nil, #"Bearer realm="flagserver""#),
+                                           ("Basic dXNlcg==", #"Bearer realm="flagserver", error="invalid_token""#),
+                                           ("Bearer", #"Bearer realm="flagserver", error="invalid_token""#)] {
+            do {
+                _ = try Authenticator.secret(request(authorization), needed: .writer)
+                Issue.record("\(authorization ?? "no Authorization") must be refused")
+            } catch {
+                #expect(error.status.code == 401)
+                #expect(error.headers["WWW-Authenticate"] == challenge)
+            }
+        }
     }
 
     @Test func rolesFreshAndCached() throws {

@@ -7,6 +7,16 @@ import Testing
 @Suite struct FlagServiceAuthenticationTests {
     static let flip = "/v1/environments/production/flags/monetizationEnabled"
 
+    /// Sends only the head of a 1 MiB JSON request without a token: the answer must come without the body
+    /// (and without `100 Continue` first).
+    static func headOnly(_ server: TestServer, _ method: String, _ path: String) async throws -> ClientResponse {
+        let head = "\(method) \(path) HTTP/1.1\r\nHost: h\r\nContent-Type: application/json\r\n"
+            + "Content-Length: 1048576\r\nExpect: 100-continue\r\n\r\n"
+        let port = server.port
+        let raw = try await offPool { try RawHTTP.exchange(port: port, bytes: Array(head.utf8), timeoutSeconds: 5) }
+        return try RawHTTP.parse(raw, method: method)
+    }
+
     @Test func failuresAreLoggedWithoutTheTokenAndThrottledPerClient() async throws {
         var options = FlagService.Options()
         options.authFailureLimit = 3
@@ -51,17 +61,53 @@ import Testing
     @Test func aWriteWithoutATokenIsRefusedFromItsHeadBeforeTheBody() async throws {
         let server = try TestServer()
         defer { server.stop() }
-        let head = "PUT /v1/environments/production/document HTTP/1.1\r\nHost: h\r\nContent-Type: application/json\r\n"
-            + "Content-Length: 1048576\r\nExpect: 100-continue\r\n\r\n"
-        let port = server.port
-        // Only the head is sent: the answer must come without the body (and without 100 Continue first).
-        let raw = try await offPool { try RawHTTP.exchange(port: port, bytes: Array(head.utf8), timeoutSeconds: 5) }
-        let response = try RawHTTP.parse(raw, method: "PUT")
+        let response = try await Self.headOnly(server, "PUT", "/v1/environments/production/document")
         #expect(response.status == 401)
         #expect(response.header("WWW-Authenticate")?.hasPrefix("Bearer") == true)
         #expect(server.logLines.all.contains { $0.contains("event=auth_failed") && $0.contains("path=/v1/environments/production/document") })
         let metrics = try await server.get("/metrics").text
         #expect(metrics.contains(#"flagserver_requests_total{method="PUT",route="/v1/environments/{env}/document",status="401"} 1"#))
     }
-}
 
+    /// Every route that declares a role runs through the same middleware: preview and whoami are refused,
+    /// logged and counted like writes (they used to check their token without the throttle or the log).
+    @Test func everyTokenRouteIsThrottledAndLogged() async throws {
+        var options = FlagService.Options()
+        options.authFailureLimit = 2
+        let server = try TestServer(options: options)
+        defer { server.stop() }
+        let whoami = try await server.get("/v1/whoami", headers: [("Authorization", "Bearer sfl_guess")])
+        #expect(whoami.status == 401)
+        let preview = try await server.write("POST", "/v1/environments/production/preview", json: #"{"flag": "a", "value": 1}"#,
+                                             token: "sfl_guess", message: nil)
+        #expect(preview.status == 401)
+        let failures = server.logLines.all.filter { $0.contains("event=auth_failed") }
+        #expect(failures.contains { $0.contains("path=/v1/whoami") })
+        #expect(failures.contains { $0.contains("path=/v1/environments/production/preview") })
+        let throttled = try await server.get("/v1/whoami", headers: [("Authorization", "Bearer \(server.readerToken)")])
+        #expect(throttled.status == 429)
+    }
+
+    /// A request with a body to a route that needs a token is refused from its head when it has none,
+    /// preview included.
+    @Test func aPreviewWithoutATokenIsRefusedFromItsHeadBeforeTheBody() async throws {
+        let server = try TestServer()
+        defer { server.stop() }
+        let response = try await Self.headOnly(server, "POST", "/v1/environments/production/preview")
+        #expect(response.status == 401)
+        #expect(try response.json()["error"]?["message"] == "this needs a reader token (Authorization: Bearer ...)")
+    }
+
+    /// The token is checked before the route looks at the environment: a caller without a valid token
+    /// learns nothing about which environments exist (the 404 lists them).
+    @Test func aWrongTokenGets401BeforeAnUnknownEnvironmentIs404() async throws {
+        let server = try TestServer()
+        defer { server.stop() }
+        let wrong = try await server.write("PUT", "/v1/environments/nowhere/flags/a", json: "true", token: "sfl_wrong")
+        #expect(wrong.status == 401)
+        #expect(try wrong.json()["error"]?["known"] == nil)
+        let right = try await server.write("PUT", "/v1/environments/nowhere/flags/a", json: "true")
+        #expect(right.status == 404)
+        #expect(try right.errorCode() == "unknown_environment")
+    }
+}

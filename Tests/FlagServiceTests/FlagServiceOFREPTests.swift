@@ -81,6 +81,25 @@ import Testing
         #expect(limited.header("Retry-After") != nil)
     }
 
+    /// A token scoped to staging reads staging, by OFREP and by the API, and gets 403 for production: the
+    /// OFREP grant and the routes' middleware apply the same scope.
+    @Test func aScopedReaderReadsOnlyItsEnvironments() async throws {
+        let server = try TestServer(options: FlagService.Options(requireReadToken: true))
+        defer { server.stop() }
+        let scoped = try server.store.createToken(name: "staging-reader", role: .reader, environments: ["staging"]).secret
+        try server.service.authenticator.reload()
+        let bearer = [("Authorization", "Bearer \(scoped)")]
+        let staging = "/v1/environments/staging/ofrep/v1/evaluate/flags/monetizationEnabled"
+        #expect(try await evaluate(server, staging, context: #"{"targetingKey": "a"}"#, headers: bearer).status == 200)
+        let production = try await evaluate(server, "/ofrep/v1/evaluate/flags/monetizationEnabled", context: #"{"targetingKey": "a"}"#,
+                                            headers: bearer)
+        #expect(production.status == 403)
+        #expect(try await server.get("/v1/environments/staging/document", headers: bearer).status == 200)
+        let document = try await server.get("/v1/environments/production/document", headers: bearer)
+        #expect(document.status == 403)
+        #expect(try document.errorCode() == "environment_not_allowed")
+    }
+
     @Test func failedOFREPAuthenticationIsLoggedAndThrottledLikeTheAPIs() async throws {
         var options = FlagService.Options(requireReadToken: true)
         options.authFailureLimit = 2

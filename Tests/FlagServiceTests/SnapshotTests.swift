@@ -37,8 +37,13 @@ import Testing
             #expect(spliced.body == encoded.body)
             #expect(spliced.body == Snapshot.envelope(record: record, document: document.jsonValue).canonicalBytes + [0x0A])
         }
-        #expect(Snapshot.timestamp(0) == "1970-01-01T00:00:00.000Z")
-        #expect(Snapshot.timestamp(1_000_000_000_007) == "2001-09-09T01:46:40.007Z")
+        // publishedAt is FlagKit's one RFC 3339 formatter (UTC, three fraction digits).
+        for (milliseconds, text) in [(0 as Int64, "1970-01-01T00:00:00.000Z"), (1_000_000_000_007, "2001-09-09T01:46:40.007Z")] {
+            let (plain, _) = try Self.record(1)
+            let record = VersionRecord(environment: "staging", number: 1, document: plain.document, contentHash: plain.contentHash,
+                                       author: "a", createdAtMilliseconds: milliseconds, message: "", rolledBackFrom: nil)
+            #expect(VersionMetadata(record).publishedAt == text)
+        }
     }
 
     @Test func registryInstallsNewerVersionsOnly() throws {

@@ -145,6 +145,24 @@ func makeTemporaryDirectory() throws -> String {
     return path
 }
 
+/// A fresh store in a temporary directory for `body`; closed and removed afterwards.
+func withTemporaryStore<T>(_ body: (FlagStore) throws -> T) throws -> T {
+    let directory = try makeTemporaryDirectory()
+    defer { try? FileManager.default.removeItem(atPath: directory) }
+    let store = try FlagStore.open(path: directory + "/flags.sqlite")
+    defer { store.close() }
+    return try body(store)
+}
+
+/// The same for an `async` body.
+func withTemporaryStore<T>(_ body: (FlagStore) async throws -> T) async throws -> T {
+    let directory = try makeTemporaryDirectory()
+    defer { try? FileManager.default.removeItem(atPath: directory) }
+    let store = try FlagStore.open(path: directory + "/flags.sqlite")
+    defer { store.close() }
+    return try await body(store)
+}
+
 /// An in-process server on 127.0.0.1 port 0 over a fresh store seeded from `flags/`, with one token per role.
 final class TestServer: @unchecked Sendable {
     let directory: String

@@ -37,6 +37,21 @@ func route(_ router: HTTPRouter, _ method: HTTPMethod, _ target: String) async -
         #expect(await route(r, .GET, "/v1/environments/prod/document?x=1")?.body == Array("doc prod".utf8))
     }
 
+    @Test func registeredHandlersCanBeReadBack() throws {
+        struct Marked: HTTPHandler {
+            let mark: String
+            func handle(_ request: HTTPRequest, context: HTTPRequestContext, responder: HTTPResponder) {}
+        }
+        var b = HTTPRouter.Builder()
+        b.add(.GET, "/healthz", handler: Marked(mark: "health"))
+        b.add(.PUT, "/v1/environments/{env}/document", handler: Marked(mark: "publish"))
+        let r = try b.build()
+        #expect((r.handler(.GET, "/healthz") as? Marked)?.mark == "health")
+        #expect((r.handler(.PUT, "/v1/environments/{env}/document") as? Marked)?.mark == "publish")
+        #expect(r.handler(.GET, "/v1/environments/{env}/document") == nil, "no GET was registered there")
+        #expect(r.handler(.PUT, "/v1/environments/production/document") == nil, "patterns, not paths")
+    }
+
     @Test func literalSegmentsWinOverParameters() async throws {
         let r = try sample()
         #expect(await route(r, .GET, "/v1/environments/prod/versions/latest")?.body == Array("latest".utf8))

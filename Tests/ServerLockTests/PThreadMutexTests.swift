@@ -1,28 +1,22 @@
-import Glibc
 import Testing
-
-@testable import HTTPServer
+@testable import ServerLock
 
 @Suite struct PThreadMutexTests {
     struct Boom: Error {}
 
-    @Test func incrementsFromManyThreadsAreNeitherLostNorTorn() throws {
+    @Test func incrementsFromManyThreadsAreNeitherLostNorTorn() {
         let counter = PThreadMutex((count: 0, pairs: 0))
         let threads = 8
         let perThread = 20_000
-        var started: [pthread_t] = []
-        for _ in 0..<threads {
-            started.append(try System.startThread {
-                for _ in 0..<perThread {
-                    // Two fields updated together: a lock that let two threads in would make them differ.
-                    counter.withLock { value in
-                        value.count += 1
-                        value.pairs = value.count * 2
-                    }
+        onThreads(threads) { _ in
+            for _ in 0..<perThread {
+                // Two fields updated together: a lock that let two threads in would make them differ.
+                counter.withLock { value in
+                    value.count += 1
+                    value.pairs = value.count * 2
                 }
-            })
+            }
         }
-        for thread in started { System.join(thread) }
         let final = counter.withLock { $0 }
         #expect(final.count == threads * perThread)
         #expect(final.pairs == final.count * 2)

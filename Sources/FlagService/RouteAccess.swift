@@ -1,0 +1,56 @@
+import FlagStore
+import HTTPServer
+
+/// Who may call a route. Every route declares it where it is registered (`ServiceRoutes`), and the route's
+/// middleware (`RouteGuard`) enforces it before the handler runs: handlers never authenticate, they get the
+/// authenticated token, and a new route cannot forget to ask for one (the table refuses an unsafe method
+/// without a role, and `FlagServiceRouteTableTests` lists every route with its access).
+public enum RouteAccess: Sendable, Equatable, CustomStringConvertible {
+    /// Anyone: probes, metrics, the console's static files. Not allowed for unsafe methods.
+    case `public`
+    /// A read: a `reader` token only with `--require-read-token`, checked against the in-memory token table
+    /// (never SQLite, so it may run on the loop: the document GET is the hot path). Not allowed for unsafe methods.
+    case reader
+    /// Always a token allowing `role`, checked against the store (fresh: a revoked token is refused at once),
+    /// so only on routes that run off the loop.
+    case token(TokenRole)
+    /// A write: a token allowing `role`, or only `dryRun` with `?dryRun=true` (which validates and diffs,
+    /// publishing nothing). Checked fresh, off the loop, like `token`.
+    case write(TokenRole, dryRun: TokenRole)
+    /// An evaluation route whose own authorizer decides (OFREP: `OFREPRouteConfiguration.authorize`, reader
+    /// tokens when reads need one). `POST` because the evaluation context travels in the body, yet nothing
+    /// changes; the one kind of route with an unsafe method and no role here.
+    case evaluation
+
+    /// `public`, `reader`, `token(writer)`, `write(writer, dryRun: reader)`, `evaluation`.
+    public var description: String {
+        switch self {
+        case .public: "public"
+        case .reader: "reader"
+        case .token(let role): "token(\(role.rawValue))"
+        case .write(let role, let dryRun): "write(\(role.rawValue), dryRun: \(dryRun.rawValue))"
+        case .evaluation: "evaluation"
+        }
+    }
+
+    /// Whether the access is checked against the store (so the handler must run off the loop).
+    var checksStore: Bool {
+        switch self {
+        case .token, .write: true
+        case .public, .reader, .evaluation: false
+        }
+    }
+
+    /// Why the access does not fit `method`, or nil. An unsafe method (RFC 9110 §9.2.1: anything but GET,
+    /// HEAD, OPTIONS, TRACE) changes state or costs real work, so it needs a role (`token`, `write`) unless
+    /// it is declared an evaluation route; `public` and `reader` (public when reads are) are for safe ones.
+    func refusal(for method: HTTPMethod) -> String? {
+        let safe = method == .GET || method == .HEAD || method == .OPTIONS || method == .TRACE
+        switch self {
+        case .public, .reader:
+            return safe ? nil : "\(method) is unsafe (RFC 9110 §9.2.1) and needs a token role, not \(self)"
+        case .token, .write, .evaluation:
+            return nil
+        }
+    }
+}

@@ -1,0 +1,50 @@
+import Glibc
+
+/// A `PThreadMutex` with a condition variable: for a thread that sleeps until another changes the guarded
+/// state (the writer thread waiting for jobs, `HTTPServer.waitUntilStopped()`), without polling.
+///
+/// Why not a poll loop: a thread that wakes every few milliseconds to look at a flag preempts whatever
+/// runs on its core (a woken sleeper goes first), and on a busy machine the event loop it pushed aside
+/// can then wait a whole scheduler slice behind other work. Why not `NSCondition`: the server modules have
+/// one lock type, and this is that lock plus a `pthread_cond_t`.
+public final class PThreadCondition<Value: Sendable>: @unchecked Sendable {
+    @usableFromInline let lock: PThreadMutex<Value>
+    // A heap cell (`PThreadCell`).
+    private let condition: UnsafeMutablePointer<pthread_cond_t>
+
+    /// A lock around `value` with a condition to wait on.
+    public init(_ value: Value) {
+        lock = PThreadMutex(value)
+        condition = PThreadCell.allocate(pthread_cond_t())
+        // Default attributes: this cannot fail.
+        pthread_cond_init(condition, nil)
+    }
+
+    deinit {
+        pthread_cond_destroy(condition)
+        PThreadCell.free(condition)
+    }
+
+    /// Runs `body` with the value while holding the lock (no waiting). Inlinable for `PThreadMutex.withLock`'s reason.
+    @inlinable @inline(__always)
+    public func withLock<Result, Failure: Error>(_ body: (inout Value) throws(Failure) -> Result) throws(Failure) -> Result {
+        try lock.withLock(body)
+    }
+
+    /// Takes the lock, sleeps (with the lock released) until `ready` holds, then runs `body` with the lock
+    /// still held. `ready` is checked again after every wake-up: condition variables may wake spuriously,
+    /// and another thread may have changed the value between the signal and this thread's turn.
+    public func wait<Result, Failure: Error>(until ready: (inout Value) -> Bool,
+                                              then body: (inout Value) throws(Failure) -> Result) throws(Failure) -> Result {
+        pthread_mutex_lock(lock.mutex)
+        defer { pthread_mutex_unlock(lock.mutex) }
+        while !ready(&lock.value) { pthread_cond_wait(condition, lock.mutex) }
+        return try body(&lock.value)
+    }
+
+    /// Wakes one waiter (call after changing the value under the lock).
+    public func signal() { pthread_cond_signal(condition) }
+
+    /// Wakes every waiter.
+    public func broadcast() { pthread_cond_broadcast(condition) }
+}

@@ -1,0 +1,63 @@
+import FlagStore
+import Foundation
+import HTTPServer
+import Testing
+@testable import FlagService
+
+/// Every route of `FlagService.makeRouter()` with its declared access. Adding, removing or re-declaring a
+/// route fails here until this table says so too: who may call what is reviewed in one place.
+@Suite struct FlagServiceRouteTableTests {
+    static let expected: [String] = [
+        "GET /console public",
+        "GET /console/ public",
+        "GET /console/{file} public",
+        "GET /healthz public",
+        "GET /metrics public",
+        "GET /readyz public",
+        "GET /v1/environments reader",
+        "GET /v1/environments/{env}/document reader",
+        "GET /v1/environments/{env}/events reader",
+        "GET /v1/environments/{env}/versions reader",
+        "GET /v1/environments/{env}/versions/{number} reader",
+        "GET /v1/whoami token(reader)",
+        "POST /ofrep/v1/evaluate/flags evaluation",
+        "POST /ofrep/v1/evaluate/flags/{key} evaluation",
+        "POST /v1/environments/{env}/ofrep/v1/evaluate/flags evaluation",
+        "POST /v1/environments/{env}/ofrep/v1/evaluate/flags/{key} evaluation",
+        "POST /v1/environments/{env}/preview token(reader)",
+        "POST /v1/environments/{env}/rollback token(writer)",
+        "PUT /v1/environments/{env}/document write(writer, dryRun: reader)",
+        "PUT /v1/environments/{env}/flags/{key} write(writer, dryRun: reader)",
+    ]
+
+    /// A service over a fresh store (no server: the router is only read).
+    static func withService<T>(_ options: FlagService.Options = FlagService.Options(),
+                               _ body: (FlagService) throws -> T) throws -> T {
+        try withTemporaryStore { store in
+            let service = try FlagService(store: store, options: options, logger: ServiceLogger(minimumLevel: .off))
+            defer { service.shutdown() }
+            return try body(service)
+        }
+    }
+
+    /// `METHOD PATTERN ACCESS` for every route the router holds, sorted; a handler that declares no access
+    /// (registered around `ServiceRoutes`) shows as `undeclared`.
+    static func table(_ router: HTTPRouter) -> [String] {
+        router.routes.map { route in
+            let access = (router.handler(route.method, route.pattern) as? any GuardedRoute)?.access.description ?? "undeclared"
+            return "\(route.method) \(route.pattern) \(access)"
+        }.sorted()
+    }
+
+    @Test func everyRouteIsListedWithItsAccess() throws {
+        let table = try Self.withService { try Self.table($0.makeRouter()) }
+        #expect(table == Self.expected.sorted())
+        for line in Set(table).symmetricDifference(Self.expected) { Issue.record("not in both tables: \(line)") }
+    }
+
+    @Test func theTableIsTheSameWhenReadsNeedAToken() throws {
+        // The option changes what `reader` checks, not what each route declares.
+        let table = try Self.withService(FlagService.Options(requireReadToken: true)) { try Self.table($0.makeRouter()) }
+        #expect(table == Self.expected.sorted())
+    }
+}

@@ -1,0 +1,101 @@
+import FlagStore
+import Foundation
+import HTTPServer
+import Testing
+@testable import FlagService
+
+/// The middleware against a real token store: what each access comes to, and what it answers.
+@Suite struct RouteGuardTests {
+    struct Fixture {
+        let store: FlagStore
+        let writer: String
+        let reader: String
+        let lines = TestServer.LogLines()
+
+        func routeGuard(requireReadToken: Bool) throws -> RouteGuard {
+            let lines = self.lines
+            return RouteGuard(authenticator: try Authenticator(store: store), throttle: FailedAuthThrottle(limit: 10),
+                              logger: ServiceLogger(minimumLevel: .info) { lines.append($0) }, trustedProxies: .none,
+                              requireReadToken: requireReadToken)
+        }
+    }
+
+    static func withFixture<T>(_ body: (Fixture) throws -> T) throws -> T {
+        try withTemporaryStore { store in
+            try body(Fixture(store: store, writer: try store.createToken(name: "w", role: .writer).secret,
+                             reader: try store.createToken(name: "r", role: .reader).secret))
+        }
+    }
+
+    static func request(_ method: HTTPMethod = .PUT, _ target: String = "/v1/environments/production/document",
+                        token: String?) -> HTTPRequest {
+        HTTPRequest(method: method, target: target, headers: token.map { [.authorization: "Bearer \($0)"] } ?? [:])
+    }
+
+    @Test func readersAreCheckedOnlyWhenReadsNeedAToken() throws {
+        try Self.withFixture { fixture in
+            let open = try fixture.routeGuard(requireReadToken: false)
+            #expect(try open.authorize(open.check(for: .reader), Self.request(.GET, token: nil), HTTPRequestContext()) == nil)
+            let closed = try fixture.routeGuard(requireReadToken: true)
+            #expect(throws: ServiceError.self) {
+                try closed.authorize(closed.check(for: .reader), Self.request(.GET, token: nil), HTTPRequestContext())
+            }
+            #expect(try closed.authorize(closed.check(for: .reader), Self.request(.GET, token: fixture.reader), HTTPRequestContext())?.name == "r")
+        }
+    }
+
+    @Test func writesNeedTheirRoleAndDryRunsOnlyAReader() throws {
+        try Self.withFixture { fixture in
+            let routeGuard = try fixture.routeGuard(requireReadToken: false)
+            let check = routeGuard.check(for: .write(.writer, dryRun: .reader))
+            #expect(try routeGuard.authorize(check, Self.request(token: fixture.writer), HTTPRequestContext())?.name == "w")
+            do throws(ServiceError) {
+                _ = try routeGuard.authorize(check, Self.request(token: fixture.reader), HTTPRequestContext())
+                Issue.record("a reader must not publish")
+            } catch {
+                #expect(error.status == .forbidden)
+            }
+            let dryRun = Self.request(.PUT, "/v1/environments/production/document?dryRun=true", token: fixture.reader)
+            #expect(try routeGuard.authorize(check, dryRun, HTTPRequestContext())?.name == "r")
+        }
+    }
+
+    @Test func headsAreRefusedOnlyForRoutesThatReadTheStore() throws {
+        try Self.withFixture { fixture in
+            let routeGuard = try fixture.routeGuard(requireReadToken: true)
+            let none = Self.request(token: nil)
+            #expect(routeGuard.checkHead(routeGuard.check(for: .token(.writer)), none, HTTPRequestContext())?.status == .unauthorized)
+            #expect(routeGuard.checkHead(routeGuard.check(for: .token(.writer)), Self.request(token: "sfl_x"), HTTPRequestContext()) == nil,
+                    "a token is looked up once the body is in, off the loop")
+            #expect(routeGuard.checkHead(routeGuard.check(for: .reader), none, HTTPRequestContext()) == nil)
+            #expect(routeGuard.checkHead(routeGuard.check(for: .evaluation), none, HTTPRequestContext()) == nil)
+            #expect(fixture.lines.all.filter { $0.contains("event=auth_failed") }.count == 1, "the refused head was logged")
+        }
+    }
+
+    /// A scoped token (governance.md) may use only its environments: 403 `environment_not_allowed` elsewhere,
+    /// decided in the one place every route's access goes through.
+    @Test func aScopedTokenIsRefusedOutsideItsEnvironments() throws {
+        try Self.withFixture { fixture in
+            for name in ["staging", "production"] where !(try fixture.store.environments()).contains(name) {
+                try fixture.store.createEnvironment(name: name, actor: "test")
+            }
+            let scoped = try fixture.store.createToken(name: "staging-ci", role: .writer, environments: ["staging"]).secret
+            let routeGuard = try fixture.routeGuard(requireReadToken: false)
+            let check = routeGuard.check(for: .write(.writer, dryRun: .reader))
+            let staging = HTTPRequestContext(pathParameters: HTTPPathParameters([("env", "staging")]))
+            let production = HTTPRequestContext(pathParameters: HTTPPathParameters([("env", "production")]))
+            #expect(try routeGuard.authorize(check, Self.request(token: scoped), staging)?.name == "staging-ci")
+            do throws(ServiceError) {
+                _ = try routeGuard.authorize(check, Self.request(token: scoped), production)
+                Issue.record("a staging token must not write to production")
+            } catch {
+                #expect(error.status == .forbidden && error.code == "environment_not_allowed")
+            }
+            // Unscoped tokens, and routes without an environment, are not limited.
+            #expect(try routeGuard.authorize(check, Self.request(token: fixture.writer), production)?.name == "w")
+            #expect(try routeGuard.authorize(routeGuard.check(for: .token(.reader)), Self.request(.GET, "/v1/whoami", token: scoped),
+                                             HTTPRequestContext())?.name == "staging-ci")
+        }
+    }
+}

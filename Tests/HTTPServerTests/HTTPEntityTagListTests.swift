@@ -1,0 +1,83 @@
+import HTTPServer
+import Testing
+
+/// RFC 9110 §13.1.1/§13.1.2 precondition evaluation: the flag API's GET and writes (strict), OFREP's bulk
+/// evaluation (bare tags tolerated).
+@Suite struct HTTPEntityTagListTests {
+    let current = "\"7-abcdef0123456789\""
+
+    func noneMatch(_ fields: [String]) -> Bool { HTTPEntityTagList.ifNoneMatch(fields, matches: current) }
+    func match(_ fields: [String], _ current: String?) -> Bool { HTTPEntityTagList.ifMatch(fields, matches: current) }
+    /// OFREP's reading: one field, bare tags accepted.
+    func ofrep(_ field: String, _ current: String) -> Bool {
+        HTTPEntityTagList.ifNoneMatch([field], matches: current, acceptingBareTags: true)
+    }
+
+    @Test func ifNoneMatchUsesWeakComparison() {
+        #expect(noneMatch([current]))
+        #expect(noneMatch(["W/\(current)"]))
+        #expect(noneMatch(["\"x\", W/\"y\",\(current)"]))
+        #expect(noneMatch(["\"x\"", current]), "several fields are one list")
+        #expect(noneMatch(["*"]))
+        #expect(noneMatch(["\"a,b\", \(current)"]), "a comma inside a tag does not split")
+        #expect(!noneMatch(["\"7-abcdef\""]))
+        #expect(!noneMatch([String(current.dropFirst().dropLast())]), "unquoted is malformed")
+        #expect(!noneMatch(["\"unterminated"]))
+        #expect(!noneMatch([]))
+        #expect(!noneMatch(["\"x\", junk", current + "x"]), "a malformed field matches nothing")
+        #expect(noneMatch(["\"x\", junk", current]), "a malformed field does not spoil the others")
+    }
+
+    @Test func ifMatchUsesStrongComparison() {
+        #expect(match([current], current))
+        #expect(!match(["W/\(current)"], current))
+        #expect(match(["\"old\", \(current)"], current))
+        #expect(match(["*"], current))
+        #expect(!match(["*"], nil), "* needs a current representation")
+        #expect(!match([current], nil))
+        #expect(!match(["* , \"x\""], current), "* cannot be part of a list")
+        #expect(!match([String(current.dropFirst().dropLast())], current), "no bare tags in If-Match")
+        #expect(!match([current], "W/\(current)"), "a weak current tag never matches strongly")
+    }
+
+    @Test func ofrepMatchesExactQuotedTag() {
+        #expect(ofrep(#""abc""#, #""abc""#))
+        #expect(!ofrep(#""abd""#, #""abc""#))
+    }
+
+    @Test func ofrepMatchesAnyMemberOfAList() {
+        #expect(ofrep(#""x", "abc" ,"y""#, #""abc""#))
+        #expect(!ofrep(#""x", "y""#, #""abc""#))
+    }
+
+    @Test func ofrepWeakComparisonIgnoresWPrefix() {
+        #expect(ofrep(#"W/"abc""#, #""abc""#))
+    }
+
+    @Test func ofrepStarMatchesAnything() {
+        #expect(ofrep("*", #""abc""#))
+    }
+
+    @Test func ofrepUnquotedEchoIsAccepted() {
+        #expect(ofrep("abc", #""abc""#))
+        #expect(ofrep(#""x", abc"#, #""abc""#), "bare and quoted tags in one list")
+        #expect(!ofrep("abcd", #""abc""#))
+    }
+
+    @Test func ofrepEmptyFieldMatchesNothing() {
+        #expect(!ofrep("", #""abc""#))
+        #expect(!ofrep(" , ", #""abc""#))
+        #expect(!ofrep(#""""#, #""abc""#))
+    }
+
+    @Test func parsedListsAndWildcard() {
+        #expect(HTTPEntityTagList(parsing: " * ") == .any)
+        #expect(HTTPEntityTagList(parsing: #""a", W/"b""#)
+            == .tags([HTTPEntityTag(opaque: "a"), HTTPEntityTag(opaque: "b", weak: true)]))
+        #expect(HTTPEntityTagList(parsing: "a") == nil)
+        #expect(HTTPEntityTagList(parsing: "a", acceptingBareTags: true) == .tags([HTTPEntityTag(opaque: "a")]))
+        #expect(HTTPEntityTagList(parsing: "*, \"a\"") == nil)
+        #expect(HTTPEntityTagList.isAny(["\"a\"", " *"]))
+        #expect(!HTTPEntityTagList.isAny(["\"*\""]))
+    }
+}
