@@ -47,9 +47,7 @@ extension WriteQueue {
         }
         for published in newest.values {
             let snapshot = Snapshot(record: published.record, document: published.document, documentIsCanonical: true)
-            snapshots.install(snapshot)
-            // Subscribers hear of the version only once a GET would serve it.
-            events.publish(snapshot)
+            announce(snapshot)
         }
         for (entry, outcome) in zip(batch, outcomes) { entry.job.completion(outcome) }
     }
@@ -87,8 +85,7 @@ extension WriteQueue {
             switch outcome {
             case .published(let record):
                 let snapshot = Snapshot(record: record, document: document)
-                snapshots.install(snapshot)
-                events.publish(snapshot)
+                announce(snapshot)
                 metrics.recordPublish(changed: true)
                 logger.log(.info, "rollback", ["env": environment, "version": "\(record.number)", "from": "\(number)",
                                                "author": record.author, "message": record.message])
@@ -103,5 +100,14 @@ extension WriteQueue {
             logger.log(.warning, "rollback_refused", ["env": environment, "to": "\(number)", "error": "\(error)"])
             job.completion(.failed(.store(error)))
         }
+    }
+
+    /// Makes a committed version current: installs its snapshot, then tells the event streams. EVERY new
+    /// version goes through here (publishes, rollbacks, applied changes), so whatever must hear of each
+    /// version (event streams, webhooks' `version.published`) is told in this one place. Subscribers hear of
+    /// the version only once a GET would serve it.
+    func announce(_ snapshot: Snapshot) {
+        snapshots.install(snapshot)
+        events.publish(snapshot)
     }
 }
