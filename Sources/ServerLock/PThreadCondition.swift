@@ -16,8 +16,13 @@ public final class PThreadCondition<Value: Sendable>: @unchecked Sendable {
     public init(_ value: Value) {
         lock = PThreadMutex(value)
         condition = PThreadCell.allocate(pthread_cond_t())
-        // Default attributes: this cannot fail.
-        pthread_cond_init(condition, nil)
+        // The monotonic clock for timed waits, so a wall-clock step (NTP, an operator) neither cuts a wait
+        // short nor stretches it. These attribute calls fail only for invalid arguments, which these are not.
+        var attributes = pthread_condattr_t()
+        pthread_condattr_init(&attributes)
+        pthread_condattr_setclock(&attributes, CLOCK_MONOTONIC)
+        pthread_cond_init(condition, &attributes)
+        pthread_condattr_destroy(&attributes)
     }
 
     deinit {
@@ -40,6 +45,30 @@ public final class PThreadCondition<Value: Sendable>: @unchecked Sendable {
         defer { pthread_mutex_unlock(lock.mutex) }
         while !ready(&lock.value) { pthread_cond_wait(condition, lock.mutex) }
         return try body(&lock.value)
+    }
+
+    /// Like `wait(until:then:)`, but sleeps at most `timeout` (on the monotonic clock): `body` then runs with
+    /// the lock held whether `ready` holds or not, and is told which (`timedOut` is true when it does not).
+    /// For a thread that has something to do at a time (a scheduler) and must also wake when told.
+    public func wait<Result, Failure: Error>(until ready: (inout Value) -> Bool, timeout: Duration,
+                                              then body: (inout Value, _ timedOut: Bool) throws(Failure) -> Result) throws(Failure) -> Result {
+        var deadline = timespec()
+        clock_gettime(CLOCK_MONOTONIC, &deadline)
+        let (seconds, attoseconds) = max(timeout, .zero).components
+        let nanoseconds = Int(deadline.tv_nsec) + Int(attoseconds / 1_000_000_000)
+        deadline.tv_sec += Int(clamping: seconds) + nanoseconds / 1_000_000_000
+        deadline.tv_nsec = nanoseconds % 1_000_000_000
+        pthread_mutex_lock(lock.mutex)
+        defer { pthread_mutex_unlock(lock.mutex) }
+        var timedOut = false
+        while !ready(&lock.value) {
+            // ETIMEDOUT ends the wait; 0 (a signal or a spurious wake) and EINTR check `ready` again.
+            if pthread_cond_timedwait(condition, lock.mutex, &deadline) == ETIMEDOUT {
+                timedOut = !ready(&lock.value)
+                break
+            }
+        }
+        return try body(&lock.value, timedOut)
     }
 
     /// Wakes one waiter (call after changing the value under the lock).

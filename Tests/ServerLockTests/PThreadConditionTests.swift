@@ -57,4 +57,35 @@ import Testing
         }
         #expect(state.withLock { $0 } == 2)
     }
+
+    @Test func aTimedWaitEndsAtItsTimeoutWhenNothingIsReady() {
+        let state = PThreadCondition(false)
+        let start = ContinuousClock.now
+        let timedOut = state.wait(until: { $0 }, timeout: .milliseconds(150)) { _, timedOut in timedOut }
+        let waited = ContinuousClock.now - start
+        #expect(timedOut)
+        #expect(waited >= .milliseconds(150), "a timed wait never ends early: \(waited)")
+        #expect(waited < .seconds(5))
+    }
+
+    @Test func aTimedWaitEndsAsSoonAsTheValueIsReady() {
+        let state = PThreadCondition(false)
+        let start = ContinuousClock.now
+        let waker = onThread {
+            Thread.sleep(forTimeInterval: 0.05)
+            state.withLock { $0 = true }
+            state.signal()
+        }
+        let timedOut = state.wait(until: { $0 }, timeout: .seconds(30)) { value, timedOut in
+            value = false
+            return timedOut
+        }
+        waker.wait()
+        #expect(!timedOut)
+        #expect(ContinuousClock.now - start < .seconds(20), "woken by the signal, not by the timeout")
+        // Ready at once: no sleep at all, and a zero or negative timeout only checks.
+        state.withLock { $0 = true }
+        #expect(!state.wait(until: { $0 }, timeout: .zero) { _, timedOut in timedOut })
+        #expect(PThreadCondition(false).wait(until: { $0 }, timeout: .seconds(-1)) { _, timedOut in timedOut })
+    }
 }
