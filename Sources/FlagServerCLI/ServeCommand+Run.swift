@@ -26,6 +26,8 @@ extension ServeCommand {
         if FileManager.default.fileExists(atPath: flagsDirectory, isDirectory: &isDirectory), isDirectory.boolValue {
             do {
                 try FlagService.seed(store: store, flagsDirectory: flagsDirectory, logger: logger)
+                try FlagService.seedPolicies(store: store, policyDirectory: (flagsDirectory as NSString).appendingPathComponent("policy"),
+                                             logger: logger)
             } catch {
                 return context.fail("\(error)\nrefusing to start: fix the file, then start again")
             }

@@ -74,14 +74,23 @@ public struct ChangePreview: Sendable, Equatable {
     /// (as `--impact --json`, with its printed `lines`), `changed`, `contentHash` and the proposed `document`.
     /// The sample comes from `samples` (the same installs `ImpactSample.generate` gives, maybe kept from before).
     public func answer(from old: FlagDocument, to new: FlagDocument, samples: ImpactSampleCache) -> [String: JSONValue] {
+        var answer = Self.comparison(from: old, to: new, impact: impact, sampleSize: sampleSize, seed: seed, samples: samples)
+        answer["contentHash"] = .string(new.contentHash)
+        answer["document"] = new.jsonValue
+        return answer
+    }
+
+    /// `lines`, `diff`, `impact` (null without `impact` or when nothing changes) and `changed` of the change
+    /// from `old` to `new`: what a preview answers, and what a change request's `202` shows (with flagctl's
+    /// default sample and seed, so its numbers are the ones `flagctl diff --impact` prints).
+    public static func comparison(from old: FlagDocument, to new: FlagDocument, impact: Bool = true,
+                                  sampleSize: Int = maximumSample, seed: UInt64 = ImpactSample.defaultSeed,
+                                  samples: ImpactSampleCache) -> [String: JSONValue] {
         let diff = DocumentDiff(from: old, to: new)
         let lines: [JSONValue] = diff.lines.map { line in
             .object(["kind": .string(Self.name(of: line.kind)), "text": .string(line.text)])
         }
-        var answer: [String: JSONValue] = [
-            "changed": .bool(!diff.isEmpty), "contentHash": .string(new.contentHash), "document": new.jsonValue,
-            "lines": .array(lines), "diff": diff.jsonValue, "impact": .null,
-        ]
+        var answer: [String: JSONValue] = ["changed": .bool(!diff.isEmpty), "lines": .array(lines), "diff": diff.jsonValue, "impact": .null]
         if impact, !diff.isEmpty {
             let sample = samples.sample(count: sampleSize, seed: seed, pools: ImpactSample.pools(for: [old, new]))
             let report = ImpactAnalysis.measure(from: old, to: new, sample: sample)

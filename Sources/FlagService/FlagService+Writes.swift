@@ -23,7 +23,8 @@ extension FlagService {
             let message = try Self.message(request, body: nil)
             let document = try Self.decodeDocument(request.body)
             submit(WriteJob(environment: name, kind: .document(document), precondition: precondition,
-                            author: try RouteGuard.required(token).name, message: message, completion: Self.answer(responder, flag: nil)))
+                            author: try RouteGuard.required(token).name, message: message,
+                            client: routeGuard.clientAddress(request, context), completion: answer(responder, flag: nil)))
             return nil
         }
 
@@ -39,7 +40,8 @@ extension FlagService {
             let precondition = Self.optionalPrecondition(request)
             let message = try Self.message(request, body: nil)
             submit(WriteJob(environment: name, kind: .flag(key: key, edit: edit), precondition: precondition,
-                            author: try RouteGuard.required(token).name, message: message, completion: Self.answer(responder, flag: key)))
+                            author: try RouteGuard.required(token).name, message: message,
+                            client: routeGuard.clientAddress(request, context), completion: answer(responder, flag: key)))
             return nil
         }
 
@@ -56,7 +58,8 @@ extension FlagService {
             let message = try Self.message(request, body: body["message"])
             let precondition = Self.optionalPrecondition(request)
             submit(WriteJob(environment: name, kind: .rollback(number: Int(number)), precondition: precondition,
-                            author: try RouteGuard.required(token).name, message: message, completion: Self.answer(responder, flag: nil)))
+                            author: try RouteGuard.required(token).name, message: message,
+                            client: routeGuard.clientAddress(request, context), completion: answer(responder, flag: nil)))
             return nil
         }
     }
@@ -64,26 +67,38 @@ extension FlagService {
     /// Queues a write for the writer thread.
     func submit(_ job: WriteJob) { writer.submit(job) }
 
-    /// The completion that renders a write's outcome: 200 with `changed` true or false, or the refusal.
-    static func answer(_ responder: HTTPResponder, flag key: String?) -> @Sendable (WriteOutcome) -> Void {
-        { outcome in
+    /// The completion that renders a write's outcome: 200 with `changed` true or false, the refusal, or
+    /// (a write that touched a protected flag) 202 with the change request it became.
+    func answer(_ responder: HTTPResponder, flag key: String?) -> @Sendable (WriteOutcome) -> Void {
+        { [self] outcome in
             switch outcome {
             case .published(let published):
-                var body = VersionMetadata(published.record).members
-                body["changed"] = true
-                body["etag"] = .string(published.etag)
+                var body = Self.versionMembers(published)
                 if let key, let flag = published.document.flags[key] { body["flag"] = flag.jsonValue }
-                responder.respond(json(body, headers: [.eTag: published.etag]))
+                responder.respond(Self.json(body, headers: [.eTag: published.etag]))
             case .unchanged(let record):
                 var body = VersionMetadata(record).members
                 let etag = VersionMetadata.entityTag(version: record.number, contentHash: record.contentHash)
                 body["changed"] = false
                 body["etag"] = .string(etag)
-                responder.respond(json(body, headers: [.eTag: etag]))
+                responder.respond(Self.json(body, headers: [.eTag: etag]))
             case .failed(let error):
                 responder.respond(error.response)
+            case .recorded(let recorded):
+                answerRecorded(recorded, responder)
+            case .changeRan(let record, _), .changeSkipped(let record):
+                // Only change jobs end so, and they are not submitted with this completion.
+                responder.respond(Self.json(["change": record.jsonValue]))
             }
         }
+    }
+
+    /// A published version as a write answers it: its metadata, `changed: true` and its `etag`.
+    static func versionMembers(_ published: CommittedVersion) -> [String: JSONValue] {
+        var body = VersionMetadata(published.record).members
+        body["changed"] = true
+        body["etag"] = .string(published.etag)
+        return body
     }
 
     /// What a publish of `document` would change against the current version; publishes nothing.
@@ -96,6 +111,12 @@ extension FlagService {
             "contentHash": .string(document.contentHash), "diff": diff.jsonValue,
         ]
         body["baseVersion"] = current.map { .integer(Int64($0.version)) } ?? .null
+        // What a real write would do: a change touching a protected flag waits for a second person.
+        let base = current?.document ?? Self.emptyDocument ?? document
+        let decision = ProtectionDecision(policy: policies.policy(name), changeSet: ChangeSet(base: base, proposed: document),
+                                          base: base, proposed: document)
+        body["needsApproval"] = .bool(decision.needsApproval)
+        body["protectedFlags"] = .array(decision.protectedFlags.map(JSONValue.string))
         return Self.json(body)
     }
 

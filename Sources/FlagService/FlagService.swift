@@ -57,6 +57,10 @@ public final class FlagService: Sendable {
     /// The middleware of every route: the access each declares, the failed-authentication throttle, the log.
     let routeGuard: RouteGuard
     let writer: WriteQueue
+    /// Every environment's governance policy, in memory for the writer (replaced by `PUT .../policy`).
+    let policies = PolicyTable()
+    /// Publishes changes at their time, expires requests and marks stale ones (`FlagService+Scheduler`).
+    let scheduler = ChangeScheduler()
     /// The impact sample of the last preview (`POST .../preview`), reused while the pools stay the same.
     let impactSamples = ImpactSampleCache()
     /// Off-loop work that may touch SQLite or parse bodies (auth, history, validation).
@@ -74,6 +78,7 @@ public final class FlagService: Sendable {
         metrics = ServiceMetrics()
         do {
             try snapshots.load(from: store)
+            try policies.load(from: store)
             authenticator = try Authenticator(store: store)
         } catch let error as FlagDocumentError {
             throw .storedDocumentInvalid(error)
@@ -84,8 +89,12 @@ public final class FlagService: Sendable {
                                 throttle: FailedAuthThrottle(limit: options.authFailureLimit, window: options.authFailureWindow),
                                 logger: logger, trustedProxies: options.trustedProxies, requireReadToken: options.requireReadToken)
         writer = WriteQueue(store: store, snapshots: snapshots, metrics: metrics, logger: logger, maximumBatch: options.maximumBatch,
-                            events: events)
+                            events: events, policies: policies, scheduler: scheduler)
         writer.start()
+        // Changes that fell due while the server was down, and approved ones a crash left unpublished, are
+        // published before the server takes requests; then the scheduler keeps time.
+        catchUpOnChanges()
+        startScheduler()
         if options.requireReadToken { startTokenRefresh() }
     }
 
@@ -109,12 +118,14 @@ public final class FlagService: Sendable {
         registerWrites(into: &routes)
         registerEvents(into: &routes)
         registerOperations(into: &routes)
+        registerChanges(into: &routes)
     }
 
-    /// Finishes queued writes, stops the writer thread and the token refresh, and forgets the server.
-    /// Call after `HTTPServer.shutdown()` so no new write arrives.
+    /// Stops the scheduler, finishes queued writes, stops the writer thread and the token refresh, and forgets
+    /// the server. Call after `HTTPServer.shutdown()` so no new write arrives.
     public func shutdown() {
         refreshStopped.store(true, ordering: .releasing)
+        scheduler.stop()
         writer.stop()
         server.withLock { $0 = nil }
     }
@@ -157,6 +168,8 @@ public enum ServiceStartError: Error, Sendable, CustomStringConvertible {
     case invalidFlagFile(path: String, error: FlagDocumentError)
     /// The flags directory or a file in it cannot be read.
     case unreadable(path: String, reason: String)
+    /// A file under the policy directory is not a valid policy, or names no environment; nothing was set.
+    case invalidPolicyFile(path: String, reason: String)
 
     /// One sentence (several lines for a document's issues).
     public var description: String {
@@ -165,6 +178,7 @@ public enum ServiceStartError: Error, Sendable, CustomStringConvertible {
         case .storedDocumentInvalid(let error): "a stored current document does not validate: \(error)"
         case .invalidFlagFile(let path, let error): "\(path) is not a valid flag document:\n\(error)"
         case .unreadable(let path, let reason): "cannot read \(path): \(reason)"
+        case .invalidPolicyFile(let path, let reason): "\(path) is not a valid policy:\n\(reason)"
         }
     }
 }

@@ -102,6 +102,8 @@ public struct ServiceError: Error, Sendable, CustomStringConvertible {
             return unknownEnvironment(name, known: known)
         case .versionNotFound(let environment, let number):
             return ServiceError(.notFound, code: "version_not_found", message: "\(environment) has no version \(number)")
+        case .changeNotFound(let id):
+            return ServiceError(.notFound, code: "change_not_found", message: "there is no change \(id)")
         case .versionConflict(let environment, let expected, let current):
             return ServiceError(.preconditionFailed, code: "precondition_failed",
                                 message: "\(environment) changed: expected version \(expected), current is \(current)",

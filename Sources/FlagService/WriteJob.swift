@@ -11,6 +11,12 @@ public struct WriteJob: Sendable {
         case flag(key: String, edit: FlagEdit)
         /// Publish version `number`'s content again.
         case rollback(number: Int)
+        /// Record a scheduled change (`POST .../schedules`): `edit` against the current version, published at
+        /// `applyAt` (milliseconds since 1970 UTC) by the scheduler.
+        case schedule(ScheduleEdit, applyAt: Int64)
+        /// Publish change `id` now (its time came, or it was approved): conflicts are checked against the
+        /// current version in queue order; the author and message are the change's.
+        case applyChange(id: Int64)
     }
 
     /// The conditional-request header that guards the write (RFC 9110 §13.1).
@@ -33,19 +39,30 @@ public struct WriteJob: Sendable {
     public let author: String
     /// Why.
     public let message: String
+    /// The client's address, for the audit line of a change the job records.
+    public let client: String?
     /// Called once, on the writer thread, after the commit is durable and the new snapshot is installed.
     public let completion: @Sendable (WriteOutcome) -> Void
 
     /// A job.
     public init(environment: String, kind: Kind, precondition: Precondition, author: String, message: String,
-                completion: @escaping @Sendable (WriteOutcome) -> Void) {
+                client: String? = nil, completion: @escaping @Sendable (WriteOutcome) -> Void) {
         self.environment = environment
         self.kind = kind
         self.precondition = precondition
         self.author = author
         self.message = message
+        self.client = client
         self.completion = completion
     }
+}
+
+/// What a schedule sets (`POST .../schedules`): flags as `PUT .../flags/{key}` takes them, or a whole document.
+public enum ScheduleEdit: Sendable, Equatable {
+    /// Flag key to its edit, applied to the current document in key order.
+    case flags([String: FlagEdit])
+    /// A whole document.
+    case document(FlagDocument)
 }
 
 /// A version a write committed: what its answer reports.
@@ -74,4 +91,24 @@ public enum WriteOutcome: Sendable {
     case unchanged(VersionRecord)
     /// Refused or failed; nothing was written.
     case failed(ServiceError)
+    /// Nothing was published: a change was recorded instead, committed durably. A write touching a protected
+    /// flag became a change request (`pending`), or a schedule was recorded (`scheduled`, or `pending` when it
+    /// needs approval first).
+    case recorded(RecordedChange)
+    /// An `applyChange` job moved the change to `applied`, `conflicted` or `failed`: the change as it now is and
+    /// the version it published, if it published one (nil also when the merged document was already current).
+    case changeRan(ChangeRecord, published: CommittedVersion?)
+    /// An `applyChange` job found the change no longer `scheduled` or `approved` (applied by an earlier job,
+    /// cancelled): nothing was written. The change as it is.
+    case changeSkipped(ChangeRecord)
+}
+
+/// A change the writer recorded instead of publishing, with the documents its diff and impact compare.
+public struct RecordedChange: Sendable {
+    /// The change as stored.
+    public let record: ChangeRecord
+    /// The version it was made against.
+    public let base: FlagDocument
+    /// What it proposes (the change set applied to `base`).
+    public let proposed: FlagDocument
 }

@@ -77,6 +77,13 @@ extension WriteQueue {
             job.completion(.failed(.store(error)))
             return
         }
+        let base = Base(document: current?.document, version: current?.version ?? 0, bytes: current?.record.document,
+                        etag: current?.etag)
+        // Content equal to the current version's changes nothing, so it touches no flag and needs no approval.
+        if needsApproval(job, base: base.document, proposed: document) {
+            record(job, kind: .rollback, base: base, proposed: document, applyAt: nil)
+            return
+        }
         do {
             let outcome = try store.rollback(environment: environment, to: number, author: job.author, message: job.message,
                                              expectedCurrentVersion: current?.version ?? 0)
@@ -104,10 +111,11 @@ extension WriteQueue {
 
     /// Makes a committed version current: installs its snapshot, then tells the event streams. EVERY new
     /// version goes through here (publishes, rollbacks, applied changes), so whatever must hear of each
-    /// version (event streams, webhooks' `version.published`) is told in this one place. Subscribers hear of
-    /// the version only once a GET would serve it.
+    /// version (event streams, webhooks' `version.published`, the scheduler's check of pending change requests)
+    /// is told in this one place. Subscribers hear of the version only once a GET would serve it.
     func announce(_ snapshot: Snapshot) {
         snapshots.install(snapshot)
         events.publish(snapshot)
+        scheduler.versionPublished(snapshot.environment)
     }
 }

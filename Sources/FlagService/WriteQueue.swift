@@ -27,6 +27,10 @@ public final class WriteQueue: Sendable {
     let logger: ServiceLogger
     /// Told of every version after it is committed and installed.
     let events: EventHub
+    /// Every environment's policy: whether a write needs a second person.
+    let policies: PolicyTable
+    /// Woken when a change is recorded and after every version (pending requests may have become stale).
+    let scheduler: ChangeScheduler
     /// Most jobs written in one commit.
     let maximumBatch: Int
     /// The last commit's failure, for `/readyz`.
@@ -34,8 +38,10 @@ public final class WriteQueue: Sendable {
 
     /// A queue writing to `store` and installing new versions into `snapshots`. Call `start()`.
     public init(store: FlagStore, snapshots: SnapshotStore, metrics: ServiceMetrics, logger: ServiceLogger, maximumBatch: Int = 256,
-                events: EventHub = EventHub()) {
+                events: EventHub = EventHub(), policies: PolicyTable = PolicyTable(), scheduler: ChangeScheduler = ChangeScheduler()) {
         self.events = events
+        self.policies = policies
+        self.scheduler = scheduler
         self.store = store
         self.snapshots = snapshots
         self.metrics = metrics
@@ -113,7 +119,9 @@ public final class WriteQueue: Sendable {
     }
 
     /// Applies `jobs` in order: preconditions and edits against the running `Base`, one group commit for
-    /// the document and flag writes, rollbacks alone (they read an old version inside their transaction).
+    /// the document and flag writes, rollbacks and change jobs alone (they read the store inside their own
+    /// transaction, or record a change). A write that touches a protected flag is recorded as a change request
+    /// instead of joining the batch, decided here, in queue order, against the version it would change.
     func process(_ jobs: [WriteJob]) {
         var pending: [String: Base] = [:]
         var batch: [(job: WriteJob, request: PublishRequest, document: FlagDocument)] = []
@@ -123,10 +131,19 @@ public final class WriteQueue: Sendable {
                 job.completion(.failed(.unknownEnvironment(environment, known: snapshots.environments)))
                 continue
             }
-            if case .rollback(let number) = job.kind {
+            switch job.kind {
+            case .document, .flag:
+                break
+            case .rollback(let number):
                 flush(&batch)
                 pending = [:]
                 rollback(job, to: number)
+                continue
+            case .schedule, .applyChange:
+                // A change's base must be a committed version, and applying one reads the store.
+                flush(&batch)
+                pending = [:]
+                runChangeJob(job)
                 continue
             }
             var base = pending[environment] ?? current(environment)
@@ -140,20 +157,19 @@ public final class WriteQueue: Sendable {
                 continue
             }
             let document: FlagDocument
-            switch job.kind {
-            case .document(let given):
-                document = given
-            case .flag(let key, let edit):
-                do {
-                    document = try edit.apply(to: base.document, key: key)
-                } catch {
-                    job.completion(.failed(error))
-                    continue
-                }
-            case .rollback:
+            do {
+                document = try Self.proposedDocument(job, base: base.document)
+            } catch {
+                job.completion(.failed(error))
                 continue
             }
             let bytes = document.canonicalBytes
+            if bytes != base.bytes, needsApproval(job, base: base.document, proposed: document) {
+                flush(&batch)
+                pending = [:]
+                propose(job)
+                continue
+            }
             batch.append((job, PublishRequest(environment: environment, document: bytes, author: job.author,
                                               message: job.message, expectedCurrentVersion: base.version), document))
             // Equal bytes: the store will answer `.unchanged` and the version stays; otherwise it advances.
@@ -165,7 +181,17 @@ public final class WriteQueue: Sendable {
         flush(&batch)
     }
 
-    private func current(_ environment: String) -> Base {
+    /// The document a `.document` or `.flag` job proposes against `base`.
+    static func proposedDocument(_ job: WriteJob, base: FlagDocument?) throws(ServiceError) -> FlagDocument {
+        switch job.kind {
+        case .document(let given): return given
+        case .flag(let key, let edit): return try edit.apply(to: base, key: key)
+        case .rollback, .schedule, .applyChange:
+            throw ServiceError(.internalServerError, code: "internal", message: "internal error")
+        }
+    }
+
+    func current(_ environment: String) -> Base {
         guard let snapshot = snapshots.snapshot(environment) else { return Base(document: nil, version: 0) }
         return Base(document: snapshot.document, version: snapshot.version, bytes: snapshot.record.document,
                     etag: snapshot.etag)

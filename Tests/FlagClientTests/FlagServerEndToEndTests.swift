@@ -177,10 +177,19 @@ final class FlagServerProcess: @unchecked Sendable {
             let created = try Self.run(binary, ["--database", database, "token", "create", "--name", "t", "--role", "writer"])
             token = try #require(created.split(separator: "\n").last.map { $0.trimmingCharacters(in: .whitespaces) })
         }
+        // The flag documents without `flags/policy/`: these tests flip premiumFeaturesLocked with one writer
+        // token, which production's policy would turn into a change request (the governance tests cover that).
+        let flags = directory.url.appendingPathComponent("flags")
+        if !FileManager.default.fileExists(atPath: flags.path) {
+            try FileManager.default.createDirectory(at: flags, withIntermediateDirectories: true)
+            for name in ["production.json", "staging.json"] {
+                try FileManager.default.copyItem(at: Envelopes.repositoryRoot.appendingPathComponent("flags/\(name)"),
+                                                 to: flags.appendingPathComponent(name))
+            }
+        }
         let output = Pipe()
         process.executableURL = URL(fileURLWithPath: binary)
-        process.arguments = ["--port", "0", "--database", database, "--flags-dir",
-                             Envelopes.repositoryRoot.appendingPathComponent("flags").path, "--log-level", "warning",
+        process.arguments = ["--port", "0", "--database", database, "--flags-dir", flags.path, "--log-level", "warning",
                              "--loops", "1"]
         process.standardOutput = output
         process.standardError = FileHandle.nullDevice

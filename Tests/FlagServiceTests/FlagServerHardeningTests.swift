@@ -66,7 +66,7 @@ import Testing
     @Test func damagedContentIsNeverServedNorRolledBackTo() async throws {
         let running = try await Running.start()
         defer { running.stop() }
-        #expect(try await running.put("/v1/environments/production/flags/monetizationEnabled", "false").status == 200)
+        #expect(try await running.put("/v1/environments/production/flags/showIntroFreeSubscriptionBanner", "false").status == 200)
         let database = running.directory + "/flags.sqlite"
         // Below the trigger that keeps versions immutable, as a broken disk or a hand edit would.
         try Self.sqlite(database, """
@@ -109,7 +109,7 @@ import Testing
         // Another process holds the write lock past the server's busy timeout (5 s): the commit fails.
         let holder = try Database(path: running.directory + "/flags.sqlite")
         try holder.execute("BEGIN IMMEDIATE")
-        let flip = try await running.put("/v1/environments/production/flags/monetizationEnabled", "false")
+        let flip = try await running.put("/v1/environments/production/flags/showIntroFreeSubscriptionBanner", "false")
         #expect(flip.status == 503)
         let degraded = try await RawHTTP.request(port: running.port, method: "GET", path: "/readyz")
         #expect(degraded.status == 503)
@@ -119,7 +119,7 @@ import Testing
         #expect(try await RawHTTP.request(port: running.port, method: "GET", path: "/v1/environments/production/document").status == 200)
         try holder.execute("ROLLBACK")
         holder.close()
-        #expect(try await running.put("/v1/environments/production/flags/monetizationEnabled", "false").status == 200)
+        #expect(try await running.put("/v1/environments/production/flags/showIntroFreeSubscriptionBanner", "false").status == 200)
         #expect(try await RawHTTP.request(port: running.port, method: "GET", path: "/readyz").status == 200)
     }
 
@@ -133,7 +133,7 @@ import Testing
                 body: Array("false".utf8))
             #expect(guess.status == 401)
         }
-        let throttled = try await running.put("/v1/environments/production/flags/monetizationEnabled", "false")
+        let throttled = try await running.put("/v1/environments/production/flags/showIntroFreeSubscriptionBanner", "false")
         #expect(throttled.status == 429)
         #expect(throttled.header("Retry-After") != nil)
         let log = running.server.errors
@@ -187,7 +187,7 @@ import Testing
         }, method: "GET")
         #expect(badHost.status == 400)
         #expect(try badHost.errorCode() == "invalid_host")
-        let head = "PUT /v1/environments/production/flags/monetizationEnabled HTTP/1.1\r\nHost: 127.0.0.1\r\n"
+        let head = "PUT /v1/environments/production/flags/showIntroFreeSubscriptionBanner HTTP/1.1\r\nHost: 127.0.0.1\r\n"
             + "Authorization: Bearer \(running.secret)\r\nContent-Type: application/json\r\nX-Change-Message: zeros\r\n"
             + "Transfer-Encoding: chunked\r\nConnection: close\r\n\r\n0000000000000005\r\nfalse\r\n0\r\n\r\n"
         let chunked = try RawHTTP.parse(try await offPool { try RawHTTP.exchange(port: running.port, bytes: Array(head.utf8)) },

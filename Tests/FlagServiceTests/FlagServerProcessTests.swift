@@ -54,7 +54,7 @@ import Testing
         defer { server.blockingStop() }
         let port = try await server.waitUntilReady()
         let put = { () async throws -> Int in
-            try await RawHTTP.request(port: port, method: "PUT", path: "/v1/environments/production/flags/monetizationEnabled",
+            try await RawHTTP.request(port: port, method: "PUT", path: "/v1/environments/production/flags/showIntroFreeSubscriptionBanner",
                                 headers: [("Authorization", "Bearer \(secret)"), ("Content-Type", "application/json"),
                                           ("X-Change-Message", "cli token")], body: Array("false".utf8)).status
         }

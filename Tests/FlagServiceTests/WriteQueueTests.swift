@@ -26,6 +26,8 @@ import Testing
                 switch all[index] {
                 case .published, .unchanged: 200
                 case .failed(let error): error.status.code
+                case .recorded: 202
+                case .changeRan, .changeSkipped: 200
                 case nil: nil
                 }
             }

@@ -4,6 +4,7 @@ import json
 import os
 import pathlib
 import re
+import shutil
 import subprocess
 import tempfile
 import urllib.error
@@ -37,8 +38,14 @@ class Server:
         self.database = os.path.join(directory, "flags.sqlite")
         self.writer = self.token("console-writer", "writer")
         self.reader = self.token("console-reader", "reader")
+        # The documents only, without flags/policy/: these tests publish premiumFeaturesLocked and
+        # monetizationEnabled with one writer token, which production's policy turns into change requests.
+        flags = os.path.join(directory, "flags")
+        os.makedirs(flags, exist_ok=True)
+        for name in ("production.json", "staging.json"):
+            shutil.copy(ROOT / "flags" / name, os.path.join(flags, name))
         self.process = subprocess.Popen(
-            [self.binary, "--port", "0", "--database", self.database, "--flags-dir", str(ROOT / "flags"),
+            [self.binary, "--port", "0", "--database", self.database, "--flags-dir", flags,
              "--console-dir", str(ROOT / "console"), "--log-level", "warning"],
             cwd=directory, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
         line = self.process.stdout.readline()

@@ -1,0 +1,62 @@
+import FlagKit
+import FlagStore
+import HTTPServer
+
+/// `POST`/`GET /v1/environments/{env}/schedules` and `GET /v1/environments/{env}/requests`
+/// (`docs/governance.md`, "Scheduled changes" and "A second approver for protected flags").
+extension FlagService {
+    func registerSchedules(into routes: inout ServiceRoutes) {
+        routes.deferred(.POST, "/v1/environments/{env}/schedules", access: .token(.writer)) { [self] request, context, token, responder in
+            let name = try environment(context)
+            try Self.requireJSONContentType(request)
+            let schedule = try ScheduleRequest(body: try Self.parseJSON(request.body), now: ChangeScheduler.wallClock())
+            let message = try Self.message(request, body: schedule.message)
+            // The writer checks If-Match and makes the change set against the version current in queue order.
+            submit(WriteJob(environment: name, kind: .schedule(schedule.edit, applyAt: schedule.applyAt),
+                            precondition: Self.optionalPrecondition(request), author: try RouteGuard.required(token).name,
+                            message: message, client: routeGuard.clientAddress(request, context),
+                            completion: answer(responder, flag: nil)))
+            return nil
+        }
+
+        routes.deferred(.GET, "/v1/environments/{env}/schedules", access: .reader) { [self] request, context, _, _ in
+            let name = try environment(context)
+            let statuses = try Self.statusParameter(request)
+            let limit = try Self.integerParameter(request, "limit", default: 100, range: ChangeQuery.limitRange)
+            let changes = try Self.storing {
+                try store.changes(query: .schedules(environment: name, statuses: statuses, limit: limit))
+            }
+            return Self.json(["environment": .string(name), "changes": .array(changes.map(\.jsonValue))],
+                             headers: [.cacheControl: "no-store"])
+        }
+
+        routes.deferred(.GET, "/v1/environments/{env}/requests", access: .reader) { [self] request, context, _, _ in
+            let name = try environment(context)
+            let statuses = try Self.statusParameter(request)
+            let limit = try Self.integerParameter(request, "limit", default: 100, range: ChangeQuery.limitRange)
+            let before = try Self.optionalIntegerParameter(request, "before", range: 1...Int.max).map(Int64.init)
+            let changes = try Self.storing {
+                try store.changes(query: .requests(environment: name, statuses: statuses, limit: limit, before: before))
+            }
+            // The next page: requests older than the last one here (null on the last page).
+            let next: JSONValue = changes.count == limit && (changes.last?.id ?? 0) > 1
+                ? changes.last.map { .integer($0.id) } ?? .null : .null
+            return Self.json(["environment": .string(name), "changes": .array(changes.map(\.jsonValue)), "next": next],
+                             headers: [.cacheControl: "no-store"])
+        }
+    }
+
+    /// `?status=pending,scheduled`: the statuses to list (nil: all); 400 `invalid_parameter` for an unknown one.
+    static func statusParameter(_ request: HTTPRequest) throws(ServiceError) -> Set<ChangeStatus>? {
+        guard let text = request.queryParameter("status"), !text.isEmpty else { return nil }
+        var statuses = Set<ChangeStatus>()
+        for word in text.split(separator: ",") {
+            guard let status = ChangeStatus(rawValue: String(word)) else {
+                throw ServiceError.badRequest("invalid_parameter", "status must be a comma-separated list of "
+                    + ChangeStatus.allCases.map(\.rawValue).joined(separator: ", ") + "; got '\(word)'")
+            }
+            statuses.insert(status)
+        }
+        return statuses
+    }
+}
