@@ -14,6 +14,9 @@ public enum ExitStatus {
     public static let failure: Int32 = 1
     /// Trouble: a file could not be read, a document is invalid where a valid one was needed.
     public static let trouble: Int32 = 2
+    /// Nothing was published: the change touches a protected flag and waits for a second person's approval
+    /// (the server answered 202 with a change request). A script must not take it for a publish.
+    public static let needsApproval: Int32 = 3
     /// The command line is wrong (`EX_USAGE` from sysexits.h).
     public static let usage: Int32 = UsageError.exitStatus
 }

@@ -5,14 +5,16 @@ public enum FlagCtl {
     /// The registered commands, in the order `--help` lists them.
     public static var commands: [any Command.Type] {
         [ValidateCommand.self, LintCommand.self, StoreKitCommand.self, DiffCommand.self, EvalCommand.self, GetCommand.self, HistoryCommand.self,
-         PublishCommand.self, SetCommand.self, RollbackCommand.self]
+         PublishCommand.self, SetCommand.self, RollbackCommand.self, ScheduleCommand.self, SchedulesCommand.self, UnscheduleCommand.self,
+         RequestsCommand.self, ApproveCommand.self, RejectCommand.self, StaleCommand.self, PolicyCommand.self]
     }
 
     /// The command-line tool: the commands and the global options (`--server`, and `--token` refused).
     public static var tool: CommandLineTool<RunContext> {
         CommandLineTool(
             name: "flagctl", abstract: "Check, compare, evaluate and publish Symi's flag documents.",
-            discussion: "Exit status: 0 success (diff: same), 1 problems found (diff: different), 2 trouble, 64 usage error.",
+            discussion: "Exit status: 0 success (diff: same), 1 problems found (diff: different, stale: flags listed), 2 trouble, "
+                + "3 nothing published: a change request waits for approval, 64 usage error.",
             globalOptions: [GlobalOptions.serverOption, GlobalOptions.tokenOption], subcommands: commands.map { .command($0) })
     }
 

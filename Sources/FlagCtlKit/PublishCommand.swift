@@ -14,9 +14,11 @@ public struct PublishCommand: Command {
         publish carries If-Match with that ETag: if someone else published in between, the server refuses
         (412), nothing is published, and the command says which version is current now.
         --dry-run asks the server to validate and diff (PUT ...?dryRun=true) and publishes nothing.
+        A document that changes a flag the environment's policy protects is not published: the server records
+        a change request for another person to approve (flagctl approve ID).
         Exit status: 0 published, already current, or dry run done; 1 declined at the prompt;
         2 trouble: invalid file, server unreachable or refusing, someone else published meanwhile (412),
-        or no terminal to ask and no --yes.
+        or no terminal to ask and no --yes; 3 nothing published: a change request waits for approval.
         """,
         options: [environmentOption, ServerCommandSupport.messageOption, ServerCommandSupport.yesOption, dryRunFlag],
         arguments: [fileArgument]
@@ -80,9 +82,10 @@ public struct PublishCommand: Command {
             if let status = ServerCommandSupport.confirmed("Publish this to \(environment) as version \(next)?", yes: yes, context) {
                 return status
             }
-            let result = try ServerCommandSupport.call { () throws(ServerError) in
+            let answer = try ServerCommandSupport.call { () throws(ServerError) in
                 try client.publish(environment, document, basedOn: current, message: message ?? "")
             }
+            guard case .written(let result) = answer else { return ServerCommandSupport.requested(answer, context) }
             if result.changed {
                 context.print("published \(environment) \(ServerCommandSupport.summary(result.version))")
             } else {

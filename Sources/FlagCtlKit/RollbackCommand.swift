@@ -12,9 +12,10 @@ public struct RollbackCommand: Command {
         terminal; otherwise --yes is required) and asks the server to roll back, with If-Match of the current
         version, so a publish in between is never undone unseen. History keeps every version: the rollback is
         a new version that records which one it copied.
+        A rollback that changes a protected flag becomes a change request for another person to approve.
         Exit status: 0 rolled back (or N's content is already current), 1 declined at the prompt, 2 trouble:
         server unreachable or refusing, no such version, someone else published meanwhile (412), no terminal
-        to ask and no --yes.
+        to ask and no --yes; 3 nothing published: a change request waits for approval.
         """,
         options: [targetOption, ServerCommandSupport.messageOption, ServerCommandSupport.yesOption],
         arguments: [ServerCommandSupport.environmentArgument]
@@ -62,9 +63,10 @@ public struct RollbackCommand: Command {
             DiffCommand.printLines(DocumentDiff(from: now, to: then), context)
             let question = "Publish version \(target)'s content to \(environment) as version \(current.version + 1)?"
             if let status = ServerCommandSupport.confirmed(question, yes: yes, context) { return status }
-            let result = try ServerCommandSupport.call { () throws(ServerError) in
+            let answer = try ServerCommandSupport.call { () throws(ServerError) in
                 try client.rollback(environment, to: target, basedOn: current, message: message)
             }
+            guard case .written(let result) = answer else { return ServerCommandSupport.requested(answer, context) }
             context.print(result.changed ? "rolled back \(environment) to version \(target)'s content: \(ServerCommandSupport.summary(result.version))"
                                          : "nothing was published: \(environment) version \(result.version.version) already has this content")
             return ExitStatus.success

@@ -100,9 +100,10 @@ extension ServerClient {
     }
 
     /// `PUT .../document` with `If-Match: etag` (`If-None-Match: *` for a first version): never overwrites
-    /// a version this client has not seen (RFC 9110 §13.1.1); a 412 becomes `.conflict`.
+    /// a version this client has not seen (RFC 9110 §13.1.1); a 412 becomes `.conflict`, a 202 (a protected
+    /// flag: a change request) `.requested`.
     public func publish(_ environment: String, _ document: FlagDocument, basedOn current: PublishedVersion?,
-                        message: String) throws(ServerError) -> WriteResult {
+                        message: String) throws(ServerError) -> WriteAnswer {
         let url = try url(["v1", "environments", environment, "document"])
         var headers = ClientHeaders()
         if let etag = current?.etag { headers.add(name: .ifMatch, value: etag) } else { headers.add(name: .ifNoneMatch, value: "*") }
@@ -123,7 +124,7 @@ extension ServerClient {
 
     /// `PUT .../flags/{key}` with a bare value ("this value for everyone"), `If-Match` of the version shown.
     public func setFlag(_ environment: String, key: String, value: JSONValue, basedOn current: PublishedVersion,
-                        message: String) throws(ServerError) -> WriteResult {
+                        message: String) throws(ServerError) -> WriteAnswer {
         let url = try url(["v1", "environments", environment, "flags", key])
         var headers = ClientHeaders()
         if let etag = current.etag { headers.add(name: .ifMatch, value: etag) }
@@ -133,7 +134,7 @@ extension ServerClient {
 
     /// `POST .../rollback` `{"version": N, "message": M}`, with `If-Match` of the version shown when given.
     public func rollback(_ environment: String, to number: Int, basedOn current: PublishedVersion?,
-                         message: String) throws(ServerError) -> WriteResult {
+                         message: String) throws(ServerError) -> WriteAnswer {
         let url = try url(["v1", "environments", environment, "rollback"])
         var headers = ClientHeaders()
         if let etag = current?.etag { headers.add(name: .ifMatch, value: etag) }
@@ -142,7 +143,7 @@ extension ServerClient {
     }
 
     private func write(_ method: ClientMethod, _ url: URL, _ environment: String, basedOn current: PublishedVersion?,
-                       headers: ClientHeaders, body: Data) throws(ServerError) -> WriteResult {
+                       headers: ClientHeaders, body: Data) throws(ServerError) -> WriteAnswer {
         let response = try exchange(method, url, headers: headers, body: body)
         if response.status == 412 {
             // The current version: from the 412's ETag (`"N-hash"`), else the store's `currentVersion`.
@@ -155,10 +156,12 @@ extension ServerClient {
         }
         guard (200..<300).contains(response.status) else { throw refusal(method, url, response) }
         let object = try object(response, from: url)
+        // 202: the change touches a protected flag and became a change request; nothing was published.
+        if response.status == 202 { return .requested(try ChangeProposal(object, url: url)) }
         guard let changed = object["changed"]?.boolValue else {
             throw .unreadableReply(url: url.absoluteString, reason: "/changed: expected a boolean")
         }
-        return WriteResult(changed: changed, version: try PublishedVersion(object, etag: response.headers[.eTag], url: url))
+        return .written(WriteResult(changed: changed, version: try PublishedVersion(object, etag: response.headers[.eTag], url: url)))
     }
 
     /// `"12-3fa9c1e0b2d4a6f8"` gives 12.

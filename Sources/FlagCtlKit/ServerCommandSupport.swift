@@ -92,6 +92,12 @@ enum ServerCommandSupport {
         }
     }
 
+    /// A write the server answered with 202: prints the change request and gives `ExitStatus.needsApproval`.
+    static func requested(_ answer: WriteAnswer, _ context: RunContext) -> Int32 {
+        if case .requested(let proposal) = answer { ChangeRendering.printRequest(proposal, context) }
+        return ExitStatus.needsApproval
+    }
+
     /// `version 7 by ci at 2026-11-29T15:30:00.123Z: message`.
     static func summary(_ version: PublishedVersion) -> String {
         "version \(version.version) by \(version.author) at \(version.publishedAt): \(version.message)"

@@ -14,8 +14,11 @@ public struct SetCommand: Command {
         sets the text "true"). The flag must exist: a new flag comes with a published document. Its rules are
         removed (the value is for everyone), which the output says. The write carries If-Match of the version
         read first, so a concurrent change is never silently replaced.
+        A flag the environment's policy protects is not flipped at once: the server records a change request
+        that another person approves (flagctl approve ID); the output says how, and the exit status is 3.
         Exit status: 0 set (or already so), 2 trouble: unknown flag, wrong type, server unreachable or
-        refusing, someone else published meanwhile (412).
+        refusing, someone else published meanwhile (412); 3 nothing published: a change request waits for
+        approval.
         """,
         options: [ServerCommandSupport.messageOption],
         arguments: [ServerCommandSupport.environmentArgument, flagArgument, valueArgument]
@@ -71,12 +74,17 @@ public struct SetCommand: Command {
                 context.print("\(environment): \(flag) is already \(value) for everyone (version \(current.version)): nothing to change")
                 return ExitStatus.success
             }
-            let result = try ServerCommandSupport.call { () throws(ServerError) in
+            let answer = try ServerCommandSupport.call { () throws(ServerError) in
                 try client.setFlag(environment, key: flag, value: value, basedOn: current, message: message)
             }
             let rules = existing.rules.count
-            let dropped = rules == 0 ? "" : " (its \(rules) rule\(rules == 1 ? " was" : "s were") removed)"
-            context.print("\(environment): \(flag) \(existing.defaultValue) -> \(value) for everyone\(dropped)")
+            let dropped = rules == 0 ? "" : " (its \(rules) rule\(rules == 1 ? " would be" : "s would be") removed)"
+            guard case .written(let result) = answer else {
+                context.print("\(environment): \(flag) \(existing.defaultValue) -> \(value) for everyone\(dropped), once approved")
+                return ServerCommandSupport.requested(answer, context)
+            }
+            let removed = rules == 0 ? "" : " (its \(rules) rule\(rules == 1 ? " was" : "s were") removed)"
+            context.print("\(environment): \(flag) \(existing.defaultValue) -> \(value) for everyone\(removed)")
             context.print(result.changed ? "published \(environment) \(ServerCommandSupport.summary(result.version))"
                                          : "nothing was published: \(environment) version \(result.version.version) already has this")
             return ExitStatus.success

@@ -12,7 +12,8 @@ import Testing
 
     @Test func registersEveryCommand() {
         #expect(FlagCtl.commands.map { $0.configuration.name }
-            == ["validate", "lint", "storekit", "diff", "eval", "get", "history", "publish", "set", "rollback"])
+            == ["validate", "lint", "storekit", "diff", "eval", "get", "history", "publish", "set", "rollback",
+                "schedule", "schedules", "unschedule", "requests", "approve", "reject", "stale", "policy"])
         #expect(usageError(["bogus", "production"])?.message == "unknown command 'bogus'")
     }
 
