@@ -33,7 +33,8 @@ public struct StaleFlagScan: Sendable {
 
     /// The one value a flag gives everyone (its default and every rule's value are equal), or nil.
     public static func singleValue(of flag: Flag) -> JSONValue? {
-        flag.rules.allSatisfy { $0.value == flag.defaultValue } ? flag.defaultValue : nil
+        // `.none`, not `nil`: JSONValue is ExpressibleByNilLiteral, so a bare `nil` here would be `.null`.
+        flag.rules.allSatisfy { $0.value == flag.defaultValue } ? .some(flag.defaultValue) : .none
     }
 
     /// The next older version: published at `publishedAt`, with `document`.
