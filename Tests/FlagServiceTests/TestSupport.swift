@@ -247,3 +247,25 @@ extension JSONValue {
     /// `self[key]` for objects.
     subscript(key: String) -> JSONValue? { objectValue?[key] }
 }
+
+extension TestServer {
+    /// Puts the repository's production policy (premiumFeaturesLocked and monetizationEnabled protected) in
+    /// force through `PUT .../policy`, as an admin would.
+    func protectProduction() async throws {
+        let policy = try String(contentsOf: repositoryRoot.appendingPathComponent("flags/policy/production.json"), encoding: .utf8)
+        let response = try await write("PUT", "/v1/environments/production/policy", json: policy, token: adminToken, message: nil)
+        guard response.status == 200 else { throw TestFailure("PUT policy: \(response.status) \(response.text)") }
+    }
+
+    /// A new token named `name` with `role` (and a scope), for a second person.
+    func token(_ name: String, _ role: TokenRole = .writer, environments: Set<String>? = nil) throws -> String {
+        try store.createToken(name: name, role: role, environments: environments).secret
+    }
+
+    /// A POST or DELETE of a change (`/v1/changes/...`) with `token`, the body as JSON when given.
+    func change(_ method: String, _ path: String, json: String? = nil, token: String) async throws -> ClientResponse {
+        var headers = [("Authorization", "Bearer \(token)")]
+        if json != nil { headers.append(("Content-Type", "application/json")) }
+        return try await RawHTTP.request(port: port, method: method, path: path, headers: headers, body: json.map { Array($0.utf8) })
+    }
+}
