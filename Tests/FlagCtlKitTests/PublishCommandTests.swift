@@ -128,4 +128,18 @@ import Testing
         #expect(output.contains("nothing was changed"))
         #expect(try Self.current(server)["version"] == .integer(1))
     }
+
+    @Test func aDocumentChangingAProtectedFlagIsAChangeRequestAndExits3() throws {
+        let server = try FlagServerProcess(policies: true)
+        defer { server.stop() }
+        let text = String(decoding: try TestSupport.bytes("flags/production.json"), as: UTF8.self)
+            .replacingOccurrences(of: #""default": true"#, with: #""default": false"#)
+        let directory = try TestSupport.directory(with: ["next.json": text])
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let run = try server.flagctl(["publish", "next.json", "--env", "production", "-m", "all off", "--yes"], in: directory)
+        #expect(run.status == 3, "\(run.stderr)")
+        #expect(run.stdout.contains("nothing was published: production change request 1 needs a second person's approval\n"))
+        #expect(run.stdout.contains("  protected:  monetizationEnabled, premiumFeaturesLocked\n"))
+        #expect(try Self.current(server)["version"] == .integer(1))
+    }
 }

@@ -43,4 +43,16 @@ import Testing
         #expect(usage.status == 64)
         #expect(usage.stderr.hasPrefix("flagctl: error: missing --to N: the version to go back to\n"))
     }
+
+    @Test func aRollbackAcrossAProtectedChangeIsAChangeRequestAndExits3() throws {
+        let server = try FlagServerProcess(policies: true)
+        defer { server.stop() }
+        #expect(try server.flagctl(["set", "production", "premiumFeaturesLocked", "true", "-m", "launch"]).status == 3)
+        let bob = try server.token(name: "ops-bob", role: "writer")
+        #expect(try server.flagctl(["approve", "1"], environment: server.environment(token: .value(bob))).status == 0)
+        let back = try server.flagctl(["rollback", "production", "--to", "1", "-m", "undo the launch", "--yes"])
+        #expect(back.status == 3, "\(back.stderr)")
+        #expect(back.stdout.contains("nothing was published: production change request 2 needs a second person's approval\n"))
+        #expect(try PublishCommandTests.current(server)["version"] == .integer(2))
+    }
 }

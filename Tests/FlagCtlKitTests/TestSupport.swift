@@ -1,6 +1,7 @@
 import FlagKit
 import Foundation
 import Testing
+@testable import FlagCtlKit
 
 /// The real `flagctl` binary, temp files and fixture documents shared by the tests.
 enum TestSupport {
@@ -129,5 +130,34 @@ enum TestSupport {
     /// Bytes of a file under the package root.
     static func bytes(_ relativePath: String) throws -> [UInt8] {
         [UInt8](try Data(contentsOf: packageRoot.appendingPathComponent(relativePath)))
+    }
+}
+
+extension TestSupport {
+    /// An RFC 3339 time `seconds` from now (UTC, milliseconds), for `--at`.
+    static func time(in seconds: Double) -> String {
+        RFC3339.string(milliseconds: Int64((Date().timeIntervalSince1970 + seconds) * 1000))
+    }
+
+    /// A usage error's message, as a thrown error.
+    struct Refused: Error, Equatable {
+        let message: String
+    }
+
+    /// The command line `arguments` parsed into `T` (`get()` throws the usage error's message).
+    static func parse<T: Command>(_ type: T.Type, _ arguments: [String]) -> Result<T, Refused> {
+        switch FlagCtl.parse([type.configuration.name] + arguments) {
+        case .run(let command, _):
+            guard let command = command as? T else { return .failure(Refused(message: "parsed as \(Swift.type(of: command))")) }
+            return .success(command)
+        case .usageError(let error): return .failure(Refused(message: error.message))
+        case .help: return .failure(Refused(message: "help"))
+        }
+    }
+
+    /// The usage error's message for `arguments`, nil when they parse.
+    static func usageError<T: Command>(_ type: T.Type, _ arguments: [String]) -> String? {
+        if case .failure(let refused) = parse(type, arguments) { return refused.message }
+        return nil
     }
 }

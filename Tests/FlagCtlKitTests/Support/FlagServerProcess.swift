@@ -27,14 +27,22 @@ final class FlagServerProcess {
         return url
     }
 
-    /// Starts the server and waits (polling, up to 30 s) for its `listening on` line.
-    init(flags: [String: String]? = nil) throws {
+    /// Starts the server and waits (polling, up to 30 s) for its `listening on` line. With `policies`, the
+    /// repository's `flags/policy/` too (production protects premiumFeaturesLocked and monetizationEnabled).
+    init(flags: [String: String]? = nil, policies: Bool = false) throws {
         directory = try TestSupport.temporaryDirectory()
         let flagsDirectory = directory.appendingPathComponent("flags")
         try FileManager.default.createDirectory(at: flagsDirectory, withIntermediateDirectories: true)
         let files = try flags ?? ["production": String(decoding: TestSupport.bytes("flags/production.json"), as: UTF8.self),
                                   "staging": String(decoding: TestSupport.bytes("flags/staging.json"), as: UTF8.self)]
         for (name, content) in files { try Data(content.utf8).write(to: flagsDirectory.appendingPathComponent("\(name).json")) }
+        if policies {
+            let policyDirectory = flagsDirectory.appendingPathComponent("policy")
+            try FileManager.default.createDirectory(at: policyDirectory, withIntermediateDirectories: true)
+            for name in ["production", "staging"] {
+                try Data(try TestSupport.bytes("flags/policy/\(name).json")).write(to: policyDirectory.appendingPathComponent("\(name).json"))
+            }
+        }
         database = directory.appendingPathComponent("flags.sqlite").path
         let stdoutURL = directory.appendingPathComponent("server.out")
         let stderrURL = directory.appendingPathComponent("server.err")
