@@ -46,11 +46,12 @@ extension FlagService {
         }
     }
 
-    /// `?status=pending,scheduled`: the statuses to list (nil: all); 400 `invalid_parameter` for an unknown one.
+    /// `?status=pending,scheduled`: the statuses to list (nil when absent: all); 400 `invalid_parameter` for an
+    /// unknown or empty one (`?status=` and `a,,b` name no status: a filter that filters nothing is a mistake).
     static func statusParameter(_ request: HTTPRequest) throws(ServiceError) -> Set<ChangeStatus>? {
-        guard let text = request.queryParameter("status"), !text.isEmpty else { return nil }
+        guard let text = request.queryParameter("status") else { return nil }
         var statuses = Set<ChangeStatus>()
-        for word in text.split(separator: ",") {
+        for word in text.split(separator: ",", omittingEmptySubsequences: false) {
             guard let status = ChangeStatus(rawValue: String(word)) else {
                 throw ServiceError.badRequest("invalid_parameter", "status must be a comma-separated list of "
                     + ChangeStatus.allCases.map(\.rawValue).joined(separator: ", ") + "; got '\(word)'")

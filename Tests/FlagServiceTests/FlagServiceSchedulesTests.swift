@@ -99,6 +99,8 @@ import Testing
         #expect(try await server.get("/v1/environments/production/requests?limit=2&before=\(next)").json()["changes"]?.arrayValue?.count == 1)
         #expect(try await server.get(Self.schedules).json()["changes"]?.arrayValue?.count == 1, "only the one with a time")
         #expect(try await server.get("/v1/environments/production/requests?status=bogus").errorCode() == "invalid_parameter")
+        #expect(try await server.get("/v1/environments/production/requests?status=").errorCode() == "invalid_parameter")
+        #expect(try await server.get("/v1/environments/production/schedules?status=pending,,applied").errorCode() == "invalid_parameter")
         #expect(try await server.get("/v1/environments/staging/requests").json()["changes"] == [])
     }
 }
