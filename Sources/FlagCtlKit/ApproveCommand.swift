@@ -15,12 +15,9 @@ public struct ApproveCommand: Command {
         Exit status: 0 published or scheduled, 2 trouble: refused (self_approval, not_pending, request_expired,
         request_stale, change_conflicted), server unreachable.
         """,
-        options: [messageOption],
+        options: [ChangeRendering.noteOption],
         arguments: [ChangeRendering.idArgument]
     )
-
-    /// `-m`/`--message`, optional.
-    static let messageOption = Option<String>("message", valueName: "text", short: "m", help: "A note with the approval.")
 
     /// The change.
     public let id: Int64
@@ -30,7 +27,7 @@ public struct ApproveCommand: Command {
     /// From the parsed command line.
     public init(parsed: ParsedArguments) throws(UsageError) {
         id = try parsed.required(ChangeRendering.idArgument)
-        message = try parsed.value(Self.messageOption)
+        message = try parsed.value(ChangeRendering.noteOption)
     }
 
     /// Approves and prints what became of the change.

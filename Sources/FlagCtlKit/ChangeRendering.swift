@@ -63,6 +63,30 @@ enum ChangeRendering {
         })
     }
 
+    /// What `schedules` and `requests` read from their command lines: the environment, `--all`, `--json`.
+    static func listingOptions(_ parsed: ParsedArguments) throws(UsageError) -> (environment: String, all: Bool, json: Bool) {
+        (try parsed.required(ServerCommandSupport.environmentArgument), parsed.isSet(allFlag), parsed.isSet(jsonFlag))
+    }
+
+    /// Fetches `listing` (only `waiting` statuses unless `all`) and prints it as JSON, as `table`, or as
+    /// `empty` when there is nothing: `schedules` and `requests`.
+    static func list(_ context: RunContext, _ environment: String, _ listing: ServerClient.ChangeListing, waiting: [String],
+                     all: Bool, json: Bool, empty: String, table: @escaping ([ChangeSummary]) -> String) -> Int32 {
+        ServerCommandSupport.run(context) { client throws(CommandFailure) in
+            let changes = try ServerCommandSupport.call { () throws(ServerError) in
+                try client.changes(environment, listing, statuses: all ? nil : waiting)
+            }
+            if json {
+                context.stdout.write(Self.json(changes))
+            } else if changes.isEmpty {
+                context.print(empty)
+            } else {
+                context.stdout.write(table(changes))
+            }
+            return ExitStatus.success
+        }
+    }
+
     /// `--json` of a list: the changes as the server sent them.
     static func json(_ changes: [ChangeSummary]) -> String {
         JSONValue.array(changes.map(\.json)).prettyString
@@ -80,4 +104,7 @@ enum ChangeRendering {
 
     /// `--all`.
     static let allFlag = Flag("all", help: "List changes in every status, not only those still waiting.")
+
+    /// `-m`/`--message`, optional: a note with a decision (an approval, a cancellation).
+    static let noteOption = Option<String>("message", valueName: "text", short: "m", help: "Why, or a note (recorded with the decision).")
 }

@@ -117,6 +117,8 @@ public enum CommandFailure: Error, Sendable, Equatable, CustomStringConvertible 
     case server(ServerError)
     /// The environment exists on the server but has no published version.
     case noVersion(String)
+    /// A value typed for a flag is not of the flag's type (`'yes'` for a boolean).
+    case wrongType(key: String, type: FlagType, text: String, got: String)
 
     /// One line per problem, for standard error.
     public var description: String {
@@ -133,6 +135,8 @@ public enum CommandFailure: Error, Sendable, Equatable, CustomStringConvertible 
             return error.description
         case .noVersion(let name):
             return "\(name) has no published version on the server yet"
+        case .wrongType(let key, let type, let text, let got):
+            return "flag \(key) is \(type.rawValue); '\(text)' is \(got)"
         }
     }
 }

@@ -26,25 +26,12 @@ public struct RequestsCommand: Command {
 
     /// From the parsed command line.
     public init(parsed: ParsedArguments) throws(UsageError) {
-        environment = try parsed.required(ServerCommandSupport.environmentArgument)
-        all = parsed.isSet(ChangeRendering.allFlag)
-        json = parsed.isSet(ChangeRendering.jsonFlag)
+        (environment, all, json) = try ChangeRendering.listingOptions(parsed)
     }
 
     /// Fetches and prints.
     public func run(_ context: RunContext) -> Int32 {
-        ServerCommandSupport.run(context) { client throws(CommandFailure) in
-            let changes = try ServerCommandSupport.call { () throws(ServerError) in
-                try client.changes(environment, .requests, statuses: all ? nil : ["pending"])
-            }
-            if json {
-                context.stdout.write(ChangeRendering.json(changes))
-            } else if changes.isEmpty {
-                context.print("\(environment): no \(all ? "" : "pending ")change requests")
-            } else {
-                context.stdout.write(ChangeRendering.requestTable(changes))
-            }
-            return ExitStatus.success
-        }
+        ChangeRendering.list(context, environment, .requests, waiting: ["pending"], all: all, json: json,
+                             empty: "\(environment): no \(all ? "" : "pending ")change requests", table: ChangeRendering.requestTable)
     }
 }

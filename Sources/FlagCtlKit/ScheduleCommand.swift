@@ -78,15 +78,8 @@ public struct ScheduleCommand: Command {
             var flags: [String: JSONValue]?
             var document: FlagDocument?
             if let flip {
-                guard let existing = current?.document?.flags[flip.flag] else {
-                    throw .unknownFlag(source: "\(environment)\(current.map { " (version \($0.version))" } ?? "")", key: flip.flag)
-                }
-                let value = SetCommand.value(flip.value, for: existing.type)
-                guard existing.type.accepts(value) else {
-                    context.error("flag \(flip.flag) is \(existing.type.rawValue); '\(flip.value)' is \(value.typeName)")
-                    return ExitStatus.trouble
-                }
-                flags = [flip.flag: value]
+                guard let current, let served = current.document else { throw .noVersion(environment) }
+                flags = [flip.flag: try SetCommand.checkedValue(flip.value, flag: flip.flag, in: served, of: current).1]
             } else if let documentFile {
                 document = try DocumentOperand.file(documentFile).load(context.globals).document
             }

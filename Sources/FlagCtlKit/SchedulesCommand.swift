@@ -25,25 +25,12 @@ public struct SchedulesCommand: Command {
 
     /// From the parsed command line.
     public init(parsed: ParsedArguments) throws(UsageError) {
-        environment = try parsed.required(ServerCommandSupport.environmentArgument)
-        all = parsed.isSet(ChangeRendering.allFlag)
-        json = parsed.isSet(ChangeRendering.jsonFlag)
+        (environment, all, json) = try ChangeRendering.listingOptions(parsed)
     }
 
     /// Fetches and prints.
     public func run(_ context: RunContext) -> Int32 {
-        ServerCommandSupport.run(context) { client throws(CommandFailure) in
-            let changes = try ServerCommandSupport.call { () throws(ServerError) in
-                try client.changes(environment, .schedules, statuses: all ? nil : ["scheduled", "pending", "approved"])
-            }
-            if json {
-                context.stdout.write(ChangeRendering.json(changes))
-            } else if changes.isEmpty {
-                context.print("\(environment): no \(all ? "" : "waiting ")scheduled changes")
-            } else {
-                context.stdout.write(ChangeRendering.scheduleTable(changes))
-            }
-            return ExitStatus.success
-        }
+        ChangeRendering.list(context, environment, .schedules, waiting: ["scheduled", "pending", "approved"], all: all, json: json,
+                             empty: "\(environment): no \(all ? "" : "waiting ")scheduled changes", table: ChangeRendering.scheduleTable)
     }
 }

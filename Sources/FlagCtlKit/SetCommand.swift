@@ -56,20 +56,28 @@ public struct SetCommand: Command {
         return parsed ?? .string(text)
     }
 
+    /// The flag `key` of `document` (the served `version`) and `text` read as its new value: `unknownFlag` when
+    /// there is no such flag (a new flag comes with a published document, never from a typo), `wrongType` when
+    /// the value is not of its type. What `set` and `schedule` check before anything is sent.
+    static func checkedValue(_ text: String, flag key: String, in document: FlagDocument,
+                             of version: PublishedVersion) throws(CommandFailure) -> (FlagKit.Flag, JSONValue) {
+        guard let existing = document.flags[key] else {
+            throw .unknownFlag(source: "\(version.environment) (version \(version.version)); publish a document to add a flag", key: key)
+        }
+        let value = value(text, for: existing.type)
+        guard existing.type.accepts(value) else {
+            throw .wrongType(key: key, type: existing.type, text: text, got: value.typeName)
+        }
+        return (existing, value)
+    }
+
     /// Fetch, check, flip.
     public func run(_ context: RunContext) -> Int32 {
         ServerCommandSupport.run(context) { client throws(CommandFailure) in
             guard let current = try ServerCommandSupport.call({ () throws(ServerError) in try client.current(environment) }),
                   let document = current.document
             else { throw .noVersion(environment) }
-            guard let existing = document.flags[flag] else {
-                throw .unknownFlag(source: "\(environment) (version \(current.version)); publish a document to add a flag", key: flag)
-            }
-            let value = Self.value(valueText, for: existing.type)
-            guard existing.type.accepts(value) else {
-                context.error("flag \(flag) is \(existing.type.rawValue); '\(valueText)' is \(value.typeName)")
-                return ExitStatus.trouble
-            }
+            let (existing, value) = try Self.checkedValue(valueText, flag: flag, in: document, of: current)
             if existing.rules.isEmpty, existing.defaultValue == value {
                 context.print("\(environment): \(flag) is already \(value) for everyone (version \(current.version)): nothing to change")
                 return ExitStatus.success

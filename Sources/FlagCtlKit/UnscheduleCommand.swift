@@ -13,12 +13,9 @@ public struct UnscheduleCommand: Command {
         Exit status: 0 cancelled, 2 trouble: no such change, it already ran or ended (409 not_cancellable),
         server unreachable or refusing.
         """,
-        options: [reasonOption],
+        options: [ChangeRendering.noteOption],
         arguments: [ChangeRendering.idArgument]
     )
-
-    /// `-m`/`--message`, optional here: why it is cancelled.
-    static let reasonOption = Option<String>("message", valueName: "text", short: "m", help: "Why (recorded with the cancellation).")
 
     /// The change.
     public let id: Int64
@@ -28,7 +25,7 @@ public struct UnscheduleCommand: Command {
     /// From the parsed command line.
     public init(parsed: ParsedArguments) throws(UsageError) {
         id = try parsed.required(ChangeRendering.idArgument)
-        message = try parsed.value(Self.reasonOption)
+        message = try parsed.value(ChangeRendering.noteOption)
     }
 
     /// Cancels and prints what it was.

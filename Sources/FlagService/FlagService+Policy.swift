@@ -61,20 +61,12 @@ extension FlagService {
                                     logger: ServiceLogger = ServiceLogger()) throws(ServiceStartError) -> [String] {
         var isDirectory: ObjCBool = false
         guard FileManager.default.fileExists(atPath: directory, isDirectory: &isDirectory), isDirectory.boolValue else { return [] }
-        let names: [String]
-        do {
-            names = try FileManager.default.contentsOfDirectory(atPath: directory).filter { $0.hasSuffix(".json") }.sorted()
-        } catch {
-            throw .unreadable(path: directory, reason: (error as NSError).localizedDescription)
-        }
         var policies: [(environment: String, path: String, policy: EnvironmentPolicy)] = []
-        for name in names {
-            let path = (directory as NSString).appendingPathComponent(name)
-            guard let data = FileManager.default.contents(atPath: path) else { throw .unreadable(path: path, reason: "cannot read the file") }
+        for file in try jsonFiles(in: directory) {
             do {
-                policies.append((String(name.dropLast(5)), path, try EnvironmentPolicy.decode(Array(data))))
+                policies.append((file.environment, file.path, try EnvironmentPolicy.decode(file.bytes)))
             } catch {
-                throw .invalidPolicyFile(path: path, reason: error.description)
+                throw .invalidPolicyFile(path: file.path, reason: error.description)
             }
         }
         var seeded: [String] = []

@@ -12,22 +12,12 @@ extension FlagService {
     @discardableResult
     public static func seed(store: FlagStore, flagsDirectory directory: String,
                             logger: ServiceLogger = ServiceLogger()) throws(ServiceStartError) -> [String] {
-        let names: [String]
-        do {
-            names = try FileManager.default.contentsOfDirectory(atPath: directory).filter { $0.hasSuffix(".json") }.sorted()
-        } catch {
-            throw .unreadable(path: directory, reason: (error as NSError).localizedDescription)
-        }
         var documents: [(environment: String, file: String, document: FlagDocument)] = []
-        for name in names {
-            let path = (directory as NSString).appendingPathComponent(name)
-            guard let data = FileManager.default.contents(atPath: path) else {
-                throw .unreadable(path: path, reason: "cannot read the file")
-            }
+        for file in try jsonFiles(in: directory) {
             do {
-                documents.append((String(name.dropLast(5)), path, try FlagDocument.decode(Array(data))))
+                documents.append((file.environment, file.path, try FlagDocument.decode(file.bytes)))
             } catch {
-                throw .invalidFlagFile(path: path, error: error)
+                throw .invalidFlagFile(path: file.path, error: error)
             }
         }
         var seeded: [String] = []
@@ -50,5 +40,21 @@ extension FlagService {
             throw .store(error)
         }
         return seeded
+    }
+
+    /// Every `NAME.json` directly in `directory` (subdirectories such as `policy/` are not read), in name
+    /// order, with `NAME` and its bytes: what both seeds read. `unreadable` when the directory or a file is.
+    static func jsonFiles(in directory: String) throws(ServiceStartError) -> [(environment: String, path: String, bytes: [UInt8])] {
+        let names: [String]
+        do {
+            names = try FileManager.default.contentsOfDirectory(atPath: directory).filter { $0.hasSuffix(".json") }.sorted()
+        } catch {
+            throw .unreadable(path: directory, reason: (error as NSError).localizedDescription)
+        }
+        return try names.map { name throws(ServiceStartError) in
+            let path = (directory as NSString).appendingPathComponent(name)
+            guard let data = FileManager.default.contents(atPath: path) else { throw .unreadable(path: path, reason: "cannot read the file") }
+            return (String(name.dropLast(5)), path, Array(data))
+        }
     }
 }
