@@ -55,12 +55,8 @@ public struct HistoryCommand: Command {
     static func table(_ versions: [PublishedVersion]) -> String {
         let rows = versions.map { version -> [String] in
             let rollback = version.rolledBackFrom.map { " (rollback to \($0))" } ?? ""
-            return [String(version.version), version.publishedAt, version.author, version.message.replacingOccurrences(of: "\n", with: " ") + rollback]
+            return [String(version.version), version.publishedAt, version.author, version.message + rollback]
         }
-        let all = [["VERSION", "PUBLISHED", "AUTHOR", "MESSAGE"]] + rows
-        let widths = (0..<3).map { column in all.map { $0[column].count }.max() ?? 0 }
-        return all.map { row in
-            (0..<3).map { row[$0] + String(repeating: " ", count: widths[$0] - row[$0].count) }.joined(separator: "  ") + "  " + row[3] + "\n"
-        }.joined()
+        return ServerCommandSupport.columns([["VERSION", "PUBLISHED", "AUTHOR", "MESSAGE"]] + rows)
     }
 }

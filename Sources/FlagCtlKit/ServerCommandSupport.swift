@@ -92,6 +92,21 @@ enum ServerCommandSupport {
         }
     }
 
+    /// `rows` (the first is the header) as aligned columns two spaces apart; the last column, the only free text
+    /// (a message, a reason), is not padded and has its line breaks turned into spaces.
+    static func columns(_ rows: [[String]]) -> String {
+        let padded = (rows.map(\.count).max() ?? 1) - 1
+        let widths = (0..<padded).map { column in rows.map { column < $0.count ? $0[column].count : 0 }.max() ?? 0 }
+        return rows.map { row in
+            var cells = (0..<padded).map { column in
+                let cell = column < row.count ? row[column] : ""
+                return cell + String(repeating: " ", count: widths[column] - cell.count)
+            }
+            cells.append(row.count > padded ? row[padded].replacingOccurrences(of: "\n", with: " ") : "")
+            return cells.joined(separator: "  ") + "\n"
+        }.joined()
+    }
+
     /// `version 7 by ci at 2026-11-29T15:30:00.123Z: message`.
     static func summary(_ version: PublishedVersion) -> String {
         "version \(version.version) by \(version.author) at \(version.publishedAt): \(version.message)"
