@@ -40,13 +40,10 @@ extension FlagService {
             return Self.json(["webhooks": .array(list.map { .object(Self.members($0)) })], headers: [.cacheControl: "no-store"])
         }
 
+        // A deleted webhook is gone here and from its delivery log route (404, like any deleted resource); the
+        // list shows it with `includeDeleted=true`, and its rows stay in the database.
         routes.deferred(.GET, "/v1/webhooks/{id}", access: .unscoped(.admin)) { [self] _, context, _, _ in
-            let id = try Self.webhookID(context)
-            do {
-                return Self.json(Self.members(try store.webhook(id: id)), headers: [.cacheControl: "no-store"])
-            } catch {
-                throw ServiceError.store(error)
-            }
+            Self.json(Self.members(try activeWebhook(try Self.webhookID(context))), headers: [.cacheControl: "no-store"])
         }
 
         routes.deferred(.DELETE, "/v1/webhooks/{id}", access: .unscoped(.admin)) { [self] request, context, token, _ in
@@ -64,7 +61,7 @@ extension FlagService {
         }
 
         routes.deferred(.GET, "/v1/webhooks/{id}/deliveries", access: .unscoped(.admin)) { [self] request, context, _, _ in
-            let id = try Self.webhookID(context)
+            let id = try activeWebhook(try Self.webhookID(context)).id
             let limit = try Self.integerParameter(request, "limit", default: 50, range: 1...1000)
             let before = try Self.optionalIntegerParameter(request, "before", range: 1...Int.max).map(Int64.init)
             let page: [WebhookDeliveryLog]
@@ -76,6 +73,20 @@ extension FlagService {
             let next: JSONValue = page.count == limit ? page.last.map { .integer($0.delivery.id) } ?? .null : .null
             return Self.json(["deliveries": .array(page.map(Self.json)), "next": next], headers: [.cacheControl: "no-store"])
         }
+    }
+
+    /// Webhook `id`; 404 when there is none or it was deleted.
+    func activeWebhook(_ id: Int64) throws(ServiceError) -> WebhookRecord {
+        let record: WebhookRecord
+        do {
+            record = try store.webhook(id: id)
+        } catch {
+            throw ServiceError.store(error)
+        }
+        guard record.isActive else {
+            throw ServiceError(.notFound, code: "webhook_not_found", message: "webhook \(id) was deleted")
+        }
+        return record
     }
 
     /// The `{id}` of a webhook route; a path that is not an id names no webhook (404).

@@ -38,6 +38,8 @@ import Testing
         #expect(try await call(server, "GET", "/v1/webhooks").json()["webhooks"] == [])
         #expect(try await call(server, "GET", "/v1/webhooks?includeDeleted=true").json()["webhooks"]?.arrayValue?.count == 1)
         #expect(try await call(server, "DELETE", "/v1/webhooks/\(id)").status == 404, "already deleted")
+        #expect(try await call(server, "GET", "/v1/webhooks/\(id)").status == 404, "a deleted webhook is gone")
+        #expect(try await call(server, "GET", "/v1/webhooks/\(id)/deliveries").status == 404)
         for path in ["/v1/webhooks/999", "/v1/webhooks/abc", "/v1/webhooks/0/deliveries"] {
             let missing = try await call(server, "GET", path)
             #expect(missing.status == 404, "\(path)")
