@@ -81,7 +81,7 @@ import Testing
         #expect(writer.status == 2 && writer.stderr.contains("GET \(server.url)/v1/audit?limit=100: 403 forbidden"))
     }
 
-    @Test func pagesThroughNext() throws {
+    @Test func pagesThroughNext() async throws {
         let server = try FlagServerProcess()
         defer { server.stop() }
         let admin = try server.token(name: "ops-admin", role: "admin")
@@ -89,9 +89,25 @@ import Testing
             #expect(try server.flagctl(["set", "staging", "monetizationEnabled", value, "-m", "m"]).status == 0)
         }
         let client = ServerClient(baseURL: try #require(URL(string: server.url)), token: admin)
-        let paged = try client.audit(AuditFilter(), limit: 7, pageSize: 2)
-        let whole = try client.audit(AuditFilter(), limit: 7)
+        // The client blocks its thread until a task of its own has run: not on the test's (cooperative) thread.
+        let (paged, whole, staging) = try await Self.onThread {
+            (try client.audit(AuditFilter(), limit: 7, pageSize: 2), try client.audit(AuditFilter(), limit: 7),
+             try client.audit(AuditFilter(environment: "staging"), limit: 1000, pageSize: 2))
+        }
         #expect(paged.count == 7 && paged == whole, "four pages of 2, 2, 2 and 1 give the newest seven")
-        #expect(try client.audit(AuditFilter(environment: "staging"), limit: 1000, pageSize: 2).count == 4, "the last page ends it")
+        #expect(staging.count == 4, "the last page ends it")
+    }
+
+    /// Runs `body` on a thread of its own and awaits it without holding a cooperative thread.
+    static func onThread<T: Sendable>(_ body: @escaping @Sendable () throws -> T) async throws -> T {
+        try await withCheckedThrowingContinuation { continuation in
+            Thread {
+                do {
+                    continuation.resume(returning: try body())
+                } catch {
+                    continuation.resume(throwing: error)
+                }
+            }.start()
+        }
     }
 }

@@ -46,9 +46,11 @@ import Testing
 
             #expect(try missing.errorCode() == "webhook_not_found", "\(path)")
         }
-        let lines = try server.store.auditEntries(limit: 2)
+        let lines = try server.store.auditEntries(limit: 100).filter { $0.action.hasPrefix("webhook.") && $0.outcome == .ok }
         #expect(lines.map(\.action) == ["webhook.delete", "webhook.create"])
         #expect(lines.allSatisfy { $0.actor == "test-admin" && $0.target == String(id) && $0.client == "127.0.0.1" })
+        let refused = try await ServiceRoutesTests.pollAudit(server.store, count: 1) { $0.outcome == .refused }
+        #expect(refused.map(\.action) == ["webhook.delete"] && refused.first?.status == 404, "deleting it again was refused")
     }
 
     @Test func aGivenSecretIsKeptAndSignsDeliveries() async throws {
