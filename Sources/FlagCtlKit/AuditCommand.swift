@@ -29,10 +29,7 @@ public struct AuditCommand: Command {
         guard ["ok", "refused", "failed"].contains(text) else { throw UsageError("--outcome '\(text)' must be ok, refused or failed") }
         return text
     }
-    static let limitOption = Option("limit", valueName: "n", help: "At most this many lines (1 to 10000, default: 100).") { text throws(UsageError) in
-        guard let value = Int(text), (1...10_000).contains(value) else { throw UsageError("--limit '\(text)' must be a whole number from 1 to 10000") }
-        return value
-    }
+    static let limitOption = ServerCommandSupport.limitOption("At most this many lines (1 to 10000, default: 100).", maximum: 10_000)
     static let jsonFlag = Flag("json", help: "Print the lines as the server's JSON array.")
 
     /// What to ask for.

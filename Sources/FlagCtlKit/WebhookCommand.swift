@@ -104,11 +104,7 @@ public enum WebhookCommand {
             name: "deliveries", abstract: "Show a webhook's newest deliveries and every attempt of each.",
             options: [limitOption, jsonFlag], arguments: [idArgument])
 
-        static let limitOption = Option("limit", valueName: "n", help: "How many deliveries, newest first (1 to 1000, default: 20).") {
-            text throws(UsageError) in
-            guard let value = Int(text), (1...1000).contains(value) else { throw UsageError("--limit '\(text)' must be a whole number from 1 to 1000") }
-            return value
-        }
+        static let limitOption = ServerCommandSupport.limitOption("How many deliveries, newest first (1 to 1000, default: 20).")
         static let jsonFlag = Flag("json", help: "Print the server's JSON array.")
 
         /// The webhook.

@@ -72,12 +72,8 @@ import Testing
     }
 
     static func refusalsAreAudited(_ store: FlagStore) async throws {
-        let writer = try store.createToken(name: "ops", role: .writer).secret
-        let reader = try store.createToken(name: "viewer", role: .reader).secret
-        let service = try FlagService(store: store, logger: ServiceLogger(minimumLevel: .off))
+        var (service, routes, writer, reader) = try fixture(store)
         defer { service.shutdown() }
-        var routes = ServiceRoutes(metrics: service.metrics, routeGuard: service.routeGuard, work: service.work,
-                                   writer: service.writer, auditTable: auditTable)
         routes.deferred(.PUT, "/v1/things/{id}", access: .token(.writer)) { request, _, _, _ in
             if request.body == Array("fail".utf8) { throw ServiceError(.internalServerError, code: "internal", message: "broken") }
             throw ServiceError(.conflict, code: "taken", message: "that thing exists")
@@ -130,14 +126,20 @@ import Testing
         try await withTemporaryStore { store in try await Self.handlerGetsTheToken(store) }
     }
 
-    static func handlerGetsTheToken(_ store: FlagStore) async throws {
+    /// A service over `store` with a writer `ops` and a reader `viewer`, and an empty table over its middleware.
+    static func fixture(_ store: FlagStore) throws -> (FlagService, ServiceRoutes, writer: String, reader: String) {
         let writer = try store.createToken(name: "ops", role: .writer).secret
         let reader = try store.createToken(name: "viewer", role: .reader).secret
         let service = try FlagService(store: store, logger: ServiceLogger(minimumLevel: .off))
+        let routes = ServiceRoutes(metrics: service.metrics, routeGuard: service.routeGuard, work: service.work,
+                                   writer: service.writer, auditTable: auditTable)
+        return (service, routes, writer, reader)
+    }
+
+    static func handlerGetsTheToken(_ store: FlagStore) async throws {
+        var (service, routes, writer, reader) = try fixture(store)
         defer { service.shutdown() }
         let calls = Mutex<[String]>([])
-        var routes = ServiceRoutes(metrics: service.metrics, routeGuard: service.routeGuard, work: service.work,
-                                   writer: service.writer, auditTable: auditTable)
         routes.deferred(.PUT, "/v1/things/{env}", access: .write(.writer, dryRun: .reader)) { _, _, token, _ in
             calls.withLock { $0.append(token?.name ?? "nil") }
             return .text("done")

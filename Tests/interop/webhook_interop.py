@@ -23,6 +23,8 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import requests
 
+from tally import Tally
+
 
 def verify(secret: bytes, header: str, body: bytes, tolerance=300) -> bool:
     """docs/api.md's recipe, verbatim."""
@@ -61,16 +63,8 @@ def main():
     args = parser.parse_args()
     base = args.base_url.rstrip("/")
     admin = {"Authorization": f"Bearer {args.admin_token}"}
-    passed = failed = 0
-
-    def check(ok, message):
-        nonlocal passed, failed
-        if ok:
-            passed += 1
-        else:
-            failed += 1
-            print(f"FAIL {message}", file=sys.stderr)
-        return ok
+    tally = Tally("webhook interop")
+    check = tally.check
 
     def wait(condition, seconds=20):
         deadline = time.time() + seconds
@@ -126,8 +120,7 @@ def main():
             attempts = log["deliveries"][0]["attempts"] if log.get("deliveries") else []
             check([a["responseStatus"] for a in attempts] == [500, 200], f"flaky: both attempts logged: {attempts}")
 
-    print(f"webhook interop: {passed} passed, {failed} failed")
-    sys.exit(1 if failed else 0)
+    sys.exit(tally.finish())
 
 
 if __name__ == "__main__":
