@@ -137,8 +137,8 @@ public final class WebhookDispatcher: Sendable {
     }
 
     /// `version.published` for a version that just became current: environment, version, ETag, author,
-    /// message, publication time (and `rolledBackFrom` for a rollback).
-    func versionPublished(_ snapshot: Snapshot) {
+    /// message, publication time (and `rolledBackFrom` for a rollback, `changeId` for an applied change).
+    func versionPublished(_ snapshot: Snapshot, changeID: Int64? = nil) {
         guard receiverCount.load(ordering: .acquiring) > 0 else { return }
         let record = snapshot.record
         var data: [String: JSONValue] = [
@@ -146,6 +146,7 @@ public final class WebhookDispatcher: Sendable {
             "message": .string(record.message), "publishedAt": .string(RFC3339.string(milliseconds: record.createdAtMilliseconds)),
         ]
         if let from = record.rolledBackFrom { data["rolledBackFrom"] = .integer(Int64(from)) }
+        if let changeID { data["changeId"] = .integer(changeID) }
         submit("version.published", environment: snapshot.environment, data: data, atMilliseconds: record.createdAtMilliseconds)
     }
 

@@ -116,10 +116,11 @@ extension WriteQueue {
     /// version goes through here (publishes, rollbacks, applied changes), so whatever must hear of each
     /// version (event streams, webhooks' `version.published`) is told in this one place. Subscribers hear of
     /// the version only once a GET would serve it. The webhooks' hand-off never blocks (a bounded queue) and
-    /// costs one atomic load while no webhook is registered.
-    func announce(_ snapshot: Snapshot) {
+    /// costs one atomic load while no webhook is registered. `changeID`: the change that made the version, when
+    /// one did (the webhooks' `data.changeId`).
+    func announce(_ snapshot: Snapshot, changeID: Int64? = nil) {
         snapshots.install(snapshot)
         events.publish(snapshot)
-        webhooks?.versionPublished(snapshot)
+        webhooks?.versionPublished(snapshot, changeID: changeID)
     }
 }

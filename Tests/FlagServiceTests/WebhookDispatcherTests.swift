@@ -66,6 +66,22 @@ import Testing
         }
     }
 
+    @Test func aPublishedVersionCarriesItsMetadata() throws {
+        try withTemporaryStore { store in
+            _ = try store.createWebhook(url: "https://a.example", secret: "s", events: ["version.published"], actor: "admin")
+            let (dispatcher, _) = Self.dispatcher(store, transport: Self.ok)
+            let record = try store.publish(environment: "production", document: Array(#"{"flags":{}}"#.utf8), author: "ops",
+                                           message: "m").record
+            let snapshot = try Snapshot(record: record)
+            dispatcher.versionPublished(snapshot, changeID: 12)
+            let event = try #require(dispatcher.state.withLock { $0.events.first })
+            #expect(event.type == "version.published" && event.environment == "production")
+            #expect(event.data == ["version": 1, "etag": .string(snapshot.etag), "author": "ops", "message": "m", "changeId": 12,
+                                   "publishedAt": .string(RFC3339.string(milliseconds: record.createdAtMilliseconds))])
+            #expect(event.atMilliseconds == record.createdAtMilliseconds)
+        }
+    }
+
     @Test func thePayloadIsCanonicalJSONBuiltOnce() {
         let event = WebhookDispatcher.Event(type: "version.published", environment: "production",
                                             data: ["version": 9, "author": "ops"], atMilliseconds: 1_772_319_600_012)
