@@ -64,9 +64,10 @@ struct RouteAuditor: Sendable {
 
     /// Records `response` when it refuses (400 and up; 5xx is `failed`). A 429 of the failed-authentication
     /// throttle is not one line per request (an attacker could fill the disk): it is counted in `/metrics`.
+    /// A dry run (`?dryRun=true`) publishes nothing, like a preview, and is not a write attempt.
     func record(_ response: HTTPResponse, actor: String?, _ request: HTTPRequest, _ context: HTTPRequestContext) {
         let status = response.status.code
-        guard status >= 400 else { return }
+        guard status >= 400, (try? FlagService.dryRun(request)) != true else { return }
         guard status != HTTPStatus.tooManyRequests.code else {
             writer.metrics.auditThrottled.add(1, ordering: .relaxed)
             return

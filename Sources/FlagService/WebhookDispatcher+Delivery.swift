@@ -88,6 +88,8 @@ extension WebhookDispatcher {
         let clock = ServiceMetrics.monotonicNanoseconds()
         var status: Int?
         var failure: String?
+        // A request that can never be sent (a URL the client cannot parse or refuses) is not retried.
+        var permanent = false
         if let url = URL(string: endpoint.record.url) {
             var headers = ClientHeaders()
             headers.add(name: ClientHeaderName.contentType.rawValue, value: "application/json")
@@ -103,13 +105,15 @@ extension WebhookDispatcher {
                 failure = Self.failure(status: response.status)
             } catch {
                 failure = "\(error.kind): \(error.message)"
+                permanent = error.kind == .invalidRequest
             }
         } else {
             failure = "not a URL the client can send to"
+            permanent = true
         }
         let elapsed = Int((ServiceMetrics.monotonicNanoseconds() - clock) / 1_000_000)
-        let outcome = options.retry.outcome(afterAttempt: number, delivered: failure == nil, now: ServiceMetrics.wallMilliseconds(),
-                                            jitter: Double.random(in: 0..<1))
+        let outcome = permanent ? .failed : options.retry.outcome(afterAttempt: number, delivered: failure == nil,
+                                                                   now: ServiceMetrics.wallMilliseconds(), jitter: Double.random(in: 0..<1))
         record(delivery, WebhookAttempt(number: number, atMilliseconds: started, responseStatus: status, error: failure,
                                         durationMilliseconds: elapsed), outcome, url: endpoint.record.url)
     }

@@ -37,6 +37,8 @@ import Testing
         let server = try TestServer()
         defer { server.stop() }
         let document = try TestServer.flagFile("production")
+        // A dry run publishes nothing: its refusal is no write attempt (first, so a line of it would be among those below).
+        #expect(try await server.write("PUT", "/v1/environments/production/document?dryRun=true", json: "{}").status == 422)
         #expect(try await server.write("PUT", "/v1/environments/production/flags/monetizationEnabled", json: "false", token: "sfl_wrong").status == 401)
         #expect(try await server.write("PUT", "/v1/environments/production/flags/monetizationEnabled", json: "false",
                                        token: server.readerToken).status == 403)

@@ -138,6 +138,23 @@ import Testing
         }
     }
 
+    @Test func aRequestTheClientRefusesToSendFailsAtOnce() async throws {
+        try await withTemporaryStore { store in
+            let webhook = try store.createWebhook(url: "http://127.0.0.1:9/hook", secret: "s", events: ["*"], actor: "admin")
+            // What the transports refuse before sending (a URL or header they cannot put on the wire) can never succeed.
+            let transport = FakeTransport { _ throws(TransportError) in
+                throw TransportError(kind: .invalidRequest, message: "only absolute http and https URLs are supported", url: "")
+            }
+            let (dispatcher, _) = Self.dispatcher(store, transport: transport)
+            dispatcher.start()
+            defer { dispatcher.stop() }
+            dispatcher.submit("version.published", environment: "production", data: [:])
+            let log = try await Self.poll(store, webhook.id) { $0.delivery.status != .pending }
+            #expect(log.delivery.status == .failed && log.attempts.count == 1, "not retried (3 attempts were allowed)")
+            #expect(log.attempts.first?.error == "invalidRequest: only absolute http and https URLs are supported")
+        }
+    }
+
     @Test func resumesWhatTheStoreHoldsWhenItStarts() async throws {
         try await withTemporaryStore { store in
             let webhook = try store.createWebhook(url: "http://127.0.0.1:9/hook", secret: "s", events: ["*"], actor: "admin")
