@@ -182,7 +182,7 @@ import Testing
             let (dispatcher, _) = Self.dispatcher(store, transport: transport)
             dispatcher.start()
             dispatcher.submit("version.published", environment: "production", data: [:])
-            let deadline = Date().addingTimeInterval(5)
+            let deadline = Date().addingTimeInterval(15)
             while transport.sent.withLock({ $0.isEmpty }) && Date() < deadline { try await Task.sleep(for: .milliseconds(10)) }
             #expect(transport.sent.withLock { $0.count } == 1, "the attempt is under way")
             let started = Date()
@@ -193,13 +193,14 @@ import Testing
         }
     }
 
-    /// The newest delivery of `webhook` once `done` holds (5 s at most).
+    /// The newest delivery of `webhook` once `done` holds. Attempts run as tasks on Swift's cooperative pool (the
+    /// transport's API is async), which a parallel test run keeps busy: hence the generous bound.
     static func poll(_ store: FlagStore, _ webhook: Int64, until done: (WebhookDeliveryLog) -> Bool) async throws -> WebhookDeliveryLog {
-        let deadline = Date().addingTimeInterval(5)
+        let deadline = Date().addingTimeInterval(15)
         while Date() < deadline {
             if let log = try store.webhookDeliveries(webhookID: webhook).first, done(log) { return log }
             try await Task.sleep(for: .milliseconds(10))
         }
-        throw TestFailure("delivery not done after 5 s: \(try store.webhookDeliveries(webhookID: webhook))")
+        throw TestFailure("delivery not done after 15 s: \(try store.webhookDeliveries(webhookID: webhook).map(\.attempts))")
     }
 }
