@@ -6,14 +6,19 @@ public enum FlagCtl {
     public static var commands: [any Command.Type] {
         [ValidateCommand.self, LintCommand.self, StoreKitCommand.self, DiffCommand.self, EvalCommand.self, GetCommand.self, HistoryCommand.self,
          PublishCommand.self, SetCommand.self, RollbackCommand.self]
+            + [AuditCommand.self, WebhooksCommand.self]
     }
+
+    /// The registered groups of commands (`webhook add|remove|deliveries`), listed after the commands.
+    static var groups: [CommandGroup<RunContext>] { [WebhookCommand.group] }
 
     /// The command-line tool: the commands and the global options (`--server`, and `--token` refused).
     public static var tool: CommandLineTool<RunContext> {
         CommandLineTool(
             name: "flagctl", abstract: "Check, compare, evaluate and publish Symi's flag documents.",
             discussion: "Exit status: 0 success (diff: same), 1 problems found (diff: different), 2 trouble, 64 usage error.",
-            globalOptions: [GlobalOptions.serverOption, GlobalOptions.tokenOption], subcommands: commands.map { .command($0) })
+            globalOptions: [GlobalOptions.serverOption, GlobalOptions.tokenOption],
+            subcommands: commands.map { .command($0) } + groups.map { .group($0) })
     }
 
     /// `flagctl [--server <url>] <command> [<options>] [<arguments>]`.

@@ -16,11 +16,7 @@ public struct HistoryCommand: Command {
     )
 
     /// `--limit N`, 1 to 1000.
-    static let limitOption = Option("limit", valueName: "n", help: "How many versions, newest first (1 to 1000, default: 20).") {
-        text throws(UsageError) in
-        guard let value = Int(text), (1...1000).contains(value) else { throw UsageError("--limit '\(text)' must be a whole number from 1 to 1000") }
-        return value
-    }
+    static let limitOption = ServerCommandSupport.limitOption("How many versions, newest first (1 to 1000, default: 20).")
     /// `--json`.
     static let jsonFlag = Flag("json", help: "Print the versions as a JSON array.")
 
@@ -55,12 +51,8 @@ public struct HistoryCommand: Command {
     static func table(_ versions: [PublishedVersion]) -> String {
         let rows = versions.map { version -> [String] in
             let rollback = version.rolledBackFrom.map { " (rollback to \($0))" } ?? ""
-            return [String(version.version), version.publishedAt, version.author, version.message.replacingOccurrences(of: "\n", with: " ") + rollback]
+            return [String(version.version), version.publishedAt, version.author, version.message + rollback]
         }
-        let all = [["VERSION", "PUBLISHED", "AUTHOR", "MESSAGE"]] + rows
-        let widths = (0..<3).map { column in all.map { $0[column].count }.max() ?? 0 }
-        return all.map { row in
-            (0..<3).map { row[$0] + String(repeating: " ", count: widths[$0] - row[$0].count) }.joined(separator: "  ") + "  " + row[3] + "\n"
-        }.joined()
+        return ServerCommandSupport.columns([["VERSION", "PUBLISHED", "AUTHOR", "MESSAGE"]] + rows)
     }
 }

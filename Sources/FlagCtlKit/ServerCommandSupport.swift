@@ -14,6 +14,16 @@ enum ServerCommandSupport {
     /// `--yes`: publish without asking.
     static let yesOption = Flag("yes", short: "y", help: "Do not ask for confirmation (needed when standard input is not a terminal).")
 
+    /// `--limit N`, a whole number from 1 to `maximum`; `help` says of what and the default.
+    static func limitOption(_ help: String, maximum: Int = 1000) -> Option<Int> {
+        Option("limit", valueName: "n", help: help) { text throws(UsageError) in
+            guard let value = Int(text), (1...maximum).contains(value) else {
+                throw UsageError("--limit '\(text)' must be a whole number from 1 to \(maximum)")
+            }
+            return value
+        }
+    }
+
     /// The environment argument (`<env>`), checked against the server's naming rule.
     static let environmentArgument = Argument("env", help: "The environment (production).") { text throws(UsageError) in
         try environment(text)
@@ -90,6 +100,21 @@ enum ServerCommandSupport {
             context.error("standard input is not a terminal, so nobody can confirm: pass --yes to go ahead; nothing was changed")
             return ExitStatus.trouble
         }
+    }
+
+    /// `rows` (the first is the header) as aligned columns two spaces apart; the last column, the only free text
+    /// (a message, a reason), is not padded and has its line breaks turned into spaces.
+    static func columns(_ rows: [[String]]) -> String {
+        let padded = (rows.map(\.count).max() ?? 1) - 1
+        let widths = (0..<padded).map { column in rows.map { column < $0.count ? $0[column].count : 0 }.max() ?? 0 }
+        return rows.map { row in
+            var cells = (0..<padded).map { column in
+                let cell = column < row.count ? row[column] : ""
+                return cell + String(repeating: " ", count: widths[column] - cell.count)
+            }
+            cells.append(row.count > padded ? row[padded].replacingOccurrences(of: "\n", with: " ") : "")
+            return cells.joined(separator: "  ") + "\n"
+        }.joined()
     }
 
     /// `version 7 by ci at 2026-11-29T15:30:00.123Z: message`.

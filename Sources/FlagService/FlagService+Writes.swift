@@ -23,7 +23,8 @@ extension FlagService {
             let message = try Self.message(request, body: nil)
             let document = try Self.decodeDocument(request.body)
             submit(WriteJob(environment: name, kind: .document(document), precondition: precondition,
-                            author: try RouteGuard.required(token).name, message: message, completion: Self.answer(responder, flag: nil)))
+                            author: try RouteGuard.required(token).name, message: message,
+                            client: routeGuard.clientAddress(request, context), completion: Self.answer(responder, flag: nil)))
             return nil
         }
 
@@ -39,7 +40,8 @@ extension FlagService {
             let precondition = Self.optionalPrecondition(request)
             let message = try Self.message(request, body: nil)
             submit(WriteJob(environment: name, kind: .flag(key: key, edit: edit), precondition: precondition,
-                            author: try RouteGuard.required(token).name, message: message, completion: Self.answer(responder, flag: key)))
+                            author: try RouteGuard.required(token).name, message: message,
+                            client: routeGuard.clientAddress(request, context), completion: Self.answer(responder, flag: key)))
             return nil
         }
 
@@ -56,7 +58,8 @@ extension FlagService {
             let message = try Self.message(request, body: body["message"])
             let precondition = Self.optionalPrecondition(request)
             submit(WriteJob(environment: name, kind: .rollback(number: Int(number)), precondition: precondition,
-                            author: try RouteGuard.required(token).name, message: message, completion: Self.answer(responder, flag: nil)))
+                            author: try RouteGuard.required(token).name, message: message,
+                            client: routeGuard.clientAddress(request, context), completion: Self.answer(responder, flag: nil)))
             return nil
         }
     }

@@ -36,6 +36,8 @@ public final class FlagService: Sendable {
         public var authFailureLimit = 10
         /// The window of `authFailureLimit`.
         public var authFailureWindow: Duration = .seconds(60)
+        /// Webhook deliveries: backoff, attempts, timeout (`--webhook-retry-base-ms`).
+        public var webhooks = WebhookDispatcher.Options()
 
         /// Defaults.
         public init(requireReadToken: Bool = false) { self.requireReadToken = requireReadToken }
@@ -57,6 +59,8 @@ public final class FlagService: Sendable {
     /// The middleware of every route: the access each declares, the failed-authentication throttle, the log.
     let routeGuard: RouteGuard
     let writer: WriteQueue
+    /// Sends webhook deliveries on its own thread (`notify`, and `version.published` from the writer).
+    let webhooks: WebhookDispatcher
     /// The impact sample of the last preview (`POST .../preview`), reused while the pools stay the same.
     let impactSamples = ImpactSampleCache()
     /// Off-loop work that may touch SQLite or parse bodies (auth, history, validation).
@@ -83,8 +87,10 @@ public final class FlagService: Sendable {
         routeGuard = RouteGuard(authenticator: authenticator,
                                 throttle: FailedAuthThrottle(limit: options.authFailureLimit, window: options.authFailureWindow),
                                 logger: logger, trustedProxies: options.trustedProxies, requireReadToken: options.requireReadToken)
+        webhooks = WebhookDispatcher(store: store, metrics: metrics, logger: logger, options: options.webhooks)
         writer = WriteQueue(store: store, snapshots: snapshots, metrics: metrics, logger: logger, maximumBatch: options.maximumBatch,
-                            events: events)
+                            events: events, webhooks: webhooks)
+        webhooks.start()
         writer.start()
         if options.requireReadToken { startTokenRefresh() }
     }
@@ -97,7 +103,7 @@ public final class FlagService: Sendable {
     /// The router with every route of the API, plus the registered extensions (OFREP), each with its declared
     /// access (`RouteAccess`, enforced by `RouteGuard`). Throws when a route's access is not allowed for it.
     public func makeRouter() throws(HTTPError) -> HTTPRouter {
-        var routes = ServiceRoutes(metrics: metrics, routeGuard: routeGuard, work: work)
+        var routes = ServiceRoutes(metrics: metrics, routeGuard: routeGuard, work: work, writer: writer)
         register(into: &routes)
         for extend in FlagService.routeExtensions { extend(&routes, self) }
         return try routes.build()
@@ -111,11 +117,13 @@ public final class FlagService: Sendable {
         registerOperations(into: &routes)
     }
 
-    /// Finishes queued writes, stops the writer thread and the token refresh, and forgets the server.
+    /// Finishes queued writes, stops the writer thread, the webhook dispatcher (after the writer: the last
+    /// versions' events are handed to the store) and the token refresh, and forgets the server.
     /// Call after `HTTPServer.shutdown()` so no new write arrives.
     public func shutdown() {
         refreshStopped.store(true, ordering: .releasing)
         writer.stop()
+        webhooks.stop()
         server.withLock { $0 = nil }
     }
 

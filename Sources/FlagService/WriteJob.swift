@@ -33,17 +33,20 @@ public struct WriteJob: Sendable {
     public let author: String
     /// Why.
     public let message: String
+    /// The client's address, for the `publish` audit line.
+    public let client: String?
     /// Called once, on the writer thread, after the commit is durable and the new snapshot is installed.
     public let completion: @Sendable (WriteOutcome) -> Void
 
     /// A job.
     public init(environment: String, kind: Kind, precondition: Precondition, author: String, message: String,
-                completion: @escaping @Sendable (WriteOutcome) -> Void) {
+                client: String? = nil, completion: @escaping @Sendable (WriteOutcome) -> Void) {
         self.environment = environment
         self.kind = kind
         self.precondition = precondition
         self.author = author
         self.message = message
+        self.client = client
         self.completion = completion
     }
 }

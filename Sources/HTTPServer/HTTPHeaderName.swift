@@ -70,6 +70,8 @@ extension HTTPHeaderName {
     @inlinable public static var lastModified: Self { "Last-Modified" }
     /// `Link` (RFC 8288 §3).
     @inlinable public static var link: Self { "Link" }
+    /// `Location` (RFC 9110 §10.2.2): where a created resource is (`201`).
+    @inlinable public static var location: Self { "Location" }
     /// `Retry-After` (RFC 9110 §10.2.3).
     @inlinable public static var retryAfter: Self { "Retry-After" }
     /// `Transfer-Encoding` (RFC 9112 §6.1).

@@ -16,8 +16,13 @@ public final class PThreadCondition<Value: Sendable>: @unchecked Sendable {
     public init(_ value: Value) {
         lock = PThreadMutex(value)
         condition = PThreadCell.allocate(pthread_cond_t())
-        // Default attributes: this cannot fail.
-        pthread_cond_init(condition, nil)
+        // The monotonic clock for timed waits: a wall clock set back must not stretch a wait. Setting a valid
+        // clock id on fresh attributes cannot fail.
+        var attributes = pthread_condattr_t()
+        pthread_condattr_init(&attributes)
+        pthread_condattr_setclock(&attributes, CLOCK_MONOTONIC)
+        pthread_cond_init(condition, &attributes)
+        pthread_condattr_destroy(&attributes)
     }
 
     deinit {
@@ -40,6 +45,24 @@ public final class PThreadCondition<Value: Sendable>: @unchecked Sendable {
         defer { pthread_mutex_unlock(lock.mutex) }
         while !ready(&lock.value) { pthread_cond_wait(condition, lock.mutex) }
         return try body(&lock.value)
+    }
+
+    /// Like `wait(until:then:)`, but sleeps at most until `deadline` (nanoseconds of `CLOCK_MONOTONIC`, the clock of
+    /// `ServiceMetrics.monotonicNanoseconds()` and of request times); `body` then runs with the lock held whether or not `ready` holds, and is told
+    /// which (false: the time ran out). For a thread with work of its own at a known time: the webhook
+    /// dispatcher sleeps until its next retry is due or an event arrives, the writer lets refusals gather briefly.
+    public func wait<Result, Failure: Error>(until ready: (inout Value) -> Bool, deadline: UInt64,
+                                              then body: (inout Value, Bool) throws(Failure) -> Result) throws(Failure) -> Result {
+        pthread_mutex_lock(lock.mutex)
+        defer { pthread_mutex_unlock(lock.mutex) }
+        var time = timespec(tv_sec: Int(clamping: deadline / 1_000_000_000), tv_nsec: Int(deadline % 1_000_000_000))
+        while !ready(&lock.value) {
+            // ETIMEDOUT ends the wait; EINTR and spurious wake-ups check `ready` again.
+            if pthread_cond_timedwait(condition, lock.mutex, &time) == ETIMEDOUT {
+                return try body(&lock.value, ready(&lock.value))
+            }
+        }
+        return try body(&lock.value, true)
     }
 
     /// Wakes one waiter (call after changing the value under the lock).

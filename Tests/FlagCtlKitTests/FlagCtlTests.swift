@@ -12,7 +12,8 @@ import Testing
 
     @Test func registersEveryCommand() {
         #expect(FlagCtl.commands.map { $0.configuration.name }
-            == ["validate", "lint", "storekit", "diff", "eval", "get", "history", "publish", "set", "rollback"])
+            == ["validate", "lint", "storekit", "diff", "eval", "get", "history", "publish", "set", "rollback", "audit", "webhooks"])
+        #expect(FlagCtl.groups.map(\.name) == ["webhook"])
         #expect(usageError(["bogus", "production"])?.message == "unknown command 'bogus'")
     }
 

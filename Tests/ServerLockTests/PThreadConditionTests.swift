@@ -58,3 +58,48 @@ import Testing
         #expect(state.withLock { $0 } == 2)
     }
 }
+
+@Suite struct PThreadConditionTimedWaitTests {
+    @Test func aTimedWaitEndsAtItsDeadlineAndSaysTheValueIsNotReady() {
+        let state = PThreadCondition(false)
+        let start = monotonicNow()
+        let outcome: (ready: Bool, value: Bool) = state.wait(until: { $0 }, deadline: start + 50_000_000) { value, ready in (ready, value) }
+        let elapsed = monotonicNow() - start
+        #expect(!outcome.ready)
+        #expect(!outcome.value)
+        #expect(elapsed >= 50_000_000, "it waited until the deadline")
+        #expect(elapsed < 2_000_000_000, "and not much longer")
+    }
+
+    @Test func aTimedWaitEndsEarlyWhenTheValueBecomesReady() {
+        let state = PThreadCondition(false)
+        let start = monotonicNow()
+        let setter = onThread {
+            Thread.sleep(forTimeInterval: 0.05)
+            state.withLock { $0 = true }
+            state.signal()
+        }
+        let ready = state.wait(until: { $0 }, deadline: start + 30_000_000_000) { _, ready in ready }
+        setter.wait()
+        #expect(ready)
+        #expect(monotonicNow() - start < 10_000_000_000, "woken by the signal, not the 30 s deadline")
+    }
+
+    @Test func aDeadlineInThePastRunsTheBodyAtOnce() {
+        let state = PThreadCondition(1)
+        let ready = state.wait(until: { $0 == 2 }, deadline: 0) { value, ready in
+            value = 3
+            return ready
+        }
+        #expect(!ready)
+        #expect(state.withLock { $0 } == 3)
+        #expect(state.wait(until: { $0 == 3 }, deadline: 0) { _, ready in ready }, "a value already ready needs no wait")
+    }
+}
+
+/// `CLOCK_MONOTONIC` now, in nanoseconds: the clock of a timed wait's deadline.
+private func monotonicNow() -> UInt64 {
+    var now = timespec()
+    clock_gettime(CLOCK_MONOTONIC, &now)
+    return UInt64(now.tv_sec) * 1_000_000_000 + UInt64(now.tv_nsec)
+}

@@ -1,0 +1,11 @@
+import FlagKit
+
+/// What the webhooks hear (docs/governance.md, "Webhooks").
+extension FlagService {
+    /// Tells the webhooks that `type` (one of `WebhookEvent.types`) happened in `environment`, with `data` as
+    /// the delivery body's `data` member. Returns at once and never fails: a webhook never delays or fails
+    /// what it reports. `version.published` is not sent through here but from `WriteQueue.announce`.
+    func notify(_ type: String, environment: String?, data: [String: JSONValue]) {
+        webhooks.submit(type, environment: environment, data: data)
+    }
+}
