@@ -62,15 +62,15 @@ let package = Package(
 
         // The HTTP API and the server executable: its command line (serve, token, backup, check, restore) is a library,
         // so its tests call the parser with arrays; `flagserver` only calls it.
-        .target(name: "FlagService", dependencies: ["FlagKit", "FlagStore", "HTTPServer", "FlagOFREP", "ServerLock"]),
-        .target(name: "FlagServerCLI", dependencies: ["CommandLineKit", "FlagService", "FlagStore", "HTTPServer"]),
+        .target(name: "FlagService", dependencies: ["FlagKit", "FlagStore", "HTTPServer", "FlagOFREP", "ServerLock", "ClientHTTP"]),
+        .target(name: "FlagServerCLI", dependencies: ["CommandLineKit", "FlagKit", "FlagService", "FlagStore", "HTTPServer"]),
         .executableTarget(name: "flagserver", dependencies: ["FlagServerCLI"]),
-        .testTarget(name: "FlagServiceTests", dependencies: ["FlagService", "FlagStore", "FlagKit", "HTTPServer", "RawHTTPClient", "flagserver"]),
+        .testTarget(name: "FlagServiceTests", dependencies: ["FlagService", "FlagStore", "FlagKit", "HTTPServer", "RawHTTPClient", "ClientHTTP", "flagserver"]),
         .testTarget(name: "FlagServerCLITests", dependencies: ["FlagServerCLI", "CommandLineKit", "FlagStore", "FlagService", "HTTPServer"]),
 
         // Client-side HTTP: request/response types, HTTPTransport, URLSessionTransport everywhere, CurlTransport on Linux.
         .systemLibrary(name: "CCurl", pkgConfig: "libcurl", providers: [.apt(["libcurl4-openssl-dev"])]),
-        .target(name: "ClientHTTP", dependencies: curl),
+        .target(name: "ClientHTTP", dependencies: ["FlagKit"] + curl),
         // Misbehaving HTTP and TLS peers for the transport and client tests (no product; tests only).
         .target(name: "TransportTestSupport", path: "Tests/TransportTestSupport", exclude: ["Fixtures"]),
         .testTarget(name: "ClientHTTPTests", dependencies: ["ClientHTTP", "TransportTestSupport"]),

@@ -1,9 +1,11 @@
+import FlagKit
 import Foundation
 
 /// Parses HTTP-date values (RFC 9110 section 5.6.7) in all three formats a recipient must accept:
 /// `Sun, 06 Nov 1994 08:49:37 GMT` (IMF-fixdate), `Sunday, 06-Nov-94 08:49:37 GMT` (obsolete RFC 850)
 /// and `Sun Nov  6 08:49:37 1994` (obsolete asctime). Hand-written rather than `DateFormatter`: no locale,
-/// no time zone database, identical on every platform.
+/// no time zone database, identical on every platform. The calendar arithmetic is FlagKit's `CalendarDate`
+/// (the one proleptic Gregorian day count of the project).
 public enum HTTPDateParser {
     private static let months = ["jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec"]
     private static let shortDays = ["mon", "tue", "wed", "thu", "fri", "sat", "sun"]
@@ -44,7 +46,7 @@ public enum HTTPDateParser {
     /// RFC 9110 section 5.6.7: a two-digit year that appears to be more than 50 years in the future
     /// is the most recent past year with the same last two digits.
     private static func fullYear(twoDigits yy: Int, now: Date) -> Int {
-        let currentYear = civil(fromDays: Int((now.timeIntervalSince1970 / 86_400).rounded(.down))).year
+        let currentYear = CalendarDate(utcDayOf: Int64((now.timeIntervalSince1970 * 1000).rounded(.down))).year
         var year = currentYear - currentYear % 100 + yy
         if year > currentYear + 50 { year -= 100 }
         return year
@@ -56,43 +58,12 @@ public enum HTTPDateParser {
         guard clock.count == 3, clock.allSatisfy({ $0.count == 2 }),
               let hour = Int(clock[0]), let minute = Int(clock[1]), let second = Int(clock[2]),
               (0...23).contains(hour), (0...59).contains(minute), (0...60).contains(second),
-              (1...9999).contains(year), (1...daysIn(month: month, year: year)).contains(day) else {
+              year >= 1, let date = CalendarDate(year: year, month: month, day: day) else {
             return nil
         }
-        let days = daysFromCivil(year: year, month: month, day: day)
+        let days = Int(date.daysSince1970)
         // A leap second (60) is read as the last second of the minute.
         let seconds = days * 86_400 + hour * 3600 + minute * 60 + min(second, 59)
         return Date(timeIntervalSince1970: TimeInterval(seconds))
-    }
-
-    private static func daysIn(month: Int, year: Int) -> Int {
-        switch month {
-        case 2: return (year % 4 == 0 && year % 100 != 0) || year % 400 == 0 ? 29 : 28
-        case 4, 6, 9, 11: return 30
-        default: return 31
-        }
-    }
-
-    /// Days since 1970-01-01 (Howard Hinnant's `days_from_civil`).
-    static func daysFromCivil(year: Int, month: Int, day: Int) -> Int {
-        let y = month <= 2 ? year - 1 : year
-        let era = (y >= 0 ? y : y - 399) / 400
-        let yearOfEra = y - era * 400
-        let dayOfYear = (153 * (month > 2 ? month - 3 : month + 9) + 2) / 5 + day - 1
-        let dayOfEra = yearOfEra * 365 + yearOfEra / 4 - yearOfEra / 100 + dayOfYear
-        return era * 146_097 + dayOfEra - 719_468
-    }
-
-    /// The civil date of a day count since 1970-01-01 (Hinnant's `civil_from_days`).
-    static func civil(fromDays days: Int) -> (year: Int, month: Int, day: Int) {
-        let z = days + 719_468
-        let era = (z >= 0 ? z : z - 146_096) / 146_097
-        let dayOfEra = z - era * 146_097
-        let yearOfEra = (dayOfEra - dayOfEra / 1460 + dayOfEra / 36524 - dayOfEra / 146_096) / 365
-        let dayOfYear = dayOfEra - (365 * yearOfEra + yearOfEra / 4 - yearOfEra / 100)
-        let mp = (5 * dayOfYear + 2) / 153
-        let day = dayOfYear - (153 * mp + 2) / 5 + 1
-        let month = mp < 10 ? mp + 3 : mp - 9
-        return (yearOfEra + era * 400 + (month <= 2 ? 1 : 0), month, day)
     }
 }

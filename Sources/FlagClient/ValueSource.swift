@@ -1,3 +1,4 @@
+import FlagKit
 import Foundation
 
 /// Where the client's current values came from, for diagnostics screens and logs.
@@ -17,7 +18,7 @@ public enum ValueSource: Sendable, Equatable, CustomStringConvertible {
         }
     }
 
-    /// For example `server version 12 fetched 2026-11-29T15:30:00Z`.
+    /// For example `server version 12 fetched 2026-11-29T15:30:00.000Z`.
     public var description: String {
         switch self {
         case .server(let version, let date): "server version \(version) fetched \(Self.format(date))"
@@ -26,7 +27,8 @@ public enum ValueSource: Sendable, Equatable, CustomStringConvertible {
         }
     }
 
+    /// RFC 3339 UTC with milliseconds, FlagKit's one formatter (what the server writes as `publishedAt`).
     private static func format(_ date: Date) -> String {
-        ISO8601DateFormatter().string(from: date)
+        RFC3339.string(milliseconds: Int64((date.timeIntervalSince1970 * 1000).rounded(.down)))
     }
 }

@@ -7,7 +7,11 @@ public enum FlagCtl {
         [ValidateCommand.self, LintCommand.self, StoreKitCommand.self, DiffCommand.self, EvalCommand.self, GetCommand.self, HistoryCommand.self,
          PublishCommand.self, SetCommand.self, RollbackCommand.self, ScheduleCommand.self, SchedulesCommand.self, UnscheduleCommand.self,
          RequestsCommand.self, ApproveCommand.self, RejectCommand.self, StaleCommand.self, PolicyCommand.self]
+            + [AuditCommand.self, WebhooksCommand.self]
     }
+
+    /// The registered groups of commands (`webhook add|remove|deliveries`), listed after the commands.
+    static var groups: [CommandGroup<RunContext>] { [WebhookCommand.group] }
 
     /// The command-line tool: the commands and the global options (`--server`, and `--token` refused).
     public static var tool: CommandLineTool<RunContext> {
@@ -15,7 +19,8 @@ public enum FlagCtl {
             name: "flagctl", abstract: "Check, compare, evaluate and publish Symi's flag documents.",
             discussion: "Exit status: 0 success (diff: same), 1 problems found (diff: different, stale: flags listed), 2 trouble, "
                 + "3 nothing published: a change request waits for approval, 64 usage error.",
-            globalOptions: [GlobalOptions.serverOption, GlobalOptions.tokenOption], subcommands: commands.map { .command($0) })
+            globalOptions: [GlobalOptions.serverOption, GlobalOptions.tokenOption],
+            subcommands: commands.map { .command($0) } + groups.map { .group($0) })
     }
 
     /// `flagctl [--server <url>] <command> [<options>] [<arguments>]`.

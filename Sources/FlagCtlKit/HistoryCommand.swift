@@ -16,11 +16,7 @@ public struct HistoryCommand: Command {
     )
 
     /// `--limit N`, 1 to 1000.
-    static let limitOption = Option("limit", valueName: "n", help: "How many versions, newest first (1 to 1000, default: 20).") {
-        text throws(UsageError) in
-        guard let value = Int(text), (1...1000).contains(value) else { throw UsageError("--limit '\(text)' must be a whole number from 1 to 1000") }
-        return value
-    }
+    static let limitOption = ServerCommandSupport.limitOption("How many versions, newest first (1 to 1000, default: 20).")
     /// `--json`.
     static let jsonFlag = Flag("json", help: "Print the versions as a JSON array.")
 

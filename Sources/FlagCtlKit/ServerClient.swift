@@ -107,11 +107,14 @@ public struct ServerClient: Sendable {
         return object
     }
 
-    /// Runs `operation` to completion on the concurrency pool and waits for it on this (non-pool) thread.
+    /// Runs `operation` to completion and waits for it on the calling thread. The task runs on
+    /// `ExchangeExecutor`, never on the concurrency pool: a caller that is itself a pool thread (a test, an
+    /// async caller of a command) would otherwise block a thread its own task may need, and with every pool
+    /// thread waiting so (two on a 2-core machine) nothing would ever run again.
     static func blocking<T: Sendable>(_ operation: @escaping @Sendable () async -> T) -> T {
         let box = Locked<T?>(nil)
         let done = DispatchSemaphore(value: 0)
-        Task {
+        Task(executorPreference: ExchangeExecutor.shared) {
             let value = await operation()
             box.withLock { $0 = value }
             done.signal()
@@ -122,6 +125,22 @@ public struct ServerClient: Sendable {
             if let value = box.withLock({ $0 }) { return value }
             done.wait()
         }
+    }
+}
+
+/// Where `ServerClient.blocking` runs its tasks: a serial dispatch queue of its own (SE-0417 task executor
+/// preference), outside the concurrency pool. Its jobs only start a transfer and take its result (the
+/// transport's own threads do the waiting), so one queue serves every caller.
+final class ExchangeExecutor: TaskExecutor {
+    /// The one executor.
+    static let shared = ExchangeExecutor()
+
+    private let queue = DispatchQueue(label: "flagctl.exchange")
+
+    func enqueue(_ job: consuming ExecutorJob) {
+        let job = UnownedJob(job)
+        let executor = asUnownedTaskExecutor()
+        queue.async { job.runSynchronously(on: executor) }
     }
 }
 

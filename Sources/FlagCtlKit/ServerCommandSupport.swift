@@ -14,6 +14,16 @@ enum ServerCommandSupport {
     /// `--yes`: publish without asking.
     static let yesOption = Flag("yes", short: "y", help: "Do not ask for confirmation (needed when standard input is not a terminal).")
 
+    /// `--limit N`, a whole number from 1 to `maximum`; `help` says of what and the default.
+    static func limitOption(_ help: String, maximum: Int = 1000) -> Option<Int> {
+        Option("limit", valueName: "n", help: help) { text throws(UsageError) in
+            guard let value = Int(text), (1...maximum).contains(value) else {
+                throw UsageError("--limit '\(text)' must be a whole number from 1 to \(maximum)")
+            }
+            return value
+        }
+    }
+
     /// The environment argument (`<env>`), checked against the server's naming rule.
     static let environmentArgument = Argument("env", help: "The environment (production).") { text throws(UsageError) in
         try environment(text)

@@ -15,21 +15,7 @@ extension ChangeSet {
     /// problem and its JSON path otherwise (duplicate keys included); see `init(validating:)`.
     public static func decode<Bytes: Sequence>(_ bytes: Bytes) throws(FlagDocumentError) -> ChangeSet
     where Bytes.Element == UInt8 {
-        let parsed: JSONParser.Parsed
-        do {
-            parsed = try JSONParser.parse(bytes)
-        } catch {
-            throw .malformedJSON(error)
-        }
-        let duplicates = parsed.duplicateKeyPaths.map { ValidationIssue(path: $0, message: "duplicate key") }
-        let changeSet: ChangeSet
-        do {
-            changeSet = try ChangeSet(validating: parsed.value)
-        } catch {
-            throw .invalid(duplicates + error.issues)
-        }
-        guard duplicates.isEmpty else { throw .invalid(duplicates) }
-        return changeSet
+        try FlagDocumentError.decoding(bytes) { value throws(FlagDocumentError) in try ChangeSet(validating: value) }
     }
 
     /// Checks a parsed value: an object with exactly `flags` and `cohorts`, each an object whose keys are valid

@@ -56,21 +56,7 @@ public struct EnvironmentPolicy: Sendable, Equatable {
     /// every problem and its JSON path (duplicate and unknown keys included).
     public static func decode<Bytes: Sequence>(_ bytes: Bytes) throws(FlagDocumentError) -> EnvironmentPolicy
     where Bytes.Element == UInt8 {
-        let parsed: JSONParser.Parsed
-        do {
-            parsed = try JSONParser.parse(bytes)
-        } catch {
-            throw .malformedJSON(error)
-        }
-        let duplicates = parsed.duplicateKeyPaths.map { ValidationIssue(path: $0, message: "duplicate key") }
-        let policy: EnvironmentPolicy
-        do {
-            policy = try EnvironmentPolicy(validating: parsed.value)
-        } catch {
-            throw .invalid(duplicates + error.issues)
-        }
-        guard duplicates.isEmpty else { throw .invalid(duplicates) }
-        return policy
+        try FlagDocumentError.decoding(bytes) { value throws(FlagDocumentError) in try EnvironmentPolicy(validating: value) }
     }
 
     /// Checks a parsed policy: an object whose members are all optional, `protected` (boolean),

@@ -5,18 +5,7 @@ extension FlagDocument {
     /// Throws `.malformedJSON` with line and column for text that is not JSON, and `.invalid` with
     /// every problem (duplicate keys included) and its JSON path otherwise.
     public static func decode<Bytes: Sequence>(_ bytes: Bytes) throws(FlagDocumentError) -> FlagDocument where Bytes.Element == UInt8 {
-        let parsed: JSONParser.Parsed
-        do {
-            parsed = try JSONParser.parse(bytes)
-        } catch {
-            throw .malformedJSON(error)
-        }
-        let duplicates = parsed.duplicateKeyPaths.map { ValidationIssue(path: $0, message: "duplicate key") }
-        var decoder = DocumentDecoder()
-        let document = decoder.decodeDocument(parsed.value)
-        let issues = duplicates + decoder.issues
-        guard issues.isEmpty, let document else { throw .invalid(issues) }
-        return document
+        try FlagDocumentError.decoding(bytes) { value throws(FlagDocumentError) in try FlagDocument(validating: value) }
     }
 
     /// Decodes and validates a document from JSON text.

@@ -39,3 +39,29 @@ public enum FlagDocumentError: Error, Sendable, Equatable, CustomStringConvertib
         }
     }
 }
+
+extension FlagDocumentError {
+    /// Parses `bytes` strictly and hands the value to `validate`: the one way FlagKit's JSON formats (documents,
+    /// change sets, policies) are read from bytes. Malformed text is `.malformedJSON` with line and column;
+    /// duplicate keys are reported as issues at their paths, listed before `validate`'s own, so one answer names
+    /// every problem instead of the first.
+    public static func decoding<Bytes: Sequence, Value>(
+        _ bytes: Bytes, _ validate: (JSONValue) throws(FlagDocumentError) -> Value
+    ) throws(FlagDocumentError) -> Value where Bytes.Element == UInt8 {
+        let parsed: JSONParser.Parsed
+        do {
+            parsed = try JSONParser.parse(bytes)
+        } catch {
+            throw .malformedJSON(error)
+        }
+        let duplicates = parsed.duplicateKeyPaths.map { ValidationIssue(path: $0, message: "duplicate key") }
+        let value: Value
+        do {
+            value = try validate(parsed.value)
+        } catch {
+            throw .invalid(duplicates + error.issues)
+        }
+        guard duplicates.isEmpty else { throw .invalid(duplicates) }
+        return value
+    }
+}

@@ -10,13 +10,16 @@ public enum RFC3339 {
     /// - `T` and `Z` may be lowercase (the ABNF's literals are case-insensitive, RFC 3339 §5.6 note).
     /// - Every field is range-checked: month 01-12, the day against the month's length in that year
     ///   (`2027-02-29` is refused, `2028-02-29` accepted), hour 00-23, minute 00-59, second 00-59.
-    /// - A leap second (`:60`) is refused: Unix time has none, so it names no instant we could store.
+    /// - A leap second (`:60`) is refused: Unix time has none, so it names no instant we could store. A caller
+    ///   that only checks the grammar (OFREP's `flagConfigLastModified`) passes `allowingLeapSecond`, and then
+    ///   `:60` is read as the last second of the minute (as HTTP-dates are).
     /// - Fraction digits after the third are dropped (the instant is truncated to the millisecond).
     /// - The offset is required: a time without one is ambiguous, and a schedule must never depend on the
     ///   server's time zone. `-00:00` ("offset unknown", §4.3) is accepted as UTC.
     ///
     /// Throws `.invalid` with one issue at `path` (`/at`, ...) saying what is wrong.
-    public static func milliseconds(parsing text: String, path: String = "") throws(FlagDocumentError) -> Int64 {
+    public static func milliseconds(parsing text: String, path: String = "",
+                                    allowingLeapSecond: Bool = false) throws(FlagDocumentError) -> Int64 {
         func refuse(_ problem: String) -> FlagDocumentError {
             .invalid([ValidationIssue(path: path, message: "must be an RFC 3339 date-time with an offset, "
                 + "such as 2027-03-01T00:00:00+01:00 or 2027-02-28T23:00:00Z: \(problem) (got \"\(text)\")")])
@@ -65,10 +68,10 @@ public enum RFC3339 {
         }
         guard hour <= 23 else { throw refuse("hour \(hour) is not 00-23") }
         guard minute <= 59 else { throw refuse("minute \(minute) is not 00-59") }
-        guard second <= 59 else {
+        guard second <= 59 || (second == 60 && allowingLeapSecond) else {
             throw refuse(second == 60 ? "a leap second names no Unix time" : "second \(second) is not 00-59")
         }
-        let secondsOfDay = Int64(hour * 3600 + minute * 60 + second - offsetMinutes * 60)
+        let secondsOfDay = Int64(hour * 3600 + minute * 60 + min(second, 59) - offsetMinutes * 60)
         return date.daysSince1970 * CalendarDate.millisecondsPerDay + secondsOfDay * 1000 + Int64(millisecond)
     }
 

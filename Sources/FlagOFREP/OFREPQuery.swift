@@ -22,34 +22,10 @@ enum OFREPQuery {
         return !bytes.isEmpty && bytes.count <= 19 && bytes.allSatisfy { $0 >= 0x30 && $0 <= 0x39 }
     }
 
-    /// RFC 3339 §5.6 `date-time`: `YYYY-MM-DDTHH:MM:SS[.frac](Z|±HH:MM)`, fields in range
-    /// (a leap second 60 is allowed; days are checked against 31, not the month).
+    /// RFC 3339 §5.6 `date-time`, by FlagKit's one parser: `YYYY-MM-DDTHH:MM:SS[.frac](Z|±HH:MM)`, every field
+    /// in range (the day against its month). A leap second (`:60`) is a valid date-time and is accepted here:
+    /// the value is only checked, never used.
     static func isDateTime(_ text: String) -> Bool {
-        let b = Array(text.utf8)
-        func number(_ from: Int, _ count: Int) -> Int? {
-            guard from + count <= b.count else { return nil }
-            var value = 0
-            for byte in b[from..<(from + count)] {
-                guard byte >= 0x30 && byte <= 0x39 else { return nil }
-                value = value * 10 + Int(byte - 0x30)
-            }
-            return value
-        }
-        func byte(_ at: Int, _ allowed: String) -> Bool { at < b.count && allowed.utf8.contains(b[at]) }
-        guard number(0, 4) != nil, byte(4, "-"), let month = number(5, 2), (1...12).contains(month), byte(7, "-"),
-              let day = number(8, 2), (1...31).contains(day), byte(10, "Tt"),
-              let hour = number(11, 2), hour <= 23, byte(13, ":"), let minute = number(14, 2), minute <= 59,
-              byte(16, ":"), let second = number(17, 2), second <= 60 else { return false }
-        var index = 19
-        if byte(index, ".") {
-            index += 1
-            let start = index
-            while index < b.count && b[index] >= 0x30 && b[index] <= 0x39 { index += 1 }
-            guard index > start else { return false }
-        }
-        if byte(index, "Zz") { return index + 1 == b.count }
-        guard byte(index, "+-"), let offsetHour = number(index + 1, 2), offsetHour <= 23, byte(index + 3, ":"),
-              let offsetMinute = number(index + 4, 2), offsetMinute <= 59 else { return false }
-        return index + 6 == b.count
+        (try? RFC3339.milliseconds(parsing: text, allowingLeapSecond: true)) != nil
     }
 }

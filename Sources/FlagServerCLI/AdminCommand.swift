@@ -1,3 +1,4 @@
+import FlagKit
 import CommandLineKit
 import FlagStore
 import Foundation
@@ -34,11 +35,6 @@ extension AdminCommand {
 
 /// How the admin commands write times.
 enum AdminTime {
-    /// RFC 3339 UTC with milliseconds.
-    static func timestamp(_ milliseconds: Int64) -> String {
-        let formatter = ISO8601DateFormatter()
-        formatter.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
-        formatter.timeZone = TimeZone(identifier: "UTC")
-        return formatter.string(from: Date(timeIntervalSince1970: Double(milliseconds) / 1000))
-    }
+    /// RFC 3339 UTC with milliseconds, as the API writes times (FlagKit's one formatter).
+    static func timestamp(_ milliseconds: Int64) -> String { RFC3339.string(milliseconds: milliseconds) }
 }

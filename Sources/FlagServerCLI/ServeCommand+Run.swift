@@ -42,6 +42,7 @@ extension ServeCommand {
             serviceOptions.console = try loadConsole(logger: logger)
             serviceOptions.trustedProxies = trustedProxies
             serviceOptions.authFailureLimit = authFailureLimit
+            serviceOptions.webhooks.retry.baseMilliseconds = Int64(webhookRetryBaseMilliseconds)
             service = try FlagService(store: store, options: serviceOptions, logger: logger)
         } catch {
             return context.fail("\(error)")

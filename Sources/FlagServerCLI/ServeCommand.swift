@@ -10,7 +10,7 @@ public struct ServeCommand: ParsableCommand {
         name: "", abstract: "Serve versioned flag documents over HTTP.",
         options: [hostOption, portOption, flagsDirectoryOption, loopsOption, maxBodyBytesOption, maxHeaderBytesOption, maxConnectionsOption,
                   logLevelOption, requireReadTokenFlag, ofrepEnvironmentOption, ofrepRateLimitOption, ofrepBurstOption, consoleDirectoryOption,
-                  authFailureLimitOption, trustedProxyOption, eventHeartbeatOption, maxStreamsOption])
+                  authFailureLimitOption, trustedProxyOption, eventHeartbeatOption, maxStreamsOption, webhookRetryBaseOption])
 
     static let hostOption = Option<String>("host", valueName: "address", help: "listen address, default 127.0.0.1", environment: "FLAGSERVER_HOST")
     static let portOption = integer("port", 0...65535, help: "TCP port, 0 picks a free one, default 8080", environment: "FLAGSERVER_PORT")
@@ -59,6 +59,9 @@ public struct ServeCommand: ParsableCommand {
                                               environment: "FLAGSERVER_EVENT_HEARTBEAT")
     static let maxStreamsOption = integer("max-streams", 0...1_000_000, help: "open event streams before 503, default 12288",
                                           environment: "FLAGSERVER_MAX_STREAMS")
+    static let webhookRetryBaseOption = integer(
+        "webhook-retry-base-ms", 1...3_600_000, help: "wait before a failed webhook delivery's first retry, doubling for each later one, "
+            + "default 1000", environment: "FLAGSERVER_WEBHOOK_RETRY_BASE_MS")
 
     /// Listen address.
     public var host = "127.0.0.1"
@@ -94,6 +97,8 @@ public struct ServeCommand: ParsableCommand {
     public var eventHeartbeatSeconds = 25
     /// Open event streams before 503.
     public var maxStreams = HTTPStreamLimits().maxStreams
+    /// Milliseconds before a failed webhook delivery's first retry (each later one doubles).
+    public var webhookRetryBaseMilliseconds = 1000
 
     /// The defaults.
     public init() {}
@@ -119,6 +124,7 @@ public struct ServeCommand: ParsableCommand {
         authFailureLimit = try parsed.value(Self.authFailureLimitOption) ?? authFailureLimit
         eventHeartbeatSeconds = try parsed.value(Self.eventHeartbeatOption) ?? eventHeartbeatSeconds
         maxStreams = try parsed.value(Self.maxStreamsOption) ?? maxStreams
+        webhookRetryBaseMilliseconds = try parsed.value(Self.webhookRetryBaseOption) ?? webhookRetryBaseMilliseconds
         ofrepEnvironment = try parsed.value(Self.ofrepEnvironmentOption) ?? ofrepEnvironment
         ofrepRateLimit = try parsed.value(Self.ofrepRateLimitOption)
         ofrepBurst = try parsed.value(Self.ofrepBurstOption) ?? ofrepBurst

@@ -13,11 +13,15 @@ public enum TokenCommand {
     static let nameOption = Option<String>("name", valueName: "name", help: "The token's name (recorded as the author of what it publishes).",
                                            required: true)
 
-    /// `flagserver token create --name NAME --role reader|writer|admin`.
+    /// `flagserver token create --name NAME --role reader|writer|admin [--env ENV]...`.
     public struct Create: AdminCommand {
         /// Name, abstract and options.
         public static let configuration = CommandConfiguration(
-            name: "create", abstract: "Create a token; prints its secret once.", options: [nameOption, roleOption])
+            name: "create", abstract: "Create a token; prints its secret once.",
+            discussion: "--env limits the token to environments (repeat it for several); without it the token may act on every "
+                + "environment, also ones created later. A scoped token gets 403 on other environments and on routes that span "
+                + "environments (audit, webhooks).",
+            options: [nameOption, roleOption, environmentOption])
 
         static let roleOption = Option("role", valueName: "reader|writer|admin", help: "What the token may do.", required: true) {
             text throws(UsageError) in
@@ -25,27 +29,38 @@ public enum TokenCommand {
             return role
         }
 
+        /// `--env NAME`, repeatable: the environments the token is limited to.
+        static let environmentOption = Option<String>(
+            "env", valueName: "name", help: "An environment the token is limited to (repeat for several; default: all).", repeatable: true)
+
         /// The token's name.
         public let name: String
         /// What it may do.
         public let role: TokenRole
+        /// The environments it is limited to; nil: all.
+        public let environments: Set<String>?
 
         /// A token to create.
-        public init(name: String, role: TokenRole) {
+        public init(name: String, role: TokenRole, environments: Set<String>? = nil) {
             self.name = name
             self.role = role
+            self.environments = environments
         }
 
         /// From the parsed command line.
         public init(parsed: ParsedArguments) throws(UsageError) {
-            self.init(name: try parsed.required(nameOption), role: try parsed.required(Self.roleOption))
+            let environments = try parsed.values(Self.environmentOption)
+            self.init(name: try parsed.required(nameOption), role: try parsed.required(Self.roleOption),
+                      environments: environments.isEmpty ? nil : Set(environments))
         }
 
-        /// Creates it; the output holds the secret, on a line of its own.
+        /// Creates it; the output holds the secret, on a line of its own. An environment that does not exist is
+        /// refused by the store (`unknownEnvironment`, naming the known ones) and nothing is created.
         public func run(store: FlagStore, actor: String) throws -> String {
-            let (secret, record) = try store.createToken(name: name, role: role, actor: actor)
+            let (secret, record) = try store.createToken(name: name, role: role, environments: environments, actor: actor)
+            let scope = record.environments.map { ", environments \($0.sorted().joined(separator: ", "))" } ?? ""
             return """
-                created token '\(record.name)' (role \(record.role.rawValue)). Its secret, shown only now:
+                created token '\(record.name)' (role \(record.role.rawValue)\(scope)). Its secret, shown only now:
                 \(secret)
 
                 """
@@ -69,13 +84,14 @@ public enum TokenCommand {
         /// From the parsed command line.
         public init(parsed: ParsedArguments) throws(UsageError) { includeRevoked = parsed.isSet(Self.allFlag) }
 
-        /// `NAME ROLE CREATED REVOKED`, tab-separated.
+        /// `NAME ROLE CREATED REVOKED ENVIRONMENTS`, tab-separated; `*` for a token of every environment.
         public func run(store: FlagStore, actor: String) throws -> String {
             let tokens = try store.listTokens(includeRevoked: includeRevoked)
-            var lines = ["NAME\tROLE\tCREATED\tREVOKED"]
+            var lines = ["NAME\tROLE\tCREATED\tREVOKED\tENVIRONMENTS"]
             for token in tokens {
                 lines.append([token.name, token.role.rawValue, AdminTime.timestamp(token.createdAtMilliseconds),
-                              token.revokedAtMilliseconds.map(AdminTime.timestamp) ?? "-"].joined(separator: "\t"))
+                              token.revokedAtMilliseconds.map(AdminTime.timestamp) ?? "-",
+                              token.environments.map { $0.sorted().joined(separator: ",") } ?? "*"].joined(separator: "\t"))
             }
             return lines.joined(separator: "\n") + "\n"
         }

@@ -66,7 +66,7 @@ public final class Authenticator: Sendable {
 
     private static func check(_ record: TokenRecord?, needed: TokenRole) throws(ServiceError) -> TokenRecord {
         guard let record else { throw ServiceError.unauthorized("unknown or revoked token", invalidToken: true) }
-        guard record.role.allows(needed) else { throw ServiceError.forbidden(role: record.role, needed: needed) }
+        guard record.role.allows(needed) else { throw ServiceError.forbidden(role: record.role, needed: needed, actor: record.name) }
         return record
     }
 }

@@ -138,7 +138,8 @@ public final class ChangeScheduler: Sendable {
             let outcome = pass(published)
             watchingPublishes.store(outcome.pendingRequests, ordering: .relaxed)
             let sleep = Self.sleepMilliseconds(now: clock(), nextDue: outcome.nextDue)
-            state.wait(until: { $0.woken || $0.stopping }, timeout: .milliseconds(sleep)) { _, _ in }
+            state.wait(until: { $0.woken || $0.stopping },
+                       deadline: ServiceMetrics.monotonicNanoseconds() + UInt64(max(sleep, 0)) * 1_000_000) { _, _ in }
         }
         state.withLock { $0.running = false }
         state.broadcast()

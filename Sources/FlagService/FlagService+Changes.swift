@@ -147,7 +147,8 @@ extension FlagService {
         let record = recorded.record
         notifyChange(record.status == .pending ? "request.created" : "change.scheduled", record)
         work.async { [self] in
-            var body = ChangePreview.comparison(from: recorded.base, to: recorded.proposed, samples: impactSamples)
+            var body = ChangePreview.comparison(from: recorded.base, to: recorded.proposed,
+                                                sampleSize: options.changeImpactSample, samples: impactSamples)
             body["change"] = record.jsonValue
             responder.respond(Self.json(body, status: record.status == .pending ? .accepted : .created,
                                         headers: [.location: "/v1/changes/\(record.id)", .cacheControl: "no-store"]))

@@ -9,5 +9,7 @@ extension FlagService {
         { routes, service in service.registerWhoami(into: &routes) },
         { routes, service in service.registerPreview(into: &routes) },
         { routes, service in service.registerConsole(into: &routes) },
+        { routes, service in service.registerAudit(into: &routes) },
+        { routes, service in service.registerWebhooks(into: &routes) },
     ]
 }

@@ -6,7 +6,6 @@ extension FlagService {
     /// the delivery body's `data` member. Returns at once and never fails: a webhook never delays or fails
     /// what it reports. `version.published` is not sent through here but from `WriteQueue.announce`.
     func notify(_ type: String, environment: String?, data: [String: JSONValue]) {
-        // Interface for the governance work in progress: the webhook dispatcher fills this in.
-        _ = (type, environment, data)
+        webhooks.submit(type, environment: environment, data: data)
     }
 }

@@ -5,9 +5,12 @@ import HTTPServer
 /// `GET` of documents and history.
 extension FlagService {
     func registerReads(into routes: inout ServiceRoutes) {
-        routes.sync(.GET, "/v1/environments", access: .reader) { [self] _, _, _ in
+        // A scoped token sees its environments only (with --require-read-token; while reads are public every
+        // document is anyone's, so no token is looked at and the list is complete).
+        routes.sync(.GET, "/v1/environments", access: .reader) { [self] _, _, token in
             let current = snapshots.all()
-            let list: [JSONValue] = snapshots.environments.map { name in
+            let visible = snapshots.environments.filter { name in token.map { RouteGuard.scopeAllows($0, environment: name) } ?? true }
+            let list: [JSONValue] = visible.map { name in
                 var entry: [String: JSONValue] = ["name": .string(name)]
                 if let snapshot = current[name] {
                     entry["version"] = .integer(Int64(snapshot.version))

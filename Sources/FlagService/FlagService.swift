@@ -36,6 +36,12 @@ public final class FlagService: Sendable {
         public var authFailureLimit = 10
         /// The window of `authFailureLimit`.
         public var authFailureWindow: Duration = .seconds(60)
+        /// Webhook deliveries: backoff, attempts, timeout (`--webhook-retry-base-ms`).
+        public var webhooks = WebhookDispatcher.Options()
+        /// How many sampled installs the impact in a recorded change's answer (`201`, `202`) measures: by default
+        /// the preview's and flagctl's 100,000, so the numbers agree with theirs. Tests of other things lower it
+        /// (a debug build spends seconds of CPU on 100,000).
+        public var changeImpactSample = ChangePreview.maximumSample
 
         /// Defaults.
         public init(requireReadToken: Bool = false) { self.requireReadToken = requireReadToken }
@@ -61,6 +67,8 @@ public final class FlagService: Sendable {
     let policies = PolicyTable()
     /// Publishes changes at their time, expires requests and marks stale ones (`FlagService+Scheduler`).
     let scheduler = ChangeScheduler()
+    /// Sends webhook deliveries on its own thread (`notify`, and `version.published` from the writer).
+    let webhooks: WebhookDispatcher
     /// The impact sample of the last preview (`POST .../preview`), reused while the pools stay the same.
     let impactSamples = ImpactSampleCache()
     /// Off-loop work that may touch SQLite or parse bodies (auth, history, validation).
@@ -88,8 +96,10 @@ public final class FlagService: Sendable {
         routeGuard = RouteGuard(authenticator: authenticator,
                                 throttle: FailedAuthThrottle(limit: options.authFailureLimit, window: options.authFailureWindow),
                                 logger: logger, trustedProxies: options.trustedProxies, requireReadToken: options.requireReadToken)
+        webhooks = WebhookDispatcher(store: store, metrics: metrics, logger: logger, options: options.webhooks)
         writer = WriteQueue(store: store, snapshots: snapshots, metrics: metrics, logger: logger, maximumBatch: options.maximumBatch,
-                            events: events, policies: policies, scheduler: scheduler)
+                            events: events, webhooks: webhooks, policies: policies, scheduler: scheduler)
+        webhooks.start()
         writer.start()
         // Changes that fell due while the server was down, and approved ones a crash left unpublished, are
         // published before the server takes requests; then the scheduler keeps time.
@@ -106,7 +116,7 @@ public final class FlagService: Sendable {
     /// The router with every route of the API, plus the registered extensions (OFREP), each with its declared
     /// access (`RouteAccess`, enforced by `RouteGuard`). Throws when a route's access is not allowed for it.
     public func makeRouter() throws(HTTPError) -> HTTPRouter {
-        var routes = ServiceRoutes(metrics: metrics, routeGuard: routeGuard, work: work)
+        var routes = ServiceRoutes(metrics: metrics, routeGuard: routeGuard, work: work, writer: writer)
         register(into: &routes)
         for extend in FlagService.routeExtensions { extend(&routes, self) }
         return try routes.build()
@@ -121,12 +131,14 @@ public final class FlagService: Sendable {
         registerChanges(into: &routes)
     }
 
-    /// Stops the scheduler, finishes queued writes, stops the writer thread and the token refresh, and forgets
-    /// the server. Call after `HTTPServer.shutdown()` so no new write arrives.
+    /// Stops the scheduler, finishes queued writes, stops the writer thread, the webhook dispatcher (after the
+    /// writer: the last versions' events are handed to the store) and the token refresh, and forgets the server.
+    /// Call after `HTTPServer.shutdown()` so no new write arrives.
     public func shutdown() {
         refreshStopped.store(true, ordering: .releasing)
         scheduler.stop()
         writer.stop()
+        webhooks.stop()
         server.withLock { $0 = nil }
     }
 

@@ -17,18 +17,22 @@ public enum RouteAccess: Sendable, Equatable, CustomStringConvertible {
     /// A write: a token allowing `role`, or only `dryRun` with `?dryRun=true` (which validates and diffs,
     /// publishing nothing). Checked fresh, off the loop, like `token`.
     case write(TokenRole, dryRun: TokenRole)
+    /// Like `token`, for a route that spans environments (the audit log, webhooks): a token limited to some
+    /// environments (`TokenRecord.environments`) gets `403 environment_not_allowed` even with the role.
+    case unscoped(TokenRole)
     /// An evaluation route whose own authorizer decides (OFREP: `OFREPRouteConfiguration.authorize`, reader
     /// tokens when reads need one). `POST` because the evaluation context travels in the body, yet nothing
     /// changes; the one kind of route with an unsafe method and no role here.
     case evaluation
 
-    /// `public`, `reader`, `token(writer)`, `write(writer, dryRun: reader)`, `evaluation`.
+    /// `public`, `reader`, `token(writer)`, `write(writer, dryRun: reader)`, `unscoped(admin)`, `evaluation`.
     public var description: String {
         switch self {
         case .public: "public"
         case .reader: "reader"
         case .token(let role): "token(\(role.rawValue))"
         case .write(let role, let dryRun): "write(\(role.rawValue), dryRun: \(dryRun.rawValue))"
+        case .unscoped(let role): "unscoped(\(role.rawValue))"
         case .evaluation: "evaluation"
         }
     }
@@ -36,7 +40,7 @@ public enum RouteAccess: Sendable, Equatable, CustomStringConvertible {
     /// Whether the access is checked against the store (so the handler must run off the loop).
     var checksStore: Bool {
         switch self {
-        case .token, .write: true
+        case .token, .write, .unscoped: true
         case .public, .reader, .evaluation: false
         }
     }
@@ -45,11 +49,10 @@ public enum RouteAccess: Sendable, Equatable, CustomStringConvertible {
     /// HEAD, OPTIONS, TRACE) changes state or costs real work, so it needs a role (`token`, `write`) unless
     /// it is declared an evaluation route; `public` and `reader` (public when reads are) are for safe ones.
     func refusal(for method: HTTPMethod) -> String? {
-        let safe = method == .GET || method == .HEAD || method == .OPTIONS || method == .TRACE
         switch self {
         case .public, .reader:
-            return safe ? nil : "\(method) is unsafe (RFC 9110 §9.2.1) and needs a token role, not \(self)"
-        case .token, .write, .evaluation:
+            return method.isSafe ? nil : "\(method) is unsafe (RFC 9110 §9.2.1) and needs a token role, not \(self)"
+        case .token, .write, .unscoped, .evaluation:
             return nil
         }
     }

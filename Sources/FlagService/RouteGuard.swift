@@ -29,8 +29,9 @@ final class RouteGuard: Sendable {
         case none
         /// A token allowing the role from the in-memory table (on the loop; never SQLite).
         case cached(TokenRole)
-        /// A token allowing the role (or `dryRun`'s with `?dryRun=true`) from the store, off the loop.
-        case fresh(TokenRole, dryRun: TokenRole?)
+        /// A token allowing the role (or `dryRun`'s with `?dryRun=true`) from the store, off the loop; with
+        /// `unscoped`, one not limited to some environments.
+        case fresh(TokenRole, dryRun: TokenRole?, unscoped: Bool)
     }
 
     /// The check `access` needs.
@@ -38,8 +39,9 @@ final class RouteGuard: Sendable {
         switch access {
         case .public, .evaluation: .none
         case .reader: requireReadToken ? .cached(.reader) : .none
-        case .token(let role): .fresh(role, dryRun: nil)
-        case .write(let role, let dryRun): .fresh(role, dryRun: dryRun)
+        case .token(let role): .fresh(role, dryRun: nil, unscoped: false)
+        case .write(let role, let dryRun): .fresh(role, dryRun: dryRun, unscoped: false)
+        case .unscoped(let role): .fresh(role, dryRun: nil, unscoped: true)
         }
     }
 
@@ -48,7 +50,7 @@ final class RouteGuard: Sendable {
     /// without a usable `Authorization` 401 (logged and counted), so neither makes the server hold a body.
     /// The token itself is checked against the store once the body is there, off the loop.
     func checkHead(_ check: Check, _ request: HTTPRequest, _ context: HTTPRequestContext) -> HTTPResponse? {
-        guard case .fresh(let role, _) = check else { return nil }
+        guard case .fresh(let role, _, _) = check else { return nil }
         let client = clientAddress(request, context)
         if let refusal = throttled(client) { return refusal.response }
         do {
@@ -65,19 +67,30 @@ final class RouteGuard: Sendable {
     @inline(__always)
     func authorize(_ check: Check, _ request: HTTPRequest, _ context: HTTPRequestContext) throws(ServiceError) -> TokenRecord? {
         let token: TokenRecord
+        var unscoped = false
         switch check {
         case .none:
             return nil
         case .cached(let role):
             token = try authenticate(request, context, role: role, fresh: false)
-        case .fresh(let role, let dryRunRole):
+        case .fresh(let role, let dryRunRole, let allEnvironments):
             let needed = if let dryRunRole, try FlagService.dryRun(request) { dryRunRole } else { role }
             token = try authenticate(request, context, role: needed, fresh: true)
+            unscoped = allEnvironments
         }
         let environment = context.pathParameters["env"]
         guard Self.scopeAllows(token, environment: environment) else {
-            throw ServiceError(.forbidden, code: "environment_not_allowed",
-                               message: "this token may not use environment '\(environment ?? "")'")
+            var refusal = ServiceError(.forbidden, code: "environment_not_allowed",
+                                       message: "this token may not use environment '\(environment ?? "")'")
+            refusal.actor = token.name
+            throw refusal
+        }
+        if unscoped, let scope = token.environments {
+            var refusal = ServiceError(.forbidden, code: "environment_not_allowed",
+                                       message: "this spans every environment and needs a token that is not limited to "
+                                           + scope.sorted().joined(separator: ", "))
+            refusal.actor = token.name
+            throw refusal
         }
         return token
     }
@@ -93,8 +106,8 @@ final class RouteGuard: Sendable {
     /// one): whether `token` may use `environment`. A scoped token (`TokenRecord.environments`,
     /// `docs/governance.md`: a staging writer cannot touch production) gets `403 environment_not_allowed` on
     /// any other environment's route. Routes without an `{env}` pass here; admin routes that span
-    /// environments (audit, webhooks: they need an unscoped token) will decide that here too, and
-    /// `GET /v1/environments` filters its list by the same scope. OFREP: `FlagService.mountOFREP` maps the
+    /// environments (audit, webhooks) declare `RouteAccess.unscoped` and refuse every scoped token in
+    /// `authorize`, and `GET /v1/environments` filters its list by this same check. OFREP: `FlagService.mountOFREP` maps the
     /// scope to `OFREPTokenGrant.environments`, which answers 403 the same way.
     static func scopeAllows(_ token: TokenRecord, environment: String?) -> Bool {
         guard let allowed = token.environments, let environment else { return true }

@@ -19,6 +19,8 @@ public struct ServiceError: Error, Sendable, CustomStringConvertible {
     public var extra: [String: JSONValue]
     /// Extra headers (`WWW-Authenticate`, `Allow`, `ETag`).
     public var headers: HTTPHeaders
+    /// The name of the token refused for its role or scope (a 403), for the refusal's audit line; never sent.
+    var actor: String?
 
     /// A refusal.
     public init(_ status: HTTPStatus, code: String, message: String, details: [ValidationIssue] = [],
@@ -55,9 +57,11 @@ public struct ServiceError: Error, Sendable, CustomStringConvertible {
     }
 
     /// 403 for a token whose role is too low.
-    static func forbidden(role: TokenRole, needed: TokenRole) -> ServiceError {
-        ServiceError(.forbidden, code: "forbidden",
-                     message: "this token has role \(role.rawValue); this needs \(needed.rawValue)")
+    static func forbidden(role: TokenRole, needed: TokenRole, actor: String? = nil) -> ServiceError {
+        var error = ServiceError(.forbidden, code: "forbidden",
+                                 message: "this token has role \(role.rawValue); this needs \(needed.rawValue)")
+        error.actor = actor
+        return error
     }
 
     /// 404 for an unknown environment, listing the known ones.
@@ -108,6 +112,8 @@ public struct ServiceError: Error, Sendable, CustomStringConvertible {
             return ServiceError(.preconditionFailed, code: "precondition_failed",
                                 message: "\(environment) changed: expected version \(expected), current is \(current)",
                                 extra: ["currentVersion": .integer(Int64(current))])
+        case .webhookNotFound(let id):
+            return ServiceError(.notFound, code: "webhook_not_found", message: "there is no webhook \(id)")
         case .busy:
             return ServiceError(.serviceUnavailable, code: "busy", message: "the database is busy; retry shortly",
                                 headers: [.retryAfter: "1"])

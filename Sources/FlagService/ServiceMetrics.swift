@@ -52,6 +52,20 @@ public final class ServiceMetrics: Sendable {
     let publishFailures = Atomic<Int>(0)
     /// Group commits (batches) written, and requests in them.
     let batches = Atomic<Int>(0)
+    /// Audit lines of refusals (and unchanged writes) handed to the writer.
+    let auditQueued = Atomic<Int>(0)
+    /// Audit lines lost: the writer's queue was full, or their commit failed.
+    let auditDropped = Atomic<Int>(0)
+    /// Refusals of throttled clients (429), counted instead of written one per request.
+    let auditThrottled = Atomic<Int>(0)
+    /// Webhook events dropped because the dispatcher's queue was full.
+    let webhookEventsDropped = Atomic<Int>(0)
+    /// Webhook events handed to the store (one delivery per receiving webhook).
+    let webhookEvents = Atomic<Int>(0)
+    /// Webhook attempts by outcome: delivered (2xx), retry (will be tried again), failed (given up).
+    let webhookDelivered = Atomic<Int>(0)
+    let webhookRetried = Atomic<Int>(0)
+    let webhookFailed = Atomic<Int>(0)
 
     /// No counters yet.
     public init() {}
@@ -109,6 +123,7 @@ public final class ServiceMetrics: Sendable {
         out += "# HELP flagserver_group_commits_total Durable commits of the writer (each may hold several writes).\n"
         out += "# TYPE flagserver_group_commits_total counter\n"
         out += "flagserver_group_commits_total \(batches.load(ordering: .relaxed))\n"
+        out += governanceCounters()
         if let server {
             out += "# HELP flagserver_open_connections Connections open now.\n"
             out += "# TYPE flagserver_open_connections gauge\n"
@@ -131,6 +146,34 @@ public final class ServiceMetrics: Sendable {
             }
         }
         return out
+    }
+
+    /// The audit and webhook counters' exposition text.
+    private func governanceCounters() -> String {
+        func counter(_ name: String, _ help: String, _ samples: [(labels: String, value: Int)]) -> String {
+            "# HELP \(name) \(help)\n# TYPE \(name) counter\n" + samples.map { "\(name)\($0.labels) \($0.value)\n" }.joined()
+        }
+        return counter("flagserver_audit_lines_total", "Audit lines of refusals and unchanged writes, by what became of them.", [
+            ("{outcome=\"queued\"}", auditQueued.load(ordering: .relaxed)),
+            ("{outcome=\"dropped\"}", auditDropped.load(ordering: .relaxed)),
+        ]) + counter("flagserver_audit_throttled_total", "Refusals of throttled clients (429), counted instead of audited.", [
+            ("", auditThrottled.load(ordering: .relaxed)),
+        ]) + counter("flagserver_webhook_events_total", "Webhook events, by what became of them.", [
+            ("{outcome=\"enqueued\"}", webhookEvents.load(ordering: .relaxed)),
+            ("{outcome=\"dropped\"}", webhookEventsDropped.load(ordering: .relaxed)),
+        ]) + counter("flagserver_webhook_attempts_total", "Webhook delivery attempts, by outcome.", [
+            ("{outcome=\"delivered\"}", webhookDelivered.load(ordering: .relaxed)),
+            ("{outcome=\"retry\"}", webhookRetried.load(ordering: .relaxed)),
+            ("{outcome=\"failed\"}", webhookFailed.load(ordering: .relaxed)),
+        ])
+    }
+
+    /// `CLOCK_REALTIME` in milliseconds since 1970 UTC: when something happened, for audit lines and webhook
+    /// events (their time, not the time they are written).
+    @Sendable public static func wallMilliseconds() -> Int64 {
+        var ts = timespec()
+        clock_gettime(CLOCK_REALTIME, &ts)
+        return Int64(ts.tv_sec) * 1000 + Int64(ts.tv_nsec / 1_000_000)
     }
 
     /// `CLOCK_MONOTONIC` in nanoseconds: the clock of `HTTPRequestContext.receivedAtNanoseconds`.

@@ -7,8 +7,9 @@ import HTTPServer
 /// Every registration names the route's `RouteAccess`, and every route runs through the `RouteGuard`
 /// middleware, which authenticates before the handler and hands it the token (nil where none is needed).
 /// Every response is counted in `/metrics` by route and status, with its latency (streams by the server's
-/// counters). `build()` refuses a table where an unsafe method has no role, or a route that would read the
-/// store for its token on the loop thread.
+/// counters). Refusals of write routes become audit lines (`RouteAudit`). `build()` refuses a table where an
+/// unsafe method has no role, a write route has no audit action, or a route would read the store for its token
+/// on the loop thread.
 struct ServiceRoutes: Sendable {
     /// A handler on the loop thread: no SQLite, no I/O.
     typealias SyncBody = @Sendable (HTTPRequest, HTTPRequestContext, TokenRecord?) throws -> HTTPResponse
@@ -24,13 +25,20 @@ struct ServiceRoutes: Sendable {
     let routeGuard: RouteGuard
     /// Where deferred handlers (and their store reads for tokens) run.
     let work: DispatchQueue
+    /// Where refusals' audit lines go (the next group commit).
+    let writer: WriteQueue
+    /// The audit action of every write route (`RouteAudit.table`; tests pass their own).
+    let auditTable: [String: RouteAudit]
     /// Registrations that must not be built, with the reason.
     private var refusals: [String] = []
 
-    init(metrics: ServiceMetrics, routeGuard: RouteGuard, work: DispatchQueue) {
+    init(metrics: ServiceMetrics, routeGuard: RouteGuard, work: DispatchQueue, writer: WriteQueue,
+         auditTable: [String: RouteAudit] = RouteAudit.table) {
         self.metrics = metrics
         self.routeGuard = routeGuard
         self.work = work
+        self.writer = writer
+        self.auditTable = auditTable
     }
 
     /// A route answered on the event-loop thread (it must not block). A thrown `ServiceError` or `HTTPError`
@@ -44,10 +52,15 @@ struct ServiceRoutes: Sendable {
     /// A route answered on the work queue: the middleware authenticates there (a store read for `token` and
     /// `write`), then `body` runs and answers (or hands the responder on and returns nil). For `token` and
     /// `write` access, a request with a body is refused from its head (429, 401) before the body is read.
+    /// A write route's refusals (from its head, the middleware, the handler or the writer) are audited.
     mutating func deferred(_ method: HTTPMethod, _ pattern: String, access: RouteAccess, _ body: @escaping DeferredBody) {
         declare(method, pattern, access, onLoop: false)
+        let auditor = RouteAudit.action(method, pattern, table: auditTable).map {
+            RouteAuditor(action: $0, writer: writer, routeGuard: routeGuard)
+        }
         builder.add(method, pattern, handler: GuardedDeferredHandler(route: metrics.route(method.rawValue, pattern),
-                                                                     guarded: GuardedAccess(access, routeGuard), work: work, body: body))
+                                                                     guarded: GuardedAccess(access, routeGuard), work: work,
+                                                                     auditor: auditor, body: body))
     }
 
     /// A route that keeps the connection's responder (an event stream: `HTTPResponder.openStream`), on the
@@ -60,6 +73,7 @@ struct ServiceRoutes: Sendable {
     /// Records why a registration must not be built, if it must not.
     private mutating func declare(_ method: HTTPMethod, _ pattern: String, _ access: RouteAccess, onLoop: Bool) {
         if let refusal = access.refusal(for: method) { refusals.append("\(method) \(pattern): \(refusal)") }
+        if let refusal = RouteAudit.refusal(method, pattern, access, table: auditTable) { refusals.append(refusal) }
         if onLoop && access.checksStore {
             refusals.append("\(method) \(pattern): \(access) reads the store and cannot be checked on the loop thread")
         }
@@ -150,42 +164,58 @@ final class GuardedSyncHandler: GuardedRoute, Sendable {
 }
 
 /// Refuses heads on the loop, then authorizes and runs the body on the work queue, with a responder that
-/// records status and latency when it is finally called. A final class for the same reason as above.
+/// records status and latency (and, for a write route, the audit line of a refusal) when it is finally called.
+/// A final class for the same reason as above.
 final class GuardedDeferredHandler: GuardedRoute, Sendable {
     let route: ServiceMetrics.Route
     let guarded: GuardedAccess
     let work: DispatchQueue
+    /// Audits refusals; nil for routes that are not writes.
+    let auditor: RouteAuditor?
     let body: ServiceRoutes.DeferredBody
 
-    init(route: ServiceMetrics.Route, guarded: GuardedAccess, work: DispatchQueue, body: @escaping ServiceRoutes.DeferredBody) {
+    init(route: ServiceMetrics.Route, guarded: GuardedAccess, work: DispatchQueue, auditor: RouteAuditor? = nil,
+         body: @escaping ServiceRoutes.DeferredBody) {
         self.route = route
         self.guarded = guarded
         self.work = work
+        self.auditor = auditor
         self.body = body
     }
 
     func checkHead(_ request: HTTPRequest, context: HTTPRequestContext) -> HTTPResponse? {
         guard let refusal = guarded.routeGuard.checkHead(guarded.check, request, context) else { return nil }
         route.record(status: refusal.status.code, nanoseconds: ServiceRoutes.elapsed(since: context.receivedAtNanoseconds))
+        auditor?.record(refusal, actor: nil, request, context)
         return refusal
     }
 
     func handle(_ request: HTTPRequest, context: HTTPRequestContext, responder: HTTPResponder) {
-        let route = self.route
-        let start = context.receivedAtNanoseconds
-        let counted = HTTPResponder { response in
-            route.record(status: response.status.code, nanoseconds: ServiceRoutes.elapsed(since: start))
-            responder.respond(response)
-        }
-        work.async { [self] in
+        work.async { [self] () -> Void in
+            let token: TokenRecord?
+            do throws(ServiceError) {
+                token = try guarded.token(request, context)
+            } catch {
+                finish(error.response, actor: error.actor, request, context, responder)
+                return
+            }
+            // The responder the body answers with, now or later from the writer thread.
+            let counted = HTTPResponder { [self] response in finish(response, actor: token?.name, request, context, responder) }
             do {
-                if let response = try body(request, context, try guarded.token(request, context), counted) {
-                    counted.respond(response)
-                }
+                if let response = try body(request, context, token, counted) { counted.respond(response) }
             } catch {
                 counted.respond(ServiceRoutes.response(for: error))
             }
         }
+    }
+
+    /// Counts the response, audits it when it refuses a write (`actor`: the token's name, nil without a valid
+    /// one), and sends it.
+    private func finish(_ response: HTTPResponse, actor: String?, _ request: HTTPRequest, _ context: HTTPRequestContext,
+                        _ responder: HTTPResponder) {
+        route.record(status: response.status.code, nanoseconds: ServiceRoutes.elapsed(since: context.receivedAtNanoseconds))
+        auditor?.record(response, actor: actor, request, context)
+        responder.respond(response)
     }
 }
 

@@ -95,7 +95,7 @@ extension WriteQueue {
         metrics.batches.add(1, ordering: .relaxed)
         switch application {
         case .applied(let record, .published(let version)):
-            announce(Snapshot(record: version, document: merged, documentIsCanonical: true))
+            announce(Snapshot(record: version, document: merged, documentIsCanonical: true), changeID: record.id)
             metrics.recordPublish(changed: true)
             logger.log(.info, "change_applied", ["env": record.environment, "change": "\(record.id)", "version": "\(version.number)",
                                                  "author": version.author, "by": job.author, "message": version.message])

@@ -51,10 +51,12 @@ extension WriteQueue {
         let policy = policies.policy(job.environment)
         let decision = ProtectionDecision(policy: policy, changeSet: changeSet, base: from, proposed: proposed)
         if applyAt == nil, !decision.needsApproval {
+            let target: String? = if case .flag(let key, _) = job.kind { key } else { nil }
             var batch = [(job: job, request: PublishRequest(environment: job.environment, document: proposed.canonicalBytes,
-                                                            author: job.author, message: job.message,
-                                                            expectedCurrentVersion: base.version), document: proposed)]
-            flush(&batch)
+                                                            author: job.author, message: job.message, expectedCurrentVersion: base.version,
+                                                            target: target, client: job.client), document: proposed)]
+            var noAudit: [AuditRecord] = []
+            flush(&batch, audit: &noAudit)
             return
         }
         let now = ChangeScheduler.wallClock()

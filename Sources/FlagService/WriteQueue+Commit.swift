@@ -6,16 +6,20 @@ extension WriteQueue {
     /// Writes `batch` in one durable transaction, installs the newest snapshot of each environment, THEN
     /// completes the jobs, so a client that got its 200 reads its version (or a newer one) on its next GET.
     /// A snapshot (response bytes, OFREP answers) is built only for the last version of an environment in
-    /// the batch: the ones before it would be replaced before anyone could read them.
-    func flush(_ batch: inout [(job: WriteJob, request: PublishRequest, document: FlagDocument)]) {
+    /// the batch: the ones before it would be replaced before anyone could read them. `audit` (refusals' lines)
+    /// is written in the same commit and emptied; a failed commit loses those lines (counted as dropped).
+    func flush(_ batch: inout [(job: WriteJob, request: PublishRequest, document: FlagDocument)], audit: inout [AuditRecord]) {
         guard !batch.isEmpty else { return }
         defer { batch.removeAll() }
+        let lines = audit
+        audit = []
         let results: [Result<PublishOutcome, FlagStoreError>]
         do {
-            results = try store.publish(batch: batch.map(\.request))
+            results = try store.publish(batch: batch.map(\.request), audit: lines)
         } catch {
             health.recordFailure(error)
             metrics.publishFailures.add(batch.count, ordering: .relaxed)
+            auditLost(lines.count, error)
             logger.log(.error, "publish_failed", ["jobs": "\(batch.count)", "error": "\(error)"])
             let refusal = ServiceError.store(error)
             for entry in batch { entry.job.completion(.failed(refusal)) }
@@ -38,6 +42,10 @@ extension WriteQueue {
                 outcomes.append(.published(published))
             case .success(.unchanged(let record)):
                 metrics.recordPublish(changed: false)
+                // Accepted, yet nothing to publish: the store writes no line, so the attempt is recorded here.
+                recordAudit(AuditRecord(actor: entry.job.author, action: "publish", environment: record.environment,
+                                        target: entry.request.target, client: entry.job.client, version: record.number,
+                                        detail: "unchanged: version \(record.number) already has this content"))
                 outcomes.append(.unchanged(record))
             case .failure(let error):
                 metrics.publishFailures.add(1, ordering: .relaxed)
@@ -86,7 +94,7 @@ extension WriteQueue {
         }
         do {
             let outcome = try store.rollback(environment: environment, to: number, author: job.author, message: job.message,
-                                             expectedCurrentVersion: current?.version ?? 0)
+                                             expectedCurrentVersion: current?.version ?? 0, client: job.client)
             health.recordSuccess()
             metrics.batches.add(1, ordering: .relaxed)
             switch outcome {
@@ -99,6 +107,8 @@ extension WriteQueue {
                 job.completion(.published(CommittedVersion(record: record, document: document)))
             case .unchanged(let record):
                 metrics.recordPublish(changed: false)
+                recordAudit(AuditRecord(actor: job.author, action: "publish", environment: environment, client: job.client,
+                                        version: record.number, detail: "unchanged: rollback to \(number), whose content is current"))
                 job.completion(.unchanged(record))
             }
         } catch {
@@ -112,10 +122,13 @@ extension WriteQueue {
     /// Makes a committed version current: installs its snapshot, then tells the event streams. EVERY new
     /// version goes through here (publishes, rollbacks, applied changes), so whatever must hear of each
     /// version (event streams, webhooks' `version.published`, the scheduler's check of pending change requests)
-    /// is told in this one place. Subscribers hear of the version only once a GET would serve it.
-    func announce(_ snapshot: Snapshot) {
+    /// is told in this one place. Subscribers hear of the version only once a GET would serve it. The webhooks'
+    /// hand-off never blocks (a bounded queue) and costs one atomic load while no webhook is registered.
+    /// `changeID`: the change that made the version, when one did (the webhooks' `data.changeId`).
+    func announce(_ snapshot: Snapshot, changeID: Int64? = nil) {
         snapshots.install(snapshot)
         events.publish(snapshot)
+        webhooks?.versionPublished(snapshot, changeID: changeID)
         scheduler.versionPublished(snapshot.environment)
     }
 }

@@ -12,15 +12,29 @@ import ServerLock
 /// Group commit: the thread takes every job queued while the previous commit was in flight and writes
 /// them with one `publish(batch:)` (one fsync). Jobs are applied in arrival order; each is checked and
 /// computed against the version the jobs before it produce, exactly as if they had run one by one.
+///
+/// Refusals' audit lines (`recordAudit`) ride along: they are written in the next group commit, or, when no
+/// write comes, in a transaction of their own once they have gathered briefly (`WriteQueue+Audit.swift`).
 public final class WriteQueue: Sendable {
     /// What the handlers and the writer thread share.
     struct Queue: Sendable {
         var jobs: [WriteJob] = []
+        /// Audit lines of refusals waiting for a commit, at most `auditCapacity`.
+        var audit: [AuditRecord] = []
+        /// Lines dropped (the capacity was reached) since the writer last took the lines, for its log line.
+        var auditDropped = 0
         var stopping = false
         var finished = false
     }
 
-    private let queue = PThreadCondition(Queue())
+    /// What the writer thread takes for one commit.
+    struct Work {
+        var jobs: [WriteJob]
+        var audit: [AuditRecord]
+        var auditDropped: Int
+    }
+
+    let queue = PThreadCondition(Queue())
     let store: FlagStore
     let snapshots: SnapshotStore
     let metrics: ServiceMetrics
@@ -31,6 +45,8 @@ public final class WriteQueue: Sendable {
     let policies: PolicyTable
     /// Woken when a change is recorded and after every version (pending requests may have become stale).
     let scheduler: ChangeScheduler
+    /// Told of every version too (`version.published`), after the event streams.
+    let webhooks: WebhookDispatcher?
     /// Most jobs written in one commit.
     let maximumBatch: Int
     /// The last commit's failure, for `/readyz`.
@@ -38,8 +54,10 @@ public final class WriteQueue: Sendable {
 
     /// A queue writing to `store` and installing new versions into `snapshots`. Call `start()`.
     public init(store: FlagStore, snapshots: SnapshotStore, metrics: ServiceMetrics, logger: ServiceLogger, maximumBatch: Int = 256,
-                events: EventHub = EventHub(), policies: PolicyTable = PolicyTable(), scheduler: ChangeScheduler = ChangeScheduler()) {
+                events: EventHub = EventHub(), webhooks: WebhookDispatcher? = nil, policies: PolicyTable = PolicyTable(),
+                scheduler: ChangeScheduler = ChangeScheduler()) {
         self.events = events
+        self.webhooks = webhooks
         self.policies = policies
         self.scheduler = scheduler
         self.store = store
@@ -89,24 +107,50 @@ public final class WriteQueue: Sendable {
         // On Linux, nice is per thread and `who` 0 means the calling thread (setpriority(2), BUGS). Raising
         // one's own nice needs no privilege; if it fails anyway the writer simply runs at the loops' priority.
         _ = setpriority(__priority_which_t(PRIO_PROCESS.rawValue), 0, Self.writerNice)
-        let maximumBatch = self.maximumBatch
         while true {
             // nil: stopping with nothing left to write.
-            let batch: [WriteJob]? = queue.wait(until: { !$0.jobs.isEmpty || $0.stopping }) { queue in
-                if queue.jobs.isEmpty {
-                    queue.finished = true
-                    return nil
-                }
-                let take = min(queue.jobs.count, maximumBatch)
-                defer { queue.jobs.removeFirst(take) }
-                return Array(queue.jobs.prefix(take))
-            }
-            guard let batch else {
+            guard let work = nextWork() else {
                 queue.broadcast()
                 return
             }
-            process(batch)
+            if work.auditDropped > 0 {
+                logger.log(.warning, "audit_dropped", ["lines": "\(work.auditDropped)", "capacity": "\(Self.auditCapacity)"])
+            }
+            if work.jobs.isEmpty {
+                writeAudit(work.audit)
+            } else {
+                process(work.jobs, audit: work.audit)
+            }
         }
+    }
+
+    /// Up to `maximumBatch` jobs and every waiting audit line; nil once stopping with nothing left. Audit lines
+    /// alone are taken only after they have gathered for `auditGatherNanoseconds` (or reached
+    /// `auditFlushCount`, or a job came): a burst of refusals shares one commit.
+    func nextWork() -> Work? {
+        let gather = queue.wait(until: { !$0.jobs.isEmpty || !$0.audit.isEmpty || $0.stopping }) { queue in
+            queue.jobs.isEmpty && !queue.stopping && queue.audit.count < Self.auditFlushCount
+        }
+        if gather {
+            let deadline = ServiceMetrics.monotonicNanoseconds() + Self.auditGatherNanoseconds
+            return queue.wait(until: { !$0.jobs.isEmpty || $0.stopping || $0.audit.count >= Self.auditFlushCount },
+                              deadline: deadline) { queue, _ in take(&queue) }
+        }
+        return queue.withLock { take(&$0) }
+    }
+
+    private func take(_ queue: inout Queue) -> Work? {
+        if queue.jobs.isEmpty && queue.audit.isEmpty {
+            guard queue.stopping else { return Work(jobs: [], audit: [], auditDropped: 0) }
+            queue.finished = true
+            return nil
+        }
+        let count = min(queue.jobs.count, maximumBatch)
+        let work = Work(jobs: Array(queue.jobs.prefix(count)), audit: queue.audit, auditDropped: queue.auditDropped)
+        queue.jobs.removeFirst(count)
+        queue.audit = []
+        queue.auditDropped = 0
+        return work
     }
 
     /// The version a job in the batch builds on: the installed snapshot, or what an earlier job produces.
@@ -122,7 +166,10 @@ public final class WriteQueue: Sendable {
     /// the document and flag writes, rollbacks and change jobs alone (they read the store inside their own
     /// transaction, or record a change). A write that touches a protected flag is recorded as a change request
     /// instead of joining the batch, decided here, in queue order, against the version it would change.
-    func process(_ jobs: [WriteJob]) {
+    /// `audit` lines go into the first group commit, or into a transaction of their own when there is none.
+    func process(_ jobs: [WriteJob], audit: [AuditRecord] = []) {
+        var audit = audit
+        defer { writeAudit(audit) }
         var pending: [String: Base] = [:]
         var batch: [(job: WriteJob, request: PublishRequest, document: FlagDocument)] = []
         for job in jobs {
@@ -135,13 +182,13 @@ public final class WriteQueue: Sendable {
             case .document, .flag:
                 break
             case .rollback(let number):
-                flush(&batch)
+                flush(&batch, audit: &audit)
                 pending = [:]
                 rollback(job, to: number)
                 continue
             case .schedule, .applyChange:
                 // A change's base must be a committed version, and applying one reads the store.
-                flush(&batch)
+                flush(&batch, audit: &audit)
                 pending = [:]
                 runChangeJob(job)
                 continue
@@ -165,20 +212,21 @@ public final class WriteQueue: Sendable {
             }
             let bytes = document.canonicalBytes
             if bytes != base.bytes, needsApproval(job, base: base.document, proposed: document) {
-                flush(&batch)
+                flush(&batch, audit: &audit)
                 pending = [:]
                 propose(job)
                 continue
             }
-            batch.append((job, PublishRequest(environment: environment, document: bytes, author: job.author,
-                                              message: job.message, expectedCurrentVersion: base.version), document))
+            let target: String? = if case .flag(let key, _) = job.kind { key } else { nil }
+            batch.append((job, PublishRequest(environment: environment, document: bytes, author: job.author, message: job.message,
+                                              expectedCurrentVersion: base.version, target: target, client: job.client), document))
             // Equal bytes: the store will answer `.unchanged` and the version stays; otherwise it advances.
             // Its ETag is computed only if a later job in this batch has a precondition.
             if bytes != base.bytes {
                 pending[environment] = Base(document: document, version: base.version + 1, bytes: bytes, etag: nil)
             }
         }
-        flush(&batch)
+        flush(&batch, audit: &audit)
     }
 
     /// The document a `.document` or `.flag` job proposes against `base`.

@@ -45,6 +45,20 @@ public struct AuditRecord: Sendable, Equatable {
         self.detail = detail
     }
 
+    /// The record with every text cut to the bound it is stored with: for a caller that holds refusals in memory
+    /// before writing them (the writer's pending lines), so each costs at most a few kilobytes there too.
+    public func bounded() -> AuditRecord {
+        var copy = self
+        copy.actor = Self.truncated(actor, to: Self.maximumShortBytes)
+        copy.action = Self.truncated(action, to: Self.maximumShortBytes)
+        copy.environment = environment.map { Self.truncated($0, to: Self.maximumShortBytes) }
+        copy.client = client.map { Self.truncated($0, to: Self.maximumShortBytes) }
+        copy.target = target.map { Self.truncated($0, to: Self.maximumTargetBytes) }
+        copy.reason = reason.map { Self.truncated($0, to: Self.maximumReasonBytes) }
+        copy.detail = Self.truncated(detail, to: Self.maximumDetailBytes)
+        return copy
+    }
+
     /// Bounds on stored text, in UTF-8 bytes.
     static let maximumShortBytes = 200
     static let maximumTargetBytes = 512

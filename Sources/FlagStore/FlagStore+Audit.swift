@@ -20,20 +20,15 @@ extension FlagStore {
         }
     }
 
-    /// Appends one audit line inside the caller's transaction, each text cut to its bound.
+    /// Appends one audit line inside the caller's transaction, each text cut to its bound (`AuditRecord.bounded`).
     static func audit(_ database: Database, _ entry: AuditRecord, now: Int64? = nil) throws {
-        func short(_ text: String?) -> SQLValue { .optionalText(text.map { AuditRecord.truncated($0, to: AuditRecord.maximumShortBytes) }) }
+        let entry = entry.bounded()
         try database.run("""
             INSERT INTO audit (at, actor, action, environment, detail, outcome, status, reason, client, target, version)
             VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-            """, [.integer(entry.atMilliseconds ?? now ?? currentMilliseconds()),
-                  .text(AuditRecord.truncated(entry.actor, to: AuditRecord.maximumShortBytes)),
-                  .text(AuditRecord.truncated(entry.action, to: AuditRecord.maximumShortBytes)), short(entry.environment),
-                  .text(AuditRecord.truncated(entry.detail, to: AuditRecord.maximumDetailBytes)), .text(entry.outcome.rawValue),
-                  .optionalInteger(entry.status),
-                  .optionalText(entry.reason.map { AuditRecord.truncated($0, to: AuditRecord.maximumReasonBytes) }),
-                  short(entry.client), .optionalText(entry.target.map { AuditRecord.truncated($0, to: AuditRecord.maximumTargetBytes) }),
-                  .optionalInteger(entry.version)])
+            """, [.integer(entry.atMilliseconds ?? now ?? currentMilliseconds()), .text(entry.actor), .text(entry.action),
+                  .optionalText(entry.environment), .text(entry.detail), .text(entry.outcome.rawValue), .optionalInteger(entry.status),
+                  .optionalText(entry.reason), .optionalText(entry.client), .optionalText(entry.target), .optionalInteger(entry.version)])
     }
 
     /// A page of the audit log, newest first, with every filter of `query` applied.

@@ -64,7 +64,8 @@ extension FlagStore {
                                 try Self.publishInTransaction(
                                     database, environment: request.environment, document: request.document, hash: hash,
                                     author: request.author, message: request.message,
-                                    expectedCurrentVersion: request.expectedCurrentVersion, rolledBackFrom: nil)
+                                    expectedCurrentVersion: request.expectedCurrentVersion, rolledBackFrom: nil,
+                                    target: request.target, client: request.client)
                             })
                         } catch let error as FlagStoreError {
                             return .failure(error)
@@ -79,8 +80,10 @@ extension FlagStore {
     ///
     /// Same rules as `publish`: `versionConflict` on a stale expectation, `.unchanged` when the current
     /// content is already that version's; `versionNotFound` when `number` does not exist.
+    ///
+    /// `client` (the caller's address) goes into the `publish` audit line.
     public func rollback(environment: String, to number: Int, author: String, message: String = "",
-                         expectedCurrentVersion: Int? = nil) throws -> PublishOutcome {
+                         expectedCurrentVersion: Int? = nil, client: String? = nil) throws -> PublishOutcome {
         try Self.validateAuthorAndMessage(author: author, message: message)
         return try write { database in
             try database.transaction(.immediate) {
@@ -94,7 +97,7 @@ extension FlagStore {
                 return try Self.publishInTransaction(database, environment: environment, document: old.document,
                                                      hash: old.contentHash, author: author, message: message,
                                                      expectedCurrentVersion: expectedCurrentVersion,
-                                                     rolledBackFrom: number)
+                                                     rolledBackFrom: number, client: client)
             }
         }
     }
@@ -112,10 +115,10 @@ extension FlagStore {
     }
 
     /// Publishes inside the caller's transaction (also `applyChange`'s): the expected-version check, the
-    /// unchanged check, the insert and its `publish` audit line.
+    /// unchanged check, the insert and its `publish` audit line (with `target`, a flip's flag key, and `client`).
     static func publishInTransaction(
         _ database: Database, environment: String, document: [UInt8], hash: String, author: String,
-        message: String, expectedCurrentVersion: Int?, rolledBackFrom: Int?
+        message: String, expectedCurrentVersion: Int?, rolledBackFrom: Int?, target: String? = nil, client: String? = nil
     ) throws -> PublishOutcome {
         let environmentID = try environmentID(database, environment)
         let head = try database.queryFirst(
@@ -140,8 +143,8 @@ extension FlagStore {
                   .integer(record.createdAtMilliseconds), .text(message), .optionalInteger(rolledBackFrom)])
         var detail = "version \(record.number) sha256 \(hash)"
         if let rolledBackFrom { detail += " rollback of \(rolledBackFrom)" }
-        try audit(database, AuditRecord(actor: author, action: "publish", environment: environment, version: record.number,
-                                        detail: detail), now: record.createdAtMilliseconds)
+        try audit(database, AuditRecord(actor: author, action: "publish", environment: environment, target: target, client: client,
+                                        version: record.number, detail: detail), now: record.createdAtMilliseconds)
         return .published(record)
     }
 

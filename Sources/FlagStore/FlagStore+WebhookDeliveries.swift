@@ -8,27 +8,40 @@ extension FlagStore {
     /// `invalidArgument` for an unknown event type or an id that is empty or over 100 bytes.
     @discardableResult
     public func enqueueWebhookEvent(_ event: WebhookEvent) throws -> [WebhookDelivery] {
-        guard WebhookEvent.types.contains(event.type) else {
-            throw FlagStoreError.invalidArgument(name: "type", reason: "unknown event type \"\(event.type)\"")
+        try enqueueWebhookEvents([event])
+    }
+
+    /// `enqueueWebhookEvent` for several events in ONE transaction (one fsync), in order: the dispatcher hands
+    /// over what gathered while it was busy, so a burst of publishes costs the webhooks one commit, not one each.
+    /// Every event is checked before anything is written: one invalid event refuses them all.
+    @discardableResult
+    public func enqueueWebhookEvents(_ events: [WebhookEvent]) throws -> [WebhookDelivery] {
+        for event in events {
+            guard WebhookEvent.types.contains(event.type) else {
+                throw FlagStoreError.invalidArgument(name: "type", reason: "unknown event type \"\(event.type)\"")
+            }
+            guard !event.id.isEmpty, event.id.utf8.count <= 100 else {
+                throw FlagStoreError.invalidArgument(name: "id", reason: "must be 1-100 bytes")
+            }
         }
-        guard !event.id.isEmpty, event.id.utf8.count <= 100 else {
-            throw FlagStoreError.invalidArgument(name: "id", reason: "must be 1-100 bytes")
-        }
+        guard !events.isEmpty else { return [] }
         let now = currentMilliseconds()
         return try write { database in
             try database.transaction(.immediate) {
-                let receivers = try database.query("SELECT \(Self.webhookColumns) FROM webhooks WHERE deleted_at IS NULL ORDER BY id") {
+                let active = try database.query("SELECT \(Self.webhookColumns) FROM webhooks WHERE deleted_at IS NULL ORDER BY id") {
                     try Self.webhookEndpoint(from: $0).record
-                }.filter { $0.receives(type: event.type, environment: event.environment) }
+                }
                 var created: [WebhookDelivery] = []
-                for webhook in receivers {
-                    let inserted = try database.run("""
-                        INSERT INTO webhook_deliveries (webhook_id, event_id, event_type, environment, payload, status,
-                                                        next_attempt_at, created_at)
-                        VALUES (?, ?, ?, ?, ?, 'pending', ?, ?) ON CONFLICT (webhook_id, event_id) DO NOTHING
-                        """, [.integer(webhook.id), .text(event.id), .text(event.type), .optionalText(event.environment),
-                              .blob(event.payload), .integer(event.createdAtMilliseconds), .integer(now)])
-                    if inserted == 1 { created.append(try Self.fetchDelivery(database, id: database.lastInsertRowID)) }
+                for event in events {
+                    for webhook in active where webhook.receives(type: event.type, environment: event.environment) {
+                        let inserted = try database.run("""
+                            INSERT INTO webhook_deliveries (webhook_id, event_id, event_type, environment, payload, status,
+                                                            next_attempt_at, created_at)
+                            VALUES (?, ?, ?, ?, ?, 'pending', ?, ?) ON CONFLICT (webhook_id, event_id) DO NOTHING
+                            """, [.integer(webhook.id), .text(event.id), .text(event.type), .optionalText(event.environment),
+                                  .blob(event.payload), .integer(event.createdAtMilliseconds), .integer(now)])
+                        if inserted == 1 { created.append(try Self.fetchDelivery(database, id: database.lastInsertRowID)) }
+                    }
                 }
                 return created
             }

@@ -52,15 +52,21 @@ public struct PublishRequest: Sendable, Equatable {
     public var message: String
     /// The version the publisher saw (0: none yet), or nil to skip the check.
     public var expectedCurrentVersion: Int?
+    /// What the `publish` audit line names as acted on (the flag key of a flip); nil for a whole document.
+    public var target: String?
+    /// The client's address, for the audit line.
+    public var client: String?
 
     /// A request; see `FlagStore.publish(environment:document:author:message:expectedCurrentVersion:)`.
     public init(environment: String, document: [UInt8], author: String, message: String = "",
-                expectedCurrentVersion: Int? = nil) {
+                expectedCurrentVersion: Int? = nil, target: String? = nil, client: String? = nil) {
         self.environment = environment
         self.document = document
         self.author = author
         self.message = message
         self.expectedCurrentVersion = expectedCurrentVersion
+        self.target = target
+        self.client = client
     }
 }
 

@@ -47,28 +47,22 @@ public final class PThreadCondition<Value: Sendable>: @unchecked Sendable {
         return try body(&lock.value)
     }
 
-    /// Like `wait(until:then:)`, but sleeps at most `timeout` (on the monotonic clock): `body` then runs with
-    /// the lock held whether `ready` holds or not, and is told which (`timedOut` is true when it does not).
-    /// For a thread that has something to do at a time (a scheduler) and must also wake when told.
-    public func wait<Result, Failure: Error>(until ready: (inout Value) -> Bool, timeout: Duration,
-                                              then body: (inout Value, _ timedOut: Bool) throws(Failure) -> Result) throws(Failure) -> Result {
-        var deadline = timespec()
-        clock_gettime(CLOCK_MONOTONIC, &deadline)
-        let (seconds, attoseconds) = max(timeout, .zero).components
-        let nanoseconds = Int(deadline.tv_nsec) + Int(attoseconds / 1_000_000_000)
-        deadline.tv_sec += Int(clamping: seconds) + nanoseconds / 1_000_000_000
-        deadline.tv_nsec = nanoseconds % 1_000_000_000
+    /// Like `wait(until:then:)`, but sleeps at most until `deadline` (nanoseconds of `CLOCK_MONOTONIC`, the clock of
+    /// `ServiceMetrics.monotonicNanoseconds()` and of request times); `body` then runs with the lock held whether or not `ready` holds, and is told
+    /// which (false: the time ran out). For a thread with work of its own at a known time: the webhook
+    /// dispatcher sleeps until its next retry is due or an event arrives, the writer lets refusals gather briefly.
+    public func wait<Result, Failure: Error>(until ready: (inout Value) -> Bool, deadline: UInt64,
+                                              then body: (inout Value, Bool) throws(Failure) -> Result) throws(Failure) -> Result {
         pthread_mutex_lock(lock.mutex)
         defer { pthread_mutex_unlock(lock.mutex) }
-        var timedOut = false
+        var time = timespec(tv_sec: Int(clamping: deadline / 1_000_000_000), tv_nsec: Int(deadline % 1_000_000_000))
         while !ready(&lock.value) {
-            // ETIMEDOUT ends the wait; 0 (a signal or a spurious wake) and EINTR check `ready` again.
-            if pthread_cond_timedwait(condition, lock.mutex, &deadline) == ETIMEDOUT {
-                timedOut = !ready(&lock.value)
-                break
+            // ETIMEDOUT ends the wait; EINTR and spurious wake-ups check `ready` again.
+            if pthread_cond_timedwait(condition, lock.mutex, &time) == ETIMEDOUT {
+                return try body(&lock.value, ready(&lock.value))
             }
         }
-        return try body(&lock.value, timedOut)
+        return try body(&lock.value, true)
     }
 
     /// Wakes one waiter (call after changing the value under the lock).

@@ -41,6 +41,24 @@ import Testing
             == "production changed on the server meanwhile: nothing was changed; run the command again to see the new diff")
     }
 
+    /// More callers blocking pool threads at once than the pool has threads: each waits for a task that must
+    /// still run. On the pool itself they would all wait forever (the hang this test was written for).
+    @Test(.timeLimit(.minutes(1))) func blockingCallersOnEveryPoolThreadStillFinish() async {
+        let callers = ProcessInfo.processInfo.activeProcessorCount * 2 + 2
+        let results = await withTaskGroup(of: Int.self) { group in
+            for caller in 0..<callers {
+                group.addTask {
+                    ServerClient.blocking { () async -> Int in
+                        await Task.yield()
+                        return caller
+                    }
+                }
+            }
+            return await group.reduce(into: []) { $0.append($1) }
+        }
+        #expect(results.sorted() == Array(0..<callers))
+    }
+
     @Test func timeoutIsOneLine() throws {
         // A socket that listens but never accepts: the kernel completes the handshake, nobody answers,
         // and the total timeout fires; reported as one line.

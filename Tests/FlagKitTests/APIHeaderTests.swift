@@ -7,3 +7,11 @@ import Testing
         #expect(APIHeader.changeMessage == "X-Change-Message")
     }
 }
+
+@Suite struct APIHeaderWebhookTests {
+    @Test func webhookHeadersAreTheDocumentedNames() {
+        // docs/api.md and docs/governance.md name these; a receiver's verification code reads them.
+        #expect([APIHeader.webhookID, APIHeader.webhookEvent, APIHeader.webhookAttempt, APIHeader.webhookSignature]
+            == ["Symi-Webhook-Id", "Symi-Webhook-Event", "Symi-Webhook-Attempt", "Symi-Webhook-Signature"])
+    }
+}

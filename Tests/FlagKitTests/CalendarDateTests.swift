@@ -55,6 +55,19 @@ import Testing
         #expect(mismatches == 0)
     }
 
+    /// The day count and its inverse over the whole range, years 0000...9999 (moved from ClientHTTPTests when
+    /// `HTTPDateParser` gave up its own copy of the arithmetic).
+    @Test func dayCountsRoundTripOverTheWholeRange() throws {
+        let first = try #require(CalendarDate(year: 0, month: 1, day: 1)).daysSince1970
+        let last = try #require(CalendarDate(year: 9999, month: 12, day: 31)).daysSince1970
+        #expect(try #require(CalendarDate(year: 1970, month: 1, day: 1)).daysSince1970 == 0)
+        var mismatches = 0
+        for days in stride(from: first, through: last, by: 997) where CalendarDate(utcDayOf: days * 86_400_000).daysSince1970 != days {
+            mismatches += 1
+        }
+        #expect(mismatches == 0)
+    }
+
     @Test func utcDayOfAnInstantBeforeAndAfterMidnight() throws {
         let midnight = try CalendarDate.parse("2027-03-01").startMilliseconds
         #expect(CalendarDate(utcDayOf: midnight).description == "2027-03-01")

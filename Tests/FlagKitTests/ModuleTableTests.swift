@@ -11,14 +11,15 @@ import Testing
     static func targets() throws -> [Target] {
         let manifest = try String(contentsOf: TestSupport.packageRoot.appendingPathComponent("Package.swift"), encoding: .utf8)
         // Declarations start their line; `.target(name:condition:)` inside a dependency list does not.
-        let pattern = try Regex(#"(?m)^\s+\.(target|systemLibrary)\(name: "([A-Za-z0-9_-]+)"(?:, dependencies: (\[[^\]]*\]|[a-z]+))?"#)
+        let pattern = try Regex(#"(?m)^\s+\.(target|systemLibrary)\(name: "([A-Za-z0-9_-]+)"(?:, dependencies: (\[[^\]]*\](?: \+ [a-z]+)?|[a-z]+))?"#)
         return manifest.matches(of: pattern).map { match in
             let kind = match.output[1].substring.map(String.init) ?? ""
             let name = match.output[2].substring.map(String.init) ?? ""
             let list = match.output[3].substring.map(String.init) ?? ""
-            // `curl` is the manifest's conditional libcurl dependency (`.target(name: "CCurl", ...)` or none).
+            // `curl` is the manifest's conditional libcurl dependency (`.target(name: "CCurl", ...)` or none),
+            // alone or appended to a list (`["FlagKit"] + curl`).
             var dependencies = Set(list.matches(of: #/"([A-Za-z0-9_-]+)"/#).map { String($0.output.1) })
-            if list == "curl" { dependencies = ["CCurl"] }
+            if list == "curl" || list.hasSuffix("+ curl") { dependencies.insert("CCurl") }
             return Target(name: name, isSystemLibrary: kind == "systemLibrary", dependencies: dependencies)
         }
     }

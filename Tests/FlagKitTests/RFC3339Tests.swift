@@ -65,6 +65,14 @@ import Testing
         #expect(RFC3339.string(milliseconds: 951_782_400_000) == "2000-02-29T00:00:00.000Z")
     }
 
+    /// A caller that only checks the grammar may accept a leap second; it reads as the minute's last second.
+    @Test func leapSecondOnlyWhenAllowed() throws {
+        #expect(throws: FlagDocumentError.self) { try RFC3339.milliseconds(parsing: "2016-12-31T23:59:60Z") }
+        let leap = try RFC3339.milliseconds(parsing: "2016-12-31T23:59:60Z", allowingLeapSecond: true)
+        #expect(leap == (try RFC3339.milliseconds(parsing: "2016-12-31T23:59:59Z")))
+        #expect(throws: FlagDocumentError.self) { try RFC3339.milliseconds(parsing: "2016-12-31T23:59:61Z", allowingLeapSecond: true) }
+    }
+
     /// Random instants from 1900 to 2200: the formatter agrees with Foundation's ISO 8601 formatter (on whole
     /// seconds: Foundation goes through a Double, whose milliseconds may round either way), and parsing what
     /// it wrote gives the instant back to the millisecond.

@@ -34,7 +34,7 @@ import Testing
         #expect(result.status == 64)
         #expect(result.stderr == """
             flagserver: error: --role 'god' is not reader, writer or admin
-            Usage: flagserver token create --name <name> --role <reader|writer|admin>
+            Usage: flagserver token create --name <name> --role <reader|writer|admin> [--env <name> ...]
             See 'flagserver token create --help'.
 
             """)

@@ -16,17 +16,20 @@ import Testing
         #expect(options.logLevel == .info && !options.requireReadToken && options.ofrepEnvironment == "production")
         #expect(options.ofrepRateLimit == nil && options.ofrepBurst == 50 && options.consoleDirectory == nil)
         #expect(options.authFailureLimit == 10 && options.eventHeartbeatSeconds == 25 && options.trustedProxies == .none)
+        #expect(options.webhookRetryBaseMilliseconds == 1000)
     }
 
     @Test func everyOptionAndItsVariable() throws {
         let given = try serve(["--host", "0.0.0.0", "--port=0", "--flags-dir", "f", "--loops", "2", "--max-body-bytes", "10",
                                "--max-header-bytes", "2048", "--max-connections", "5", "--log-level", "debug", "--require-read-token",
                                "--ofrep-environment", "staging", "--ofrep-rate-limit", "5", "--ofrep-burst", "7", "--console-dir", "off",
-                               "--auth-failure-limit", "0", "--event-heartbeat", "1", "--max-streams", "3"])
+                               "--auth-failure-limit", "0", "--event-heartbeat", "1", "--max-streams", "3", "--webhook-retry-base-ms", "50"])
         #expect(given.host == "0.0.0.0" && given.port == 0 && given.flagsDirectory == "f" && given.loops == 2)
         #expect(given.maxBodyBytes == 10 && given.maxHeaderBytes == 2048 && given.maxConnections == 5 && given.logLevel == .debug)
         #expect(given.requireReadToken && given.ofrepEnvironment == "staging" && given.ofrepRateLimit == 5 && given.ofrepBurst == 7)
         #expect(given.consoleDirectory == "off" && given.authFailureLimit == 0 && given.eventHeartbeatSeconds == 1 && given.maxStreams == 3)
+        #expect(given.webhookRetryBaseMilliseconds == 50)
+        #expect(try serve([], environment: ["FLAGSERVER_WEBHOOK_RETRY_BASE_MS": "200"]).webhookRetryBaseMilliseconds == 200)
         let environment = ["FLAGSERVER_HOST": "::", "FLAGSERVER_PORT": "9", "FLAGSERVER_REQUIRE_READ_TOKEN": "true",
                            "FLAGSERVER_LOG_LEVEL": "off", "FLAGSERVER_MAX_STREAMS": "4"]
         let fromVariables = try serve([], environment: environment)
@@ -52,6 +55,7 @@ import Testing
         (["--ofrep-burst", "0.5"], "--ofrep-burst must be a number between 1 and 1000000, got '0.5'"),
         (["--console-dir", ""], "--console-dir must not be empty (\"off\" serves no console)"),
         (["--trusted-proxy", "proxy.local"], "--trusted-proxy takes numeric IP addresses, got 'proxy.local'"),
+        (["--webhook-retry-base-ms", "0"], "--webhook-retry-base-ms must be an integer between 1 and 3600000, got '0'"),
     ])
     func refusals(arguments: [String], message: String) {
         #expect(usageError(arguments)?.message == message)

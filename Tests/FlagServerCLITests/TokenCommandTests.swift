@@ -13,6 +13,9 @@ import Testing
         #expect((parsedCommand(["token", "list"]) as? TokenCommand.List)?.includeRevoked == false)
         #expect((parsedCommand(["token", "list", "--all"]) as? TokenCommand.List)?.includeRevoked == true)
         #expect((parsedCommand(["token", "revoke", "--name", "ci"]) as? TokenCommand.Revoke)?.name == "ci")
+        #expect(create?.environments == nil, "no --env: every environment")
+        let scoped = parsedCommand(["token", "create", "--name", "ci", "--role", "writer", "--env", "staging", "--env", "qa"])
+        #expect((scoped as? TokenCommand.Create)?.environments == ["staging", "qa"])
     }
 
     @Test(arguments: [
@@ -24,6 +27,7 @@ import Testing
         (["token", "create", "--name"], "option '--name' needs a value <name>"),
         (["token", "create", "--name", "--role", "writer"], "option '--name' needs a value <name>"),
         (["token", "create", "--name", "a", "--name", "b", "--role", "reader"], "option '--name' given more than once"),
+        (["token", "create", "--name", "a", "--role", "reader", "--env"], "option '--env' needs a value <name>"),
         (["token", "list", "--name", "x"], "unknown option '--name'"),
         (["token", "revoke"], "missing option '--name <name>'"),
         (["token", "revoke", "--name", "a", "--role", "admin"], "unknown option '--role'"),
@@ -40,13 +44,29 @@ import Testing
         #expect(created.hasPrefix("created token 'ci' (role writer). Its secret, shown only now:\nsfl_"))
         #expect(try store.authenticate(secret: String(secret))?.name == "ci")
         let list = try TokenCommand.List(includeRevoked: false).run(store: store, actor: "cli")
-        #expect(list.hasPrefix("NAME\tROLE\tCREATED\tREVOKED\n"))
-        #expect(list.contains("ci\twriter\t") && !list.contains(String(secret)))
+        #expect(list.hasPrefix("NAME\tROLE\tCREATED\tREVOKED\tENVIRONMENTS\n"))
+        #expect(list.contains("ci\twriter\t") && list.contains("\t-\t*\n") && !list.contains(String(secret)))
         #expect(try TokenCommand.Revoke(name: "ci").run(store: store, actor: "cli") == "revoked token 'ci'\n")
         #expect(try store.authenticate(secret: String(secret)) == nil)
-        #expect(try TokenCommand.List(includeRevoked: false).run(store: store, actor: "cli") == "NAME\tROLE\tCREATED\tREVOKED\n")
+        #expect(try TokenCommand.List(includeRevoked: false).run(store: store, actor: "cli") == "NAME\tROLE\tCREATED\tREVOKED\tENVIRONMENTS\n")
         #expect(try TokenCommand.List(includeRevoked: true).run(store: store, actor: "cli").contains("ci\twriter\t"))
         #expect(throws: FlagStoreError.tokenNotFound("ci")) { try TokenCommand.Revoke(name: "ci").run(store: store, actor: "cli") }
         #expect(try store.auditEntries().allSatisfy { $0.actor == "cli" })
+    }
+
+    @Test func aScopedTokenIsCreatedListedAndAnUnknownEnvironmentRefused() throws {
+        let directory = try TemporaryDirectory()
+        let store = try FlagStore.open(path: directory.file("flags.sqlite"))
+        let created = try TokenCommand.Create(name: "staging-ci", role: .writer, environments: ["staging"]).run(store: store, actor: "cli")
+        #expect(created.hasPrefix("created token 'staging-ci' (role writer, environments staging). Its secret, shown only now:\nsfl_"))
+        let secret = try #require(created.split(separator: "\n").first { $0.hasPrefix("sfl_") })
+        #expect(try store.authenticate(secret: String(secret))?.environments == ["staging"])
+        let list = try TokenCommand.List(includeRevoked: false).run(store: store, actor: "cli")
+        #expect(list.contains("staging-ci\twriter\t") && list.hasSuffix("\t-\tstaging\n"))
+        #expect(throws: FlagStoreError.unknownEnvironment("prod", known: ["production", "staging"])) {
+            try TokenCommand.Create(name: "typo", role: .writer, environments: ["staging", "prod"]).run(store: store, actor: "cli")
+        }
+        #expect(try store.listTokens().map(\.name) == ["staging-ci"], "nothing was created for the typo")
+        #expect(try store.auditEntries().first?.detail == "name staging-ci role writer environments staging")
     }
 }

@@ -18,7 +18,7 @@ import Testing
     }
 
     @Test func aSecondPersonApprovesAndTheAnswerComesAfterThePublish() async throws {
-        let server = try TestServer()
+        let server = try TestServer(options: FlagService.Options())  // the answer's impact on the default 100,000 installs
         defer { server.stop() }
         try await server.protectProduction()
         let bob = try server.token("ops-bob")
@@ -61,10 +61,20 @@ import Testing
         let shown = try await server.get("/v1/changes/\(id)")
         #expect(shown.status == 200)
         #expect(try shown.json()["change"]?["status"] == "applied")
-        let audit = try server.store.auditEntries(query: AuditQuery(action: "change.approve"))
-        #expect(audit.entries.first?.actor == "ops-bob")
+        let audit = try server.store.auditEntries(query: AuditQuery(action: "change.approve", outcome: .ok))
+        #expect(audit.entries.map(\.actor) == ["ops-bob"])
         #expect(audit.entries.first?.target == String(id))
         #expect(audit.entries.first?.client == "127.0.0.1")
+        // The three refused approvals are lines too (the route layer's, committed within ~50 ms).
+        var refused: [AuditEntry] = []
+        let deadline = Date().addingTimeInterval(10)
+        while refused.count < 3, Date() < deadline {
+            usleep(20_000)
+            refused = try server.store.auditEntries(query: AuditQuery(action: "change.approve", outcome: .refused)).entries
+        }
+        #expect(refused.map(\.actor) == ["ops-bob", "test-reader", "test-writer"], "newest first")
+        #expect(refused.map(\.status) == [409, 403, 403])
+        #expect(refused.allSatisfy { $0.target == String(id) })
     }
 
     @Test func rejectingNeedsAMessageAndEndsTheRequest() async throws {
@@ -125,7 +135,8 @@ import Testing
     }
 
     @Test func whereReadsNeedATokenAScopedOneCannotReadAnotherEnvironmentsChange() async throws {
-        var options = FlagService.Options(requireReadToken: true)
+        var options = TestServer.options
+        options.requireReadToken = true
         options.tokenRefreshInterval = .milliseconds(20)
         let server = try TestServer(options: options)
         defer { server.stop() }

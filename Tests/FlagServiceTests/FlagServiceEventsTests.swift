@@ -110,4 +110,15 @@ import Testing
         let unknown = try await server.get("/v1/environments/nowhere/events", headers: [("Authorization", "Bearer \(server.readerToken)")])
         #expect(unknown.status == 404)
     }
+
+    @Test func aScopedTokenGets403ForAnotherEnvironmentsStream() async throws {
+        let server = try TestServer(options: FlagService.Options(requireReadToken: true))
+        defer { server.stop() }
+        let scoped = try server.store.createToken(name: "staging-reader", role: .reader, environments: ["staging"]).secret
+        try server.service.authenticator.reload()
+        let refused = try await server.get("/v1/environments/production/events", headers: [("Authorization", "Bearer \(scoped)")])
+        #expect(refused.status == 403)
+        #expect(try refused.errorCode() == "environment_not_allowed")
+        _ = try await Self.subscribe(server, environment: "staging", headers: "Authorization: Bearer \(scoped)\r\n")
+    }
 }

@@ -1,5 +1,5 @@
 import FlagKit
-import FlagService
+@testable import FlagService
 import FlagStore
 import Foundation
 import Testing
@@ -130,5 +130,28 @@ import Testing
         }
         #expect(try await server.get("/v1/environments/production/versions").status == 401)
         #expect(try await server.get("/healthz").status == 200)
+    }
+
+    @Test func aScopedTokenListsOnlyItsEnvironmentsWhenReadsNeedAToken() async throws {
+        let server = try TestServer(options: FlagService.Options(requireReadToken: true))
+        defer { server.stop() }
+        let scoped = try server.store.createToken(name: "staging-reader", role: .reader, environments: ["staging"]).secret
+        try server.service.authenticator.reload()
+        let list = try await server.get("/v1/environments", headers: [("Authorization", "Bearer \(scoped)")]).json()
+        #expect(list["environments"]?.arrayValue?.map { $0["name"] } == ["staging"])
+        let all = try await server.get("/v1/environments", headers: [("Authorization", "Bearer \(server.readerToken)")]).json()
+        #expect(all["environments"]?.arrayValue?.map { $0["name"] } == ["production", "staging"])
+        let production = try await server.get("/v1/environments/production/document", headers: [("Authorization", "Bearer \(scoped)")])
+        #expect(production.status == 403)
+        #expect(try production.errorCode() == "environment_not_allowed")
+    }
+
+    @Test func whileReadsArePublicTheListIsComplete() async throws {
+        // Every document is anyone's then: no token is looked at, so a scoped one changes nothing (docs/api.md).
+        let server = try TestServer()
+        defer { server.stop() }
+        let scoped = try server.store.createToken(name: "staging-reader", role: .reader, environments: ["staging"]).secret
+        let list = try await server.get("/v1/environments", headers: [("Authorization", "Bearer \(scoped)")]).json()
+        #expect(list["environments"]?.arrayValue?.map { $0["name"] } == ["production", "staging"])
     }
 }

@@ -11,11 +11,13 @@ import Testing
         "GET /console public",
         "GET /console/ public",
         "GET /console/{file} public",
+        "DELETE /v1/webhooks/{id} unscoped(admin)",
         "GET /healthz public",
         "GET /metrics public",
         "GET /readyz public",
         "DELETE /v1/changes/{id} token(writer)",
         "GET /v1/changes/{id} reader",
+        "GET /v1/audit unscoped(admin)",
         "GET /v1/environments reader",
         "GET /v1/environments/{env}/document reader",
         "GET /v1/environments/{env}/events reader",
@@ -25,6 +27,9 @@ import Testing
         "GET /v1/environments/{env}/stale reader",
         "GET /v1/environments/{env}/versions reader",
         "GET /v1/environments/{env}/versions/{number} reader",
+        "GET /v1/webhooks unscoped(admin)",
+        "GET /v1/webhooks/{id} unscoped(admin)",
+        "GET /v1/webhooks/{id}/deliveries unscoped(admin)",
         "GET /v1/whoami token(reader)",
         "POST /ofrep/v1/evaluate/flags evaluation",
         "POST /v1/changes/{id}/approve token(writer)",
@@ -35,6 +40,7 @@ import Testing
         "POST /v1/environments/{env}/preview token(reader)",
         "POST /v1/environments/{env}/rollback token(writer)",
         "POST /v1/environments/{env}/schedules token(writer)",
+        "POST /v1/webhooks unscoped(admin)",
         "PUT /v1/environments/{env}/document write(writer, dryRun: reader)",
         "PUT /v1/environments/{env}/flags/{key} write(writer, dryRun: reader)",
         "PUT /v1/environments/{env}/policy token(admin)",
@@ -63,6 +69,37 @@ import Testing
         let table = try Self.withService { try Self.table($0.makeRouter()) }
         #expect(table == Self.expected.sorted())
         for line in Set(table).symmetricDifference(Self.expected) { Issue.record("not in both tables: \(line)") }
+    }
+
+    /// Every write route of the router and what its refusals are audited as (`RouteAudit.table`).
+    static let audited: [String] = [
+        "DELETE /v1/changes/{id} change.cancel",
+        "DELETE /v1/webhooks/{id} webhook.delete",
+        "POST /v1/changes/{id}/approve change.approve",
+        "POST /v1/changes/{id}/reject change.reject",
+        "POST /v1/environments/{env}/preview exempt",
+        "POST /v1/environments/{env}/rollback publish",
+        "POST /v1/environments/{env}/schedules change.schedule",
+        "POST /v1/webhooks webhook.create",
+        "PUT /v1/environments/{env}/document publish",
+        "PUT /v1/environments/{env}/flags/{key} publish",
+        "PUT /v1/environments/{env}/policy policy.update",
+    ]
+
+    @Test func everyWriteRouteIsAuditedOrExemptOnPurpose() throws {
+        let router = try Self.withService { try $0.makeRouter() }
+        let writes = router.routes.filter { route in
+            guard let access = (router.handler(route.method, route.pattern) as? any GuardedRoute)?.access else { return false }
+            return access.checksStore && !route.method.isSafe
+        }
+        let table = writes.map { route -> String in
+            switch RouteAudit.table["\(route.method) \(route.pattern)"] {
+            case .action(let name)?: "\(route.method) \(route.pattern) \(name)"
+            case .exempt?: "\(route.method) \(route.pattern) exempt"
+            case nil: "\(route.method) \(route.pattern) MISSING"
+            }
+        }.sorted()
+        #expect(table == Self.audited)
     }
 
     @Test func theTableIsTheSameWhenReadsNeedAToken() throws {

@@ -13,7 +13,8 @@ import Testing
         defer { server.stop() }
         let writer = try await whoami(server, server.writerToken)
         #expect(writer.status == 200)
-        #expect(try writer.json() == ["name": "test-writer", "role": "writer", "readsArePublic": true])
+        #expect(try writer.json() == ["name": "test-writer", "role": "writer", "environments": nil, "readsArePublic": true],
+                "environments null: every environment")
         #expect(writer.header("Cache-Control") == "no-store")
         #expect(try await whoami(server, server.readerToken).json()["role"] == "reader")
         #expect(try await whoami(server, server.adminToken).json()["role"] == "admin")
@@ -32,6 +33,13 @@ import Testing
         let revoked = try await whoami(server, server.writerToken)
         #expect(revoked.status == 401, "revocation is checked against the database, not the cached table")
         #expect(try revoked.json()["error"]?["message"] == "unknown or revoked token")
+    }
+
+    @Test func showsAScopedTokensEnvironments() async throws {
+        let server = try TestServer()
+        defer { server.stop() }
+        let secret = try server.store.createToken(name: "qa", role: .writer, environments: ["staging", "production"]).secret
+        #expect(try await whoami(server, secret).json()["environments"] == ["production", "staging"], "sorted")
     }
 
     @Test func saysWhenReadsNeedAToken() async throws {

@@ -10,6 +10,7 @@ import Testing
         #expect(RouteAccess.token(.admin).description == "token(admin)")
         #expect(RouteAccess.write(.writer, dryRun: .reader).description == "write(writer, dryRun: reader)")
         #expect(RouteAccess.evaluation.description == "evaluation")
+        #expect(RouteAccess.unscoped(.admin).description == "unscoped(admin)")
     }
 
     @Test func unsafeMethodsNeedARoleOrAreEvaluations() {
@@ -23,12 +24,14 @@ import Testing
             #expect(RouteAccess.token(.writer).refusal(for: method) == nil)
             #expect(RouteAccess.write(.writer, dryRun: .reader).refusal(for: method) == nil)
             #expect(RouteAccess.evaluation.refusal(for: method) == nil)
+            #expect(RouteAccess.unscoped(.admin).refusal(for: method) == nil)
         }
     }
 
     @Test func onlyRolesReadTheStore() {
         #expect(RouteAccess.token(.reader).checksStore)
         #expect(RouteAccess.write(.writer, dryRun: .reader).checksStore)
+        #expect(RouteAccess.unscoped(.admin).checksStore)
         #expect(!RouteAccess.reader.checksStore, "readers use the in-memory table")
         #expect(!RouteAccess.public.checksStore && !RouteAccess.evaluation.checksStore)
     }

@@ -8,10 +8,17 @@ import Testing
 /// The route table's rules: access is part of every registration, an unsafe method needs a role, a store
 /// check never runs on the loop, and the middleware answers before a handler ever sees the request.
 @Suite struct ServiceRoutesTests {
+    /// The audit actions of the made-up write routes below.
+    static let auditTable: [String: RouteAudit] = [
+        "PUT /v1/things/{id}": .action("thing.put"), "DELETE /v1/things/{id}": .action("thing.delete"),
+        "PUT /v1/things/{env}": .action("thing.put"),
+    ]
+
     /// An empty table over a real service's middleware.
     static func withRoutes<T>(_ body: (inout ServiceRoutes, FlagService) throws -> T) throws -> T {
         try FlagServiceRouteTableTests.withService { service in
-            var routes = ServiceRoutes(metrics: service.metrics, routeGuard: service.routeGuard, work: service.work)
+            var routes = ServiceRoutes(metrics: service.metrics, routeGuard: service.routeGuard, work: service.work,
+                                       writer: service.writer, auditTable: Self.auditTable)
             return try body(&routes, service)
         }
     }
@@ -48,6 +55,66 @@ import Testing
         } == nil)
     }
 
+    @Test func aWriteRouteWithoutAnAuditActionIsRefused() throws {
+        let missing = try Self.refusal { $0.deferred(.POST, "/v1/unlisted", access: .token(.writer)) { _, _, _, _ in .text("x") } }
+        #expect(missing?.contains("POST /v1/unlisted") == true && missing?.contains("audit") == true)
+        let unscoped = try Self.refusal { $0.deferred(.DELETE, "/v1/unlisted/{id}", access: .unscoped(.admin)) { _, _, _, _ in .text("x") } }
+        #expect(unscoped?.contains("audit") == true, "an admin route that changes something is a write too")
+        // Reads and evaluation routes need none.
+        #expect(try Self.refusal { routes in
+            routes.deferred(.GET, "/v1/unlisted", access: .token(.admin)) { _, _, _, _ in .text("x") }
+            routes.sync(.POST, "/v1/evaluate", access: .evaluation) { _, _, _ in .text("x") }
+        } == nil)
+    }
+
+    @Test func everyRefusalOfAnAuditedRouteBecomesAnAuditLine() async throws {
+        try await withTemporaryStore { store in try await Self.refusalsAreAudited(store) }
+    }
+
+    static func refusalsAreAudited(_ store: FlagStore) async throws {
+        var (service, routes, writer, reader) = try fixture(store)
+        defer { service.shutdown() }
+        routes.deferred(.PUT, "/v1/things/{id}", access: .token(.writer)) { request, _, _, _ in
+            if request.body == Array("fail".utf8) { throw ServiceError(.internalServerError, code: "internal", message: "broken") }
+            throw ServiceError(.conflict, code: "taken", message: "that thing exists")
+        }
+        let server = HTTPServer(configuration: HTTPServerConfiguration(port: 0, eventLoops: 1), handler: try routes.build())
+        let port = try server.start()
+        defer { server.shutdown(gracePeriod: .seconds(1)) }
+        func put(_ token: String?, _ text: String) async throws -> Int {
+            let headers: [(String, String)] = token.map { [("Authorization", "Bearer " + $0)] } ?? []
+            let response = try await RawHTTP.request(port: port, method: "PUT", path: "/v1/things/k1", headers: headers,
+                                                     body: Array(text.utf8))
+            return response.status
+        }
+        #expect(try await put(nil, "{}") == 401, "from the head, before the body")
+        #expect(try await put("sfl_unknown", "{}") == 401)
+        #expect(try await put(reader, "{}") == 403)
+        #expect(try await put(writer, "{}") == 409)
+        #expect(try await put(writer, "fail") == 500)
+        let lines = try await pollAudit(store, count: 5)
+        #expect(lines.map(\.actor) == ["ops", "ops", "viewer", "-", "-"], "newest first; '-' without a valid token")
+        #expect(lines.map(\.status) == [500, 409, 403, 401, 401])
+        #expect(lines.map(\.outcome) == [.failed, .refused, .refused, .refused, .refused])
+        #expect(lines.allSatisfy { $0.action == "thing.put" && $0.target == "k1" && $0.client == "127.0.0.1" })
+        #expect(lines[1].reason == "taken: that thing exists")
+        #expect(lines[2].reason?.hasPrefix("forbidden: ") == true)
+        #expect(lines[3].reason?.hasPrefix("unauthorized: ") == true)
+    }
+
+    /// The newest audit lines that pass `filter` once there are `count` (the writer gathers refusals for 50 ms;
+    /// the generous bound is for a machine saturated by a parallel test run, where the writer runs at nice 5).
+    static func pollAudit(_ store: FlagStore, count: Int,
+                          _ filter: (AuditEntry) -> Bool = { $0.action != "token.create" }) async throws -> [AuditEntry] {
+        let deadline = Date().addingTimeInterval(15)
+        while Date() < deadline {
+            let lines = try store.auditEntries(limit: 1000).filter(filter)
+            if lines.count >= count { return lines }
+            try await Task.sleep(for: .milliseconds(20))
+        }
+        throw TestFailure("fewer than \(count) audit lines after 15 s: \(try store.auditEntries(limit: 100).prefix(5))")
+    }
+
     @Test func aStoreCheckOnTheLoopIsRefused() throws {
         let sync = try Self.refusal { $0.sync(.GET, "/v1/things", access: .token(.reader)) { _, _, _ in .text("x") } }
         #expect(sync?.contains("loop") == true)
@@ -59,13 +126,20 @@ import Testing
         try await withTemporaryStore { store in try await Self.handlerGetsTheToken(store) }
     }
 
-    static func handlerGetsTheToken(_ store: FlagStore) async throws {
+    /// A service over `store` with a writer `ops` and a reader `viewer`, and an empty table over its middleware.
+    static func fixture(_ store: FlagStore) throws -> (FlagService, ServiceRoutes, writer: String, reader: String) {
         let writer = try store.createToken(name: "ops", role: .writer).secret
         let reader = try store.createToken(name: "viewer", role: .reader).secret
         let service = try FlagService(store: store, logger: ServiceLogger(minimumLevel: .off))
+        let routes = ServiceRoutes(metrics: service.metrics, routeGuard: service.routeGuard, work: service.work,
+                                   writer: service.writer, auditTable: auditTable)
+        return (service, routes, writer, reader)
+    }
+
+    static func handlerGetsTheToken(_ store: FlagStore) async throws {
+        var (service, routes, writer, reader) = try fixture(store)
         defer { service.shutdown() }
         let calls = Mutex<[String]>([])
-        var routes = ServiceRoutes(metrics: service.metrics, routeGuard: service.routeGuard, work: service.work)
         routes.deferred(.PUT, "/v1/things/{env}", access: .write(.writer, dryRun: .reader)) { _, _, token, _ in
             calls.withLock { $0.append(token?.name ?? "nil") }
             return .text("done")

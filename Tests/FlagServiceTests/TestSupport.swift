@@ -184,7 +184,15 @@ final class TestServer: @unchecked Sendable {
         var all: [String] { lock.withLock { lines } }
     }
 
-    init(directory existing: String? = nil, options: FlagService.Options = FlagService.Options(),
+    /// The options of a test server: the defaults, but a recorded change's impact measured on 1,000 installs
+    /// (tests of the impact itself pass options with the default 100,000).
+    static var options: FlagService.Options {
+        var options = FlagService.Options()
+        options.changeImpactSample = 1_000
+        return options
+    }
+
+    init(directory existing: String? = nil, options: FlagService.Options = TestServer.options,
          limits: HTTPServerConfiguration.Limits = HTTPServerConfiguration.Limits(), busyTimeout: Duration = .seconds(5)) throws {
         directory = try existing ?? makeTemporaryDirectory()
         databasePath = directory + "/flags.sqlite"

@@ -32,6 +32,22 @@ import Testing
         }
     }
 
+    @Test func severalEventsAreEnqueuedTogetherOrNotAtAll() throws {
+        let directory = try TemporaryDirectory()
+        let store = try FlagStore.open(path: directory.file("flags.sqlite"))
+        let all = try store.createWebhook(url: "https://all.example", secret: "s", events: ["*"], actor: "admin")
+        let staging = try store.createWebhook(url: "https://s.example", secret: "s", events: ["*"], environments: ["staging"], actor: "admin")
+        let deliveries = try store.enqueueWebhookEvents([Self.event("evt_a"), Self.event("evt_b", environment: "staging"), Self.event("evt_a")])
+        #expect(deliveries.map { "\($0.eventID)->\($0.webhookID)" } == ["evt_a->\(all.id)", "evt_b->\(all.id)", "evt_b->\(staging.id)"],
+                "in order, each to its receivers, a repeated id once")
+        #expect(throws: FlagStoreError.invalidArgument(name: "type", reason: "unknown event type \"nope\"")) {
+            try store.enqueueWebhookEvents([Self.event("evt_c"), Self.event("evt_d", type: "nope")])
+        }
+        #expect(try store.pendingWebhookDeliveries(dueBy: .max).map(\.eventID) == ["evt_a", "evt_b", "evt_b"],
+                "an invalid event refused the whole list: evt_c was not written")
+        #expect(try store.enqueueWebhookEvents([]).isEmpty)
+    }
+
     @Test func attemptsRetryDeliverAndAreRecordedOnce() throws {
         let directory = try TemporaryDirectory()
         let store = try FlagStore.open(path: directory.file("flags.sqlite"))

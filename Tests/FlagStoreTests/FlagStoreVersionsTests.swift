@@ -229,6 +229,22 @@ import Testing
         #expect(try store.publish(batch: []).isEmpty)
     }
 
+    @Test func aPublishAuditLineNamesItsTargetAndClient() throws {
+        let directory = try TemporaryDirectory()
+        let store = try FlagStore.open(path: directory.file("flags.sqlite"))
+        _ = try store.publish(batch: [
+            PublishRequest(environment: "production", document: document("a"), author: "ops", target: "premiumFeaturesLocked",
+                           client: "192.0.2.7"),
+            PublishRequest(environment: "production", document: document("b"), author: "ops"),
+        ])
+        _ = try store.rollback(environment: "production", to: 1, author: "ops", client: "192.0.2.8")
+        let lines = try store.auditEntries()
+        #expect(lines.map(\.version) == [3, 2, 1])
+        #expect(lines.map(\.target) == [nil, nil, "premiumFeaturesLocked"], "a flip names its flag; a document and a rollback none")
+        #expect(lines.map(\.client) == ["192.0.2.8", nil, "192.0.2.7"])
+        #expect(lines.allSatisfy { $0.action == "publish" && $0.outcome == .ok })
+    }
+
     @Test func busyBatchPublishesNothing() throws {
         let directory = try TemporaryDirectory()
         let path = directory.file("flags.sqlite")

@@ -57,35 +57,49 @@ import Testing
         }
         #expect(state.withLock { $0 } == 2)
     }
+}
 
-    @Test func aTimedWaitEndsAtItsTimeoutWhenNothingIsReady() {
+@Suite struct PThreadConditionTimedWaitTests {
+    @Test func aTimedWaitEndsAtItsDeadlineAndSaysTheValueIsNotReady() {
         let state = PThreadCondition(false)
-        let start = ContinuousClock.now
-        let timedOut = state.wait(until: { $0 }, timeout: .milliseconds(150)) { _, timedOut in timedOut }
-        let waited = ContinuousClock.now - start
-        #expect(timedOut)
-        #expect(waited >= .milliseconds(150), "a timed wait never ends early: \(waited)")
-        #expect(waited < .seconds(5))
+        let start = monotonicNow()
+        let outcome: (ready: Bool, value: Bool) = state.wait(until: { $0 }, deadline: start + 50_000_000) { value, ready in (ready, value) }
+        let elapsed = monotonicNow() - start
+        #expect(!outcome.ready)
+        #expect(!outcome.value)
+        #expect(elapsed >= 50_000_000, "it waited until the deadline")
+        #expect(elapsed < 2_000_000_000, "and not much longer")
     }
 
-    @Test func aTimedWaitEndsAsSoonAsTheValueIsReady() {
+    @Test func aTimedWaitEndsEarlyWhenTheValueBecomesReady() {
         let state = PThreadCondition(false)
-        let start = ContinuousClock.now
-        let waker = onThread {
+        let start = monotonicNow()
+        let setter = onThread {
             Thread.sleep(forTimeInterval: 0.05)
             state.withLock { $0 = true }
             state.signal()
         }
-        let timedOut = state.wait(until: { $0 }, timeout: .seconds(30)) { value, timedOut in
-            value = false
-            return timedOut
-        }
-        waker.wait()
-        #expect(!timedOut)
-        #expect(ContinuousClock.now - start < .seconds(20), "woken by the signal, not by the timeout")
-        // Ready at once: no sleep at all, and a zero or negative timeout only checks.
-        state.withLock { $0 = true }
-        #expect(!state.wait(until: { $0 }, timeout: .zero) { _, timedOut in timedOut })
-        #expect(PThreadCondition(false).wait(until: { $0 }, timeout: .seconds(-1)) { _, timedOut in timedOut })
+        let ready = state.wait(until: { $0 }, deadline: start + 30_000_000_000) { _, ready in ready }
+        setter.wait()
+        #expect(ready)
+        #expect(monotonicNow() - start < 10_000_000_000, "woken by the signal, not the 30 s deadline")
     }
+
+    @Test func aDeadlineInThePastRunsTheBodyAtOnce() {
+        let state = PThreadCondition(1)
+        let ready = state.wait(until: { $0 == 2 }, deadline: 0) { value, ready in
+            value = 3
+            return ready
+        }
+        #expect(!ready)
+        #expect(state.withLock { $0 } == 3)
+        #expect(state.wait(until: { $0 == 3 }, deadline: 0) { _, ready in ready }, "a value already ready needs no wait")
+    }
+}
+
+/// `CLOCK_MONOTONIC` now, in nanoseconds: the clock of a timed wait's deadline.
+private func monotonicNow() -> UInt64 {
+    var now = timespec()
+    clock_gettime(CLOCK_MONOTONIC, &now)
+    return UInt64(now.tv_sec) * 1_000_000_000 + UInt64(now.tv_nsec)
 }

@@ -19,6 +19,8 @@ import time
 import requests
 import sseclient
 
+from tally import Tally
+
 FLAG = "showIntroFreeSubscriptionBanner"
 
 
@@ -29,16 +31,8 @@ def main():
     parser.add_argument("--environment", default="production")
     args = parser.parse_args()
     base, env = args.base_url.rstrip("/"), args.environment
-    passed = failed = 0
-
-    def check(ok, message):
-        nonlocal passed, failed
-        if ok:
-            passed += 1
-        else:
-            failed += 1
-            print(f"FAIL {message}", file=sys.stderr)
-        return ok
+    tally = Tally("sse interop")
+    check = tally.check
 
     ofrep = f"{base}/v1/environments/{env}/ofrep/v1/evaluate/flags"
     body = {"context": {"targetingKey": "A1B2C3D4-0000-4000-8000-000000000042"}}
@@ -108,8 +102,7 @@ def main():
     requests.put(f"{base}/v1/environments/{env}/flags/{FLAG}", data=json.dumps(before), timeout=10,
                  headers={"Authorization": f"Bearer {args.writer_token}", "Content-Type": "application/json",
                           "X-Change-Message": "sse interop, back"})
-    print(f"sse interop: {passed} passed, {failed} failed")
-    return 1 if failed else 0
+    return tally.finish()
 
 
 if __name__ == "__main__":
