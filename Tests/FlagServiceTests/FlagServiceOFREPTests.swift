@@ -65,7 +65,9 @@ import Testing
 
     @Test func readTokensAndRateLimitApply() async throws {
         var options = FlagService.Options(requireReadToken: true)
-        options.ofrep = FlagService.OFREPOptions(rateLimit: 1, rateBurst: 3)
+        // One token per 20 s after a burst of 3: six requests cannot outlast it, even on a machine so loaded that
+        // each takes a second (at 1/s they did, and no request was limited).
+        options.ofrep = FlagService.OFREPOptions(rateLimit: 0.05, rateBurst: 3)
         let server = try TestServer(options: options)
         defer { server.stop() }
         let path = "/ofrep/v1/evaluate/flags/monetizationEnabled"
@@ -76,7 +78,6 @@ import Testing
         for _ in 0..<6 { responses.append(try await evaluate(server, path, context: #"{"targetingKey": "a"}"#, headers: bearer)) }
         let statuses = responses.map(\.status)
         #expect(statuses.prefix(3).allSatisfy { $0 == 200 }, "\(statuses)")
-        // At 1/s a token may come back while the requests run on a loaded machine, so not every later one is 429.
         let limited = try #require(responses.first { $0.status == 429 }, "\(statuses)")
         #expect(limited.header("Retry-After") != nil)
     }
