@@ -2,24 +2,13 @@ import ClientHTTP
 import FlagKit
 import Foundation
 
-/// One published version as the server describes it: the metadata of a history entry, and for
-/// `GET .../document` and `.../versions/{n}` the document and the envelope as received. Read with FlagKit's
-/// ``VersionMetadata`` and ``FlagEnvelope`` (the wire contract the server encodes and the app decodes with).
+/// A published version as the server described it: FlagKit's `VersionMetadata` (the wire contract's one reader of
+/// the envelope's metadata), the document when the reply carried one, the reply's ETag and its whole JSON.
+/// The metadata's members read through (`version.environment`, `version.version`, `version.rolledBackFrom`).
+@dynamicMemberLookup
 public struct PublishedVersion: Sendable, Equatable {
-    /// The environment.
-    public var environment: String
-    /// The version number.
-    public var version: Int
-    /// SHA-256 of the canonical document.
-    public var contentHash: String
-    /// RFC 3339 UTC time of the publish.
-    public var publishedAt: String
-    /// The token name that published it.
-    public var author: String
-    /// The change's message.
-    public var message: String
-    /// For a rollback: the version whose content was published again.
-    public var rolledBackFrom: Int?
+    /// Environment, number, content hash, time, author, message, rollback origin.
+    public var metadata: VersionMetadata
     /// The document, when the reply carried one.
     public var document: FlagDocument?
     /// The `ETag` of the reply (`"12-3fa9c1e0b2d4a6f8"`), the `If-Match` of the next write.
@@ -27,10 +16,19 @@ public struct PublishedVersion: Sendable, Equatable {
     /// The whole JSON object received (`get --json` prints it).
     public var json: JSONValue
 
+    /// A member of the metadata.
+    public subscript<Member>(dynamicMember member: KeyPath<VersionMetadata, Member>) -> Member { metadata[keyPath: member] }
+
+    /// RFC 3339 UTC time of the publish ("" when the reply had none: the server always sends it).
+    public var publishedAt: String { metadata.publishedAt ?? "" }
+    /// The token name that published it.
+    public var author: String { metadata.author ?? "" }
+    /// The change's message.
+    public var message: String { metadata.message ?? "" }
+
     /// Reads an envelope (with `document`, whose content hash is checked) or a history entry; `url` and the JSON
     /// path name what is wrong.
     init(_ object: [String: JSONValue], etag: String?, url: URL) throws(ServerError) {
-        let metadata: VersionMetadata
         do {
             if object["document"] != nil {
                 let envelope = try FlagEnvelope(validating: object)
@@ -42,13 +40,6 @@ public struct PublishedVersion: Sendable, Equatable {
         } catch {
             throw .unreadableReply(url: url.absoluteString, reason: error.description)
         }
-        environment = metadata.environment
-        version = metadata.version
-        contentHash = metadata.contentHash
-        publishedAt = metadata.publishedAt ?? ""
-        author = metadata.author ?? ""
-        message = metadata.message ?? ""
-        rolledBackFrom = metadata.rolledBackFrom
         self.etag = etag ?? object["etag"]?.stringValue
         json = .object(object)
     }
