@@ -65,4 +65,9 @@ export const api = {
   rollback: (name, version, message, etag) => request("POST", `${env(name)}/rollback`, {
     body: { version, message }, headers: etag ? { "If-Match": etag } : {},
   }),
+  /** `kind` "requests" or "schedules", `statuses` comma-separated. */
+  changes: (name, kind, statuses) => request("GET", `${env(name)}/${kind}?status=${statuses}`),
+  approve: (id, note) => request("POST", `/v1/changes/${id}/approve`, { body: note ? { message: note } : {} }),
+  reject: (id, note) => request("POST", `/v1/changes/${id}/reject`, { body: { message: note } }),
+  cancel: (id, note) => request("DELETE", `/v1/changes/${id}`, { headers: note ? { "X-Change-Message": encodeURIComponent(note) } : {} }),
 };

@@ -4,6 +4,7 @@ import { byId } from "./dom.js";
 import { currentLanguage, initialLanguage, setLanguage, t } from "./i18n.js";
 import { renderFlags } from "./flags-view.js";
 import { renderHistory } from "./history-view.js";
+import { renderChanges } from "./changes-view.js";
 import { setUpEvaluate } from "./evaluate-view.js";
 import { setUpChangeDialog } from "./change-dialog.js";
 
@@ -114,6 +115,7 @@ async function show(view) {
   }
   if (view === "flags") renderFlags();
   if (view === "history") await renderHistory();
+  if (view === "changes") await renderChanges();
 }
 
 function signOut() {

@@ -83,7 +83,12 @@ async function publish() {
   try {
     const { body } = await pending.publish(message, pending.baseEtag);
     byId("change").close();
-    notify(body.changed ? t("published", { version: body.version }) : t("unchanged"), "success");
+    if (body.change?.status === "pending") {
+      // 202: a protected flag; nothing is published until a second person approves (the Waiting changes view).
+      notify(t("requested", { id: body.change.id, flags: body.change.protectedFlags.join(", ") }), "info");
+    } else {
+      notify(body.changed ? t("published", { version: body.version }) : t("unchanged"), "success");
+    }
     await reload();
   } catch (failure) {
     if (failure instanceof APIError && failure.status === 412) {

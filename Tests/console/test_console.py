@@ -6,7 +6,7 @@ from selenium.webdriver.common.keys import Keys
 from selenium.webdriver.support import expected_conditions as ec
 from selenium.webdriver.support.ui import Select, WebDriverWait
 
-from conftest import SCREENSHOTS
+from conftest import ROOT, SCREENSHOTS
 
 CSP = "default-src 'self'; script-src 'self'; style-src 'self'; frame-ancestors 'none'; base-uri 'none'; form-action 'self'"
 
@@ -242,3 +242,45 @@ def test_german_labels_and_every_control_labelled(page, server):
     page.find_element(By.CSS_SELECTOR, "button.change").send_keys(Keys.ENTER)
     visible(page, "#change")
     assert page.execute_script("return document.activeElement.closest('dialog') !== null")
+
+
+def test_a_protected_flip_waits_for_a_second_person_who_approves_it_in_the_console(page, server):
+    admin = server.token("console-admin", "admin")
+    policy = json.loads((ROOT / "flags" / "policy" / "production.json").read_text())
+    status, _, body = server.call("PUT", "/v1/environments/production/policy", policy, token=admin,
+                                  headers={"X-Change-Message": "protect the paid launch"})
+    assert status == 200, body
+    approver = server.token("console-approver", "writer")
+
+    # The author's flip of a protected flag becomes a request: nothing is published, the notice says so.
+    sign_in(page, server.writer)
+    open_change(page, "premiumFeaturesLocked")
+    preview(page)
+    publish(page, "paid launch")
+    notice = text_in(page, "#notice", "change request")
+    assert "Nothing published yet" in notice and "premiumFeaturesLocked" in notice, notice
+    assert server.document()[1]["version"] == 1
+    page.find_element(By.ID, "tab-changes").click()
+    card = visible(page, '#change-list .card[data-status="pending"]')
+    change_id = card.get_attribute("data-change")
+    assert "Your own request" in card.text and "paid launch" in card.text
+    assert card.find_elements(By.CSS_SELECTOR, 'button[data-action="approve"]') == [], "no approving one's own"
+    page.save_screenshot(str(SCREENSHOTS / "console-request.png"))
+
+    # A second person signs in, sees it, and a rejection needs a note; the approval publishes it.
+    page.find_element(By.ID, "tab-flags").click()
+    page.find_element(By.ID, "sign-out").click()
+    sign_in(page, approver)
+    page.find_element(By.ID, "tab-changes").click()
+    card = visible(page, f'#change-list .card[data-change="{change_id}"]')
+    assert "Protected: premiumFeaturesLocked" in card.text
+    card.find_element(By.CSS_SELECTOR, 'button[data-action="reject"]').click()
+    assert "why you reject" in text_in(page, f"#change-{change_id}-error", "reject")
+    card.find_element(By.CSS_SELECTOR, 'button[data-action="approve"]').click()
+    assert "Published version 2" in text_in(page, "#notice", "version 2")
+    text_in(page, "#change-list", "Nothing waits")
+    _, envelope = server.document()
+    assert envelope["version"] == 2 and envelope["author"] == "console-writer" and envelope["message"] == "paid launch"
+    status, _, shown = server.call("GET", f"/v1/changes/{change_id}", token=approver)
+    assert shown["change"]["status"] == "applied" and shown["change"]["approvedBy"] == "console-approver"
+    assert csp_violations(page) == []
