@@ -63,11 +63,6 @@ enum ChangeRendering {
         })
     }
 
-    /// What `schedules` and `requests` read from their command lines: the environment, `--all`, `--json`.
-    static func listingOptions(_ parsed: ParsedArguments) throws(UsageError) -> (environment: String, all: Bool, json: Bool) {
-        (try parsed.required(ServerCommandSupport.environmentArgument), parsed.isSet(allFlag), parsed.isSet(jsonFlag))
-    }
-
     /// Fetches `listing` (only `waiting` statuses unless `all`) and prints it as JSON, as `table`, or as
     /// `empty` when there is nothing: `schedules` and `requests`.
     static func list(_ context: RunContext, _ environment: String, _ listing: ServerClient.ChangeListing, waiting: [String],

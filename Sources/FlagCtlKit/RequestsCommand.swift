@@ -2,7 +2,7 @@ import CommandLineKit
 import FlagKit
 
 /// `flagctl requests ENV [--all] [--json]`: change requests waiting for a second person, newest first.
-public struct RequestsCommand: Command {
+public struct RequestsCommand: ChangeListingCommand {
     /// Name, abstract, options and arguments.
     public static let configuration = CommandConfiguration(
         name: "requests",
@@ -17,21 +17,22 @@ public struct RequestsCommand: Command {
         arguments: [ServerCommandSupport.environmentArgument]
     )
 
-    /// The environment.
-    public let environment: String
-    /// Every status, not only pending.
-    public let all: Bool
-    /// JSON output.
-    public let json: Bool
+    /// The environment, `--all`, `--json`.
+    public let options: ChangeListingOptions
 
-    /// From the parsed command line.
-    public init(parsed: ParsedArguments) throws(UsageError) {
-        (environment, all, json) = try ChangeRendering.listingOptions(parsed)
+    /// The listing `options` ask for.
+    public init(options: ChangeListingOptions) { self.options = options }
+
+    /// `GET .../requests`.
+    public static let listing = ServerClient.ChangeListing.requests
+    /// Listed without `--all`.
+    public static let waiting = ["pending"]
+
+    /// Nothing to list.
+    public static func nothing(in environment: String, all: Bool) -> String {
+        "\(environment): no \(all ? "" : "pending ")change requests"
     }
 
-    /// Fetches and prints.
-    public func run(_ context: RunContext) -> Int32 {
-        ChangeRendering.list(context, environment, .requests, waiting: ["pending"], all: all, json: json,
-                             empty: "\(environment): no \(all ? "" : "pending ")change requests", table: ChangeRendering.requestTable)
-    }
+    /// The table.
+    public static func table(_ changes: [ChangeSummary]) -> String { ChangeRendering.requestTable(changes) }
 }

@@ -2,7 +2,7 @@ import CommandLineKit
 import FlagKit
 
 /// `flagctl schedules ENV [--all] [--json]`: the changes waiting for a time, the next one first.
-public struct SchedulesCommand: Command {
+public struct SchedulesCommand: ChangeListingCommand {
     /// Name, abstract, options and arguments.
     public static let configuration = CommandConfiguration(
         name: "schedules",
@@ -16,21 +16,22 @@ public struct SchedulesCommand: Command {
         arguments: [ServerCommandSupport.environmentArgument]
     )
 
-    /// The environment.
-    public let environment: String
-    /// Every status, not only waiting ones.
-    public let all: Bool
-    /// JSON output.
-    public let json: Bool
+    /// The environment, `--all`, `--json`.
+    public let options: ChangeListingOptions
 
-    /// From the parsed command line.
-    public init(parsed: ParsedArguments) throws(UsageError) {
-        (environment, all, json) = try ChangeRendering.listingOptions(parsed)
+    /// The listing `options` ask for.
+    public init(options: ChangeListingOptions) { self.options = options }
+
+    /// `GET .../schedules`.
+    public static let listing = ServerClient.ChangeListing.schedules
+    /// Listed without `--all`.
+    public static let waiting = ["scheduled", "pending", "approved"]
+
+    /// Nothing to list.
+    public static func nothing(in environment: String, all: Bool) -> String {
+        "\(environment): no \(all ? "" : "waiting ")scheduled changes"
     }
 
-    /// Fetches and prints.
-    public func run(_ context: RunContext) -> Int32 {
-        ChangeRendering.list(context, environment, .schedules, waiting: ["scheduled", "pending", "approved"], all: all, json: json,
-                             empty: "\(environment): no \(all ? "" : "waiting ")scheduled changes", table: ChangeRendering.scheduleTable)
-    }
+    /// The table.
+    public static func table(_ changes: [ChangeSummary]) -> String { ChangeRendering.scheduleTable(changes) }
 }

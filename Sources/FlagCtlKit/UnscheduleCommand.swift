@@ -2,7 +2,7 @@ import CommandLineKit
 import FlagKit
 
 /// `flagctl unschedule ID [-m MESSAGE]`: cancels a scheduled change (or a pending change request).
-public struct UnscheduleCommand: Command {
+public struct UnscheduleCommand: ChangeDecisionCommand {
     /// Name, abstract, options and arguments.
     public static let configuration = CommandConfiguration(
         name: "unschedule",
@@ -17,21 +17,16 @@ public struct UnscheduleCommand: Command {
         arguments: [ChangeRendering.idArgument]
     )
 
-    /// The change.
-    public let id: Int64
-    /// Why.
-    public let message: String?
+    /// Which change, and the note.
+    public let decision: ChangeDecision
 
-    /// From the parsed command line.
-    public init(parsed: ParsedArguments) throws(UsageError) {
-        id = try parsed.required(ChangeRendering.idArgument)
-        message = try parsed.value(ChangeRendering.noteOption)
-    }
+    /// Cancelling `decision.id`.
+    public init(decision: ChangeDecision) { self.decision = decision }
 
     /// Cancels and prints what it was.
     public func run(_ context: RunContext) -> Int32 {
         ServerCommandSupport.run(context) { client throws(CommandFailure) in
-            let change = try ServerCommandSupport.call { () throws(ServerError) in try client.cancel(id, message: message) }
+            let change = try ServerCommandSupport.call { () throws(ServerError) in try client.cancel(decision.id, message: decision.message) }
             context.print("cancelled \(change.environment) change \(change.id) (\(change.itemList)"
                 + (change.applyAt.map { ", was due \($0)" } ?? "") + "): nothing of it will be published")
             return ExitStatus.success

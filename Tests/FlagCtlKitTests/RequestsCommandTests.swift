@@ -7,7 +7,7 @@ import Testing
 @Suite struct RequestsCommandTests {
     @Test func theCommandLine() throws {
         let parsed = try TestSupport.parse(RequestsCommand.self, ["production", "--all", "--json"]).get()
-        #expect(parsed.environment == "production" && parsed.all && parsed.json)
+        #expect(parsed.options == ChangeListingOptions(environment: "production", all: true, json: true))
         #expect(TestSupport.usageError(RequestsCommand.self, ["Production"]) == "'Production' is not an environment name (lowercase letters, digits and '-')")
     }
 

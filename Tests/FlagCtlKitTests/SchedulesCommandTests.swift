@@ -7,7 +7,7 @@ import Testing
 @Suite struct SchedulesCommandTests {
     @Test func theCommandLine() throws {
         let parsed = try TestSupport.parse(SchedulesCommand.self, ["staging"]).get()
-        #expect(parsed.environment == "staging" && !parsed.all && !parsed.json)
+        #expect(parsed.options == ChangeListingOptions(environment: "staging", all: false, json: false))
     }
 
     @Test func theTableListsTheNextChangeFirst() throws {
