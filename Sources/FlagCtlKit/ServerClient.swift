@@ -114,10 +114,17 @@ public struct ServerClient: Sendable {
     static func blocking<T: Sendable>(_ operation: @escaping @Sendable () async -> T) -> T {
         let box = Locked<T?>(nil)
         let done = DispatchSemaphore(value: 0)
-        Task(executorPreference: ExchangeExecutor.shared) {
+        let body: @Sendable () async -> Void = {
             let value = await operation()
             box.withLock { $0 = value }
             done.signal()
+        }
+        if #available(macOS 15.0, iOS 18.0, tvOS 18.0, watchOS 11.0, *) {
+            Task(executorPreference: ExchangeExecutor.shared) { await body() }
+        } else {
+            // Task executors (SE-0417) came with macOS 15; before, the task runs on the pool, which is safe for
+            // flagctl itself: its main thread is not a pool thread.
+            Task { await body() }
         }
         done.wait()
         // The task stored before signalling; the loop only satisfies the type checker without a force unwrap.
@@ -130,7 +137,9 @@ public struct ServerClient: Sendable {
 
 /// Where `ServerClient.blocking` runs its tasks: a serial dispatch queue of its own (SE-0417 task executor
 /// preference), outside the concurrency pool. Its jobs only start a transfer and take its result (the
-/// transport's own threads do the waiting), so one queue serves every caller.
+/// transport's own threads do the waiting), so one queue serves every caller. (macOS 15 and later, like
+/// `TaskExecutor`; the package deploys to macOS 13, where `blocking` uses the pool.)
+@available(macOS 15.0, iOS 18.0, tvOS 18.0, watchOS 11.0, *)
 final class ExchangeExecutor: TaskExecutor {
     /// The one executor.
     static let shared = ExchangeExecutor()
