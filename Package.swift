@@ -66,7 +66,7 @@ let package = Package(
         .target(name: "FlagServerCLI", dependencies: ["CommandLineKit", "FlagKit", "FlagService", "FlagStore", "HTTPServer"]),
         .executableTarget(name: "flagserver", dependencies: ["FlagServerCLI"]),
         .testTarget(name: "FlagServiceTests", dependencies: ["FlagService", "FlagStore", "FlagKit", "HTTPServer", "RawHTTPClient", "ClientHTTP", "flagserver"]),
-        .testTarget(name: "FlagServerCLITests", dependencies: ["FlagServerCLI", "CommandLineKit", "FlagStore", "FlagService", "HTTPServer"]),
+        .testTarget(name: "FlagServerCLITests", dependencies: ["FlagServerCLI", "CommandLineKit", "FlagKit", "FlagStore", "FlagService", "HTTPServer"]),
 
         // Client-side HTTP: request/response types, HTTPTransport, URLSessionTransport everywhere, CurlTransport on Linux.
         .systemLibrary(name: "CCurl", pkgConfig: "libcurl", providers: [.apt(["libcurl4-openssl-dev"])]),

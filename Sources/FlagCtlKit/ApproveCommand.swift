@@ -2,7 +2,7 @@ import CommandLineKit
 import FlagKit
 
 /// `flagctl approve ID [-m MESSAGE]`: the second person's approval of a change request.
-public struct ApproveCommand: ChangeDecisionCommand {
+public struct ApproveCommand: Command {
     /// Name, abstract, options and arguments.
     public static let configuration = CommandConfiguration(
         name: "approve",
@@ -19,16 +19,21 @@ public struct ApproveCommand: ChangeDecisionCommand {
         arguments: [ChangeRendering.idArgument]
     )
 
-    /// Which change, and the note.
-    public let decision: ChangeDecision
+    /// The change.
+    public let id: Int64
+    /// The note.
+    public let message: String?
 
-    /// Approving `decision.id`.
-    public init(decision: ChangeDecision) { self.decision = decision }
+    /// From the parsed command line.
+    public init(parsed: ParsedArguments) throws(UsageError) {
+        id = try parsed.required(ChangeRendering.idArgument)
+        message = try parsed.value(ChangeRendering.noteOption)
+    }
 
     /// Approves and prints what became of the change.
     public func run(_ context: RunContext) -> Int32 {
         ServerCommandSupport.run(context) { client throws(CommandFailure) in
-            let approval = try ServerCommandSupport.call { () throws(ServerError) in try client.approve(decision.id, message: decision.message) }
+            let approval = try ServerCommandSupport.call { () throws(ServerError) in try client.approve(id, message: message) }
             let change = approval.change
             if let version = approval.version {
                 context.print("approved \(change.environment) change \(change.id): published \(change.environment) "

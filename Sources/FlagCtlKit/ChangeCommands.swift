@@ -1,34 +1,5 @@
 import CommandLineKit
-
-/// `ID [-m TEXT]`: the change a decision is about and the note recorded with it.
-public struct ChangeDecision: Sendable, Equatable {
-    /// The change.
-    public let id: Int64
-    /// The note (`approve`'s remark, `unschedule`'s reason).
-    public let message: String?
-}
-
-extension ChangeDecision {
-    /// From the parsed command line: `ChangeRendering.idArgument` and `noteOption`.
-    init(parsed: ParsedArguments) throws(UsageError) {
-        self.init(id: try parsed.required(ChangeRendering.idArgument), message: try parsed.value(ChangeRendering.noteOption))
-    }
-}
-
-/// A command on one change with an optional note (`approve`, `unschedule`).
-public protocol ChangeDecisionCommand: Command {
-    /// Which change, and the note.
-    var decision: ChangeDecision { get }
-    /// The command for `decision`.
-    init(decision: ChangeDecision)
-}
-
-extension ChangeDecisionCommand {
-    /// From the parsed command line.
-    public init(parsed: ParsedArguments) throws(UsageError) {
-        self.init(decision: try ChangeDecision(parsed: parsed))
-    }
-}
+import FlagKit
 
 /// `ENV [--all] [--json]`: what a listing of changes lists and how.
 public struct ChangeListingOptions: Sendable, Equatable {
@@ -64,10 +35,21 @@ extension ChangeListingCommand {
                                                 all: parsed.isSet(ChangeRendering.allFlag), json: parsed.isSet(ChangeRendering.jsonFlag)))
     }
 
-    /// Fetches and prints.
+    /// Fetches (only `waiting` statuses unless `--all`) and prints as JSON, as `table`, or `nothing` when empty.
     public func run(_ context: RunContext) -> Int32 {
         let (environment, all) = (options.environment, options.all)
-        return ChangeRendering.list(context, environment, Self.listing, waiting: Self.waiting, all: all, json: options.json,
-                                    empty: Self.nothing(in: environment, all: all), table: Self.table)
+        return ServerCommandSupport.run(context) { client throws(CommandFailure) in
+            let changes = try ServerCommandSupport.call { () throws(ServerError) in
+                try client.changes(environment, Self.listing, statuses: all ? nil : Self.waiting)
+            }
+            if options.json {
+                context.stdout.write(ChangeRendering.json(changes))
+            } else if changes.isEmpty {
+                context.print(Self.nothing(in: environment, all: all))
+            } else {
+                context.stdout.write(Self.table(changes))
+            }
+            return ExitStatus.success
+        }
     }
 }

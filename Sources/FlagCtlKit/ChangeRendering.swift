@@ -47,41 +47,6 @@ enum ChangeRendering {
         }
     }
 
-    /// `ID STATUS AT AUTHOR CHANGES MESSAGE`, for `flagctl schedules`.
-    static func scheduleTable(_ changes: [ChangeSummary]) -> String {
-        TextTable.render(header: ["ID", "STATUS", "APPLY AT", "AUTHOR", "CHANGES", "MESSAGE"], rows: changes.map { change in
-            [String(change.id), change.status, change.applyAt ?? "-", change.author, change.itemList, change.message]
-        })
-    }
-
-    /// `ID STATUS CREATED AUTHOR PROTECTED CHANGES MESSAGE`, for `flagctl requests`.
-    static func requestTable(_ changes: [ChangeSummary]) -> String {
-        TextTable.render(header: ["ID", "STATUS", "CREATED", "AUTHOR", "PROTECTED", "CHANGES", "MESSAGE"], rows: changes.map { change in
-            [String(change.id), change.status, change.createdAt, change.author,
-             change.protectedFlags.isEmpty ? "(environment)" : change.protectedFlags.joined(separator: ","), change.itemList,
-             change.message]
-        })
-    }
-
-    /// Fetches `listing` (only `waiting` statuses unless `all`) and prints it as JSON, as `table`, or as
-    /// `empty` when there is nothing: `schedules` and `requests`.
-    static func list(_ context: RunContext, _ environment: String, _ listing: ServerClient.ChangeListing, waiting: [String],
-                     all: Bool, json: Bool, empty: String, table: @escaping ([ChangeSummary]) -> String) -> Int32 {
-        ServerCommandSupport.run(context) { client throws(CommandFailure) in
-            let changes = try ServerCommandSupport.call { () throws(ServerError) in
-                try client.changes(environment, listing, statuses: all ? nil : waiting)
-            }
-            if json {
-                context.stdout.write(Self.json(changes))
-            } else if changes.isEmpty {
-                context.print(empty)
-            } else {
-                context.stdout.write(table(changes))
-            }
-            return ExitStatus.success
-        }
-    }
-
     /// `--json` of a list: the changes as the server sent them.
     static func json(_ changes: [ChangeSummary]) -> String {
         JSONValue.array(changes.map(\.json)).prettyString

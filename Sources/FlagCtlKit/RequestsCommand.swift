@@ -33,6 +33,12 @@ public struct RequestsCommand: ChangeListingCommand {
         "\(environment): no \(all ? "" : "pending ")change requests"
     }
 
-    /// The table.
-    public static func table(_ changes: [ChangeSummary]) -> String { ChangeRendering.requestTable(changes) }
+    /// `ID STATUS CREATED AUTHOR PROTECTED CHANGES MESSAGE`.
+    public static func table(_ changes: [ChangeSummary]) -> String {
+        TextTable.render(header: ["ID", "STATUS", "CREATED", "AUTHOR", "PROTECTED", "CHANGES", "MESSAGE"], rows: changes.map { change in
+            [String(change.id), change.status, change.createdAt, change.author,
+             change.protectedFlags.isEmpty ? "(environment)" : change.protectedFlags.joined(separator: ","), change.itemList,
+             change.message]
+        })
+    }
 }

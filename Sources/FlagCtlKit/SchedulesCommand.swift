@@ -32,6 +32,10 @@ public struct SchedulesCommand: ChangeListingCommand {
         "\(environment): no \(all ? "" : "waiting ")scheduled changes"
     }
 
-    /// The table.
-    public static func table(_ changes: [ChangeSummary]) -> String { ChangeRendering.scheduleTable(changes) }
+    /// `ID STATUS AT AUTHOR CHANGES MESSAGE`.
+    public static func table(_ changes: [ChangeSummary]) -> String {
+        TextTable.render(header: ["ID", "STATUS", "APPLY AT", "AUTHOR", "CHANGES", "MESSAGE"], rows: changes.map { change in
+            [String(change.id), change.status, change.applyAt ?? "-", change.author, change.itemList, change.message]
+        })
+    }
 }

@@ -77,9 +77,7 @@ extension ServerClient {
     public func history(_ environment: String, limit: Int) throws(ServerError) -> [PublishedVersion] {
         let url = try url(["v1", "environments", environment, "versions"], query: "limit=\(limit)")
         let response = try successful(.get, url)
-        guard let entries = try object(response, from: url)["versions"]?.arrayValue else {
-            throw .unreadableReply(url: url.absoluteString, reason: "/versions: expected an array")
-        }
+        let entries = try array(try object(response, from: url), "versions", url)
         var result: [PublishedVersion] = []
         for (index, entry) in entries.enumerated() {
             guard let object = entry.objectValue else {
@@ -136,15 +134,7 @@ extension ServerClient {
     private func write(_ method: ClientMethod, _ url: URL, _ environment: String, basedOn current: PublishedVersion?,
                        headers: ClientHeaders, body: Data) throws(ServerError) -> WriteAnswer {
         let response = try exchange(method, url, headers: headers, body: body)
-        if response.status == 412 {
-            // The current version: from the 412's ETag (`"N-hash"`), else the store's `currentVersion`.
-            var now = response.headers[.eTag].flatMap(Self.versionOfETag)
-            if now == nil, case .refused(let refusal) = refusal(method, url, response), refusal.code == "precondition_failed" {
-                now = (try? JSONParser.parse([UInt8](response.body)))?.value.objectValue?["error"]?.objectValue?["currentVersion"]?
-                    .integerValue.map { Int($0) }
-            }
-            throw .conflict(environment: environment, currentVersion: now, basedOn: current?.version)
-        }
+        if let conflict = conflict(method, url, response, environment, basedOn: current) { throw conflict }
         guard (200..<300).contains(response.status) else { throw refusal(method, url, response) }
         let object = try object(response, from: url)
         // 202: the change touches a protected flag and became a change request; nothing was published.

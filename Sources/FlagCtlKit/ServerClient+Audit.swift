@@ -52,7 +52,7 @@ extension ServerClient {
         while entries.count < limit {
             let url = try url(["v1", "audit"], query: filter.query(limit: min(pageSize, limit - entries.count), before: before))
             let page = try object(try successful(.get, url), from: url)
-            guard let lines = page["entries"]?.arrayValue else { throw .unreadableReply(url: url.absoluteString, reason: "/entries: expected an array") }
+            let lines = try array(page, "entries", url)
             entries += lines
             guard let next = page["next"]?.integerValue, !lines.isEmpty else { break }
             before = next

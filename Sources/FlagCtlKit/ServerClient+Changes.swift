@@ -24,10 +24,7 @@ extension ServerClient {
         var headers = ClientHeaders()
         if let etag = current?.etag { headers.add(name: .ifMatch, value: etag) }
         let response = try exchange(.post, url, headers: headers, body: Data(JSONValue.object(body).canonicalBytes))
-        if response.status == 412 {
-            throw .conflict(environment: environment, currentVersion: response.headers[.eTag].flatMap(Self.versionOfETag),
-                            basedOn: current?.version)
-        }
+        if let conflict = conflict(.post, url, response, environment, basedOn: current) { throw conflict }
         guard (200..<300).contains(response.status) else { throw refusal(.post, url, response) }
         return try ChangeProposal(try object(response, from: url), url: url)
     }
@@ -39,9 +36,7 @@ extension ServerClient {
         if let statuses { query += "&status=" + statuses.joined(separator: ",") }
         let url = try url(["v1", "environments", environment, listing.rawValue], query: query)
         let response = try successful(.get, url)
-        guard let entries = try object(response, from: url)["changes"]?.arrayValue else {
-            throw .unreadableReply(url: url.absoluteString, reason: "/changes: expected an array")
-        }
+        let entries = try array(try object(response, from: url), "changes", url)
         var changes: [ChangeSummary] = []
         for (index, entry) in entries.enumerated() { changes.append(try ChangeSummary(entry, url: url, path: "/changes/\(index)")) }
         return changes

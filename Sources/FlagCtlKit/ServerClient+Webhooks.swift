@@ -30,10 +30,4 @@ extension ServerClient {
         let url = try url(["v1", "webhooks", String(id), "deliveries"], query: "limit=\(limit)")
         return try array(try object(try successful(.get, url), from: url), "deliveries", url)
     }
-
-    /// Member `name` of a reply, which must be an array.
-    private func array(_ object: [String: JSONValue], _ name: String, _ url: URL) throws(ServerError) -> [JSONValue] {
-        guard let array = object[name]?.arrayValue else { throw .unreadableReply(url: url.absoluteString, reason: "/\(name): expected an array") }
-        return array
-    }
 }

@@ -107,6 +107,25 @@ public struct ServerClient: Sendable {
         return object
     }
 
+    /// Member `name` of a reply, which must be an array.
+    func array(_ object: [String: JSONValue], _ name: String, _ url: URL) throws(ServerError) -> [JSONValue] {
+        guard let array = object[name]?.arrayValue else { throw .unreadableReply(url: url.absoluteString, reason: "/\(name): expected an array") }
+        return array
+    }
+
+    /// The `.conflict` a 412 to a write means, with the version now current: from the 412's ETag (`"N-hash"`),
+    /// else the store's `currentVersion` in the body. Nil for any other status.
+    func conflict(_ method: ClientMethod, _ url: URL, _ response: ClientResponse, _ environment: String,
+                  basedOn current: PublishedVersion?) -> ServerError? {
+        guard response.status == 412 else { return nil }
+        var now = response.headers[.eTag].flatMap(Self.versionOfETag)
+        if now == nil, case .refused(let refusal) = refusal(method, url, response), refusal.code == "precondition_failed" {
+            now = (try? JSONParser.parse([UInt8](response.body)))?.value.objectValue?["error"]?.objectValue?["currentVersion"]?
+                .integerValue.map { Int($0) }
+        }
+        return .conflict(environment: environment, currentVersion: now, basedOn: current?.version)
+    }
+
     /// Runs `operation` to completion and waits for it on the calling thread. The task runs on
     /// `ExchangeExecutor`, never on the concurrency pool: a caller that is itself a pool thread (a test, an
     /// async caller of a command) would otherwise block a thread its own task may need, and with every pool

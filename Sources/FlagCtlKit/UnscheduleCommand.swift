@@ -2,7 +2,7 @@ import CommandLineKit
 import FlagKit
 
 /// `flagctl unschedule ID [-m MESSAGE]`: cancels a scheduled change (or a pending change request).
-public struct UnscheduleCommand: ChangeDecisionCommand {
+public struct UnscheduleCommand: Command {
     /// Name, abstract, options and arguments.
     public static let configuration = CommandConfiguration(
         name: "unschedule",
@@ -17,16 +17,21 @@ public struct UnscheduleCommand: ChangeDecisionCommand {
         arguments: [ChangeRendering.idArgument]
     )
 
-    /// Which change, and the note.
-    public let decision: ChangeDecision
+    /// The change.
+    public let id: Int64
+    /// Why.
+    public let message: String?
 
-    /// Cancelling `decision.id`.
-    public init(decision: ChangeDecision) { self.decision = decision }
+    /// From the parsed command line.
+    public init(parsed: ParsedArguments) throws(UsageError) {
+        id = try parsed.required(ChangeRendering.idArgument)
+        message = try parsed.value(ChangeRendering.noteOption)
+    }
 
     /// Cancels and prints what it was.
     public func run(_ context: RunContext) -> Int32 {
         ServerCommandSupport.run(context) { client throws(CommandFailure) in
-            let change = try ServerCommandSupport.call { () throws(ServerError) in try client.cancel(decision.id, message: decision.message) }
+            let change = try ServerCommandSupport.call { () throws(ServerError) in try client.cancel(id, message: message) }
             context.print("cancelled \(change.environment) change \(change.id) (\(change.itemList)"
                 + (change.applyAt.map { ", was due \($0)" } ?? "") + "): nothing of it will be published")
             return ExitStatus.success

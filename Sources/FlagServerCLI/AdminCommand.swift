@@ -32,9 +32,3 @@ extension AdminCommand {
         return 0
     }
 }
-
-/// How the admin commands write times.
-enum AdminTime {
-    /// RFC 3339 UTC with milliseconds, as the API writes times (FlagKit's one formatter).
-    static func timestamp(_ milliseconds: Int64) -> String { RFC3339.string(milliseconds: milliseconds) }
-}

@@ -1,4 +1,5 @@
 import CommandLineKit
+import FlagKit
 import FlagStore
 
 /// `flagserver token create|list|revoke`: API tokens, stored only as SHA-256 hashes, so a secret is shown once.
@@ -89,8 +90,8 @@ public enum TokenCommand {
             let tokens = try store.listTokens(includeRevoked: includeRevoked)
             var lines = ["NAME\tROLE\tCREATED\tREVOKED\tENVIRONMENTS"]
             for token in tokens {
-                lines.append([token.name, token.role.rawValue, AdminTime.timestamp(token.createdAtMilliseconds),
-                              token.revokedAtMilliseconds.map(AdminTime.timestamp) ?? "-",
+                lines.append([token.name, token.role.rawValue, RFC3339.string(milliseconds: token.createdAtMilliseconds),
+                              token.revokedAtMilliseconds.map(RFC3339.string(milliseconds:)) ?? "-",
                               token.environments.map { $0.sorted().joined(separator: ",") } ?? "*"].joined(separator: "\t"))
             }
             return lines.joined(separator: "\n") + "\n"

@@ -53,9 +53,7 @@ public final class ChangeScheduler: Sendable {
     }
 
     /// The system's wall clock in milliseconds since 1970 UTC (the clock `applyAt` is written in).
-    public static func wallClock() -> Int64 {
-        Int64((Date().timeIntervalSince1970 * 1000).rounded(.down))
-    }
+    public static func wallClock() -> Int64 { ServiceMetrics.wallMilliseconds() }
 
     /// How long to sleep (milliseconds) at `now` when the next thing is due at `nextDue`: until then, at most
     /// `dueCap`; `dueCap` when it is already due (it is in flight: its end wakes the thread); `idleCap` when

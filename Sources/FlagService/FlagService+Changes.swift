@@ -19,7 +19,7 @@ extension FlagService {
         routes.deferred(.DELETE, "/v1/changes/{id}", access: .token(.writer)) { [self] request, context, token, _ in
             let token = try RouteGuard.required(token)
             let change = try scopedChange(context, token)
-            let reason = request.headers[.changeMessage].map { HTTPRequest.percentDecode($0) ?? $0 }
+            let reason = try Self.decisionMessage(request, required: false)
             let transition = try Self.storing {
                 try store.cancelChange(id: change.id, actor: token.name, message: reason,
                                        client: routeGuard.clientAddress(request, context))

@@ -4,8 +4,8 @@ import FlagKit
 extension FlagService {
     /// Tells the webhooks that `type` (one of `WebhookEvent.types`) happened in `environment`, with `data` as
     /// the delivery body's `data` member. Returns at once and never fails: a webhook never delays or fails
-    /// what it reports. `version.published` is not sent through here but from `WriteQueue.announce`.
-    func notify(_ type: String, environment: String?, data: [String: JSONValue]) {
-        webhooks.submit(type, environment: environment, data: data)
+    /// what it reports; `data` is built only when a webhook receives the event. `version.published` is not sent through here but from `WriteQueue.announce`.
+    func notify(_ type: String, environment: String?, data: @autoclosure () -> [String: JSONValue]) {
+        webhooks.submit(type, environment: environment, data: data())
     }
 }

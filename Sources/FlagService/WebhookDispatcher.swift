@@ -116,10 +116,12 @@ public final class WebhookDispatcher: Sendable {
 
     /// Queues event `type` about `environment` with `data` (the body's `data` member) when a webhook wants
     /// it. Never blocks and never fails: a full queue drops the event (counted, logged by the thread).
-    public func submit(_ type: String, environment: String?, data: [String: JSONValue],
+    public func submit(_ type: String, environment: String?, data makeData: @autoclosure () -> [String: JSONValue],
                        atMilliseconds: Int64 = ServiceMetrics.wallMilliseconds()) {
         guard receiverCount.load(ordering: .acquiring) > 0 else { return }
         guard receivers.withLock({ $0.contains { $0.receives(type: type, environment: environment) } }) else { return }
+        // Built only now: a change's data is its whole change set, and most events have no receiver.
+        let data = makeData()
         let capacity = options.queueCapacity
         let accepted = state.withLock { state in
             guard !state.finished, state.events.count < capacity else {

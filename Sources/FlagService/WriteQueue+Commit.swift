@@ -85,8 +85,7 @@ extension WriteQueue {
             job.completion(.failed(.store(error)))
             return
         }
-        let base = Base(document: current?.document, version: current?.version ?? 0, bytes: current?.record.document,
-                        etag: current?.etag)
+        let base = self.current(environment)
         // Content equal to the current version's changes nothing, so it touches no flag and needs no approval.
         if needsApproval(job, base: base.document, proposed: document) {
             record(job, kind: .rollback, base: base, proposed: document, applyAt: nil)

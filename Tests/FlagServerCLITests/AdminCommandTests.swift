@@ -1,4 +1,5 @@
 import CommandLineKit
+import FlagKit
 import FlagStore
 import Testing
 @testable import FlagServerCLI
@@ -41,7 +42,15 @@ import Testing
         #expect(runMain(["check", "--database", ""]).stderr.hasPrefix("flagserver: error: --database must not be empty\n"))
     }
 
-    @Test func timestampsAreRFC3339UTC() {
-        #expect(AdminTime.timestamp(1_700_000_000_123) == "2023-11-14T22:13:20.123Z")
+    @Test func listedTimesAreTheStoredOnesInRFC3339UTC() throws {
+        let directory = try TemporaryDirectory()
+        let database = directory.file("t.sqlite")
+        #expect(runMain(["token", "create", "--name", "ops", "--role", "reader", "--database", database]).status == 0)
+        let store = try FlagStore.open(path: database)
+        let created = try #require(try store.listTokens().first { $0.name == "ops" }).createdAtMilliseconds
+        store.close()
+        let row = try #require(runMain(["token", "list", "--database", database]).stdout.split(separator: "\n").first { $0.hasPrefix("ops\t") })
+        #expect(row.split(separator: "\t").contains { $0 == RFC3339.string(milliseconds: created) }, "\(row)")
+        #expect(RFC3339.string(milliseconds: created).hasSuffix("Z"))
     }
 }

@@ -53,6 +53,33 @@ import Testing
         #expect(refused.map(\.action) == ["webhook.delete"] && refused.first?.status == 404, "deleting it again was refused")
     }
 
+    /// The governance events reach the delivery log as they happen: a policy set, a protected flip that became a
+    /// request, its approval by a second person, the change applied and the version it published.
+    @Test func changeAndPolicyEventsBecomeDeliveries() async throws {
+        let server = try TestServer()
+        defer { server.stop() }
+        let events = #"["policy.updated", "request.created", "request.approved", "change.applied", "version.published"]"#
+        let created = try await call(server, "POST", "/v1/webhooks",
+                                     json: #"{"url": "https://hooks.example/symi", "events": \#(events), "environments": ["production"]}"#)
+        let webhook = try #require(try created.json()["id"]?.integerValue)
+        try await server.protectProduction()
+        let put = try await server.write("PUT", "/v1/environments/production/flags/premiumFeaturesLocked", json: "true", message: "paid launch")
+        #expect(put.status == 202)
+        let change = try #require(try put.json()["change"]?["id"]?.integerValue)
+        let approved = try await server.change("POST", "/v1/changes/\(change)/approve", token: try server.token("ops-bob"))
+        #expect(approved.status == 200, "\(approved.text)")
+
+        let expected: [JSONValue] = ["change.applied", "version.published", "request.approved", "request.created", "policy.updated"]
+        var deliveries: [JSONValue] = []
+        let deadline = Date().addingTimeInterval(10)
+        while deliveries.count < expected.count, Date() < deadline {
+            try await Task.sleep(for: .milliseconds(50))
+            deliveries = try await call(server, "GET", "/v1/webhooks/\(webhook)/deliveries").json()["deliveries"]?.arrayValue ?? []
+        }
+        #expect(deliveries.map { $0["type"] } == expected, "newest first: the version is announced before the writer completes the change")
+        #expect(deliveries.allSatisfy { $0["environment"] == "production" })
+    }
+
     @Test func aGivenSecretIsKeptAndSignsDeliveries() async throws {
         let server = try TestServer()
         defer { server.stop() }
