@@ -15,14 +15,14 @@ public struct EvalCommand: Command {
         ENV and ENV@N are fetched from the server and evaluated here, with the same FlagKit code the server runs.
         Exit status: 0 evaluated, 2 the document cannot be read or fetched, is invalid, or lacks the flag.
         """,
-        options: [contextOption, jsonFlag],
+        options: [contextOption, jsonSwitch],
         arguments: [document, flagArgument]
     )
 
     /// `--context KEY=VALUE`, repeatable.
     static let contextOption = Option<String>("context", valueName: "key=value", help: "One attribute of the evaluation context.", repeatable: true)
     /// `--json`.
-    static let jsonFlag = Flag("json", help: "Print the results as JSON.")
+    static let jsonSwitch = Switch("json", help: "Print the results as JSON.")
     /// The document to evaluate.
     static let document = Argument("file", help: "A flag document (JSON; '-' reads standard input), ENV (fetched from the server) or ENV@N.") {
         text throws(UsageError) in try DocumentOperand(text)
@@ -43,7 +43,7 @@ public struct EvalCommand: Command {
     public init(parsed: ParsedArguments) throws(UsageError) {
         operand = try parsed.required(Self.document)
         flag = try parsed.value(Self.flagArgument)
-        json = parsed.isSet(Self.jsonFlag)
+        json = parsed.isSet(Self.jsonSwitch)
         attributes = try Self.attributes(parsed.values(Self.contextOption))
     }
 

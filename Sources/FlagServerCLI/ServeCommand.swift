@@ -9,7 +9,7 @@ public struct ServeCommand: ParsableCommand {
     public static let configuration = CommandConfiguration(
         name: "", abstract: "Serve versioned flag documents over HTTP.",
         options: [hostOption, portOption, flagsDirectoryOption, loopsOption, maxBodyBytesOption, maxHeaderBytesOption, maxConnectionsOption,
-                  logLevelOption, requireReadTokenFlag, ofrepEnvironmentOption, ofrepRateLimitOption, ofrepBurstOption, consoleDirectoryOption,
+                  logLevelOption, requireReadTokenSwitch, ofrepEnvironmentOption, ofrepRateLimitOption, ofrepBurstOption, consoleDirectoryOption,
                   authFailureLimitOption, trustedProxyOption, eventHeartbeatOption, maxStreamsOption, webhookRetryBaseOption])
 
     static let hostOption = Option<String>("host", valueName: "address", help: "listen address, default 127.0.0.1", environment: "FLAGSERVER_HOST")
@@ -33,7 +33,7 @@ public struct ServeCommand: ParsableCommand {
         }
         return level
     }
-    static let requireReadTokenFlag = Flag("require-read-token", help: "GETs need a reader token too", environment: "FLAGSERVER_REQUIRE_READ_TOKEN")
+    static let requireReadTokenSwitch = Switch("require-read-token", help: "GETs need a reader token too", environment: "FLAGSERVER_REQUIRE_READ_TOKEN")
     static let ofrepEnvironmentOption = Option<String>(
         "ofrep-environment", valueName: "env", help: "environment served at /ofrep/v1, default production", environment: "FLAGSERVER_OFREP_ENVIRONMENT")
     static let ofrepRateLimitOption = rate("ofrep-rate-limit", help: "OFREP evaluations per second per client (429 beyond), default: no limit",
@@ -129,7 +129,7 @@ public struct ServeCommand: ParsableCommand {
         ofrepRateLimit = try parsed.value(Self.ofrepRateLimitOption)
         ofrepBurst = try parsed.value(Self.ofrepBurstOption) ?? ofrepBurst
         logLevel = try parsed.value(Self.logLevelOption) ?? logLevel
-        requireReadToken = parsed.isSet(Self.requireReadTokenFlag)
+        requireReadToken = parsed.isSet(Self.requireReadTokenSwitch)
     }
 
     /// An integer option with flagserver's message for a value out of `range`.
