@@ -133,9 +133,14 @@ import Testing
                 body: Array("false".utf8))
             #expect(guess.status == 401)
         }
-        let throttled = try await running.put("/v1/environments/production/flags/showIntroFreeSubscriptionBanner", "false")
+        let throttled = try await RawHTTP.request(
+            port: running.port, method: "PUT", path: "/v1/environments/production/flags/monetizationEnabled",
+            headers: [("Authorization", "Bearer sfl_guessed"), ("Content-Type", "application/json"), ("X-Change-Message", "x")],
+            body: Array("false".utf8))
         #expect(throttled.status == 429)
         #expect(throttled.header("Retry-After") != nil)
+        #expect(try await running.put("/v1/environments/production/flags/showIntroFreeSubscriptionBanner", "false").status == 200,
+                "the valid token is served")
         let log = running.server.errors
         #expect(log.contains("event=auth_failed client=127.0.0.1"))
         #expect(log.contains("path=/v1/environments/production/flags/monetizationEnabled"))

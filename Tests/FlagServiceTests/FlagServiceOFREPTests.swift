@@ -114,11 +114,14 @@ import Testing
         let failures = server.logLines.all.filter { $0.contains("event=auth_failed") && $0.contains("path=\(path)") }
         #expect(failures.count == 2)
         #expect(!failures.contains { $0.contains("sfl_guess") })
-        // Throttled: the valid token is not even looked at.
-        let throttled = try await evaluate(server, path, context: #"{"targetingKey": "a"}"#,
-                                           headers: [("Authorization", "Bearer \(server.readerToken)")])
+        // Past the limit a failure gets 429; the valid token from the same address is still served.
+        let throttled = try await evaluate(server, path, context: #"{"targetingKey": "a"}"#, headers: [("X-API-Key", "sfl_guess3")])
         #expect(throttled.status == 429)
         #expect(try throttled.errorCode() == "too_many_failed_authentications")
+        #expect(throttled.header("Retry-After") != nil)
+        let served = try await evaluate(server, path, context: #"{"targetingKey": "a"}"#,
+                                        headers: [("Authorization", "Bearer \(server.readerToken)")])
+        #expect(served.status == 200)
     }
 }
 

@@ -228,7 +228,8 @@ def check_auth_and_rate_limit(limited_url, token, lines, tally, check_forbidden=
     tally.check("auth", r.status_code == 401 and r.headers.get("WWW-Authenticate", "").startswith("Bearer"),
                 f"raw no token: {r.status_code} {r.headers}")
     if check_forbidden:
-        forbidden_url = limited_url.rstrip("/") + "/v1/environments/forbidden-for-interop"
+        # production exists on the server; the token may read only the default environment ("test").
+        forbidden_url = limited_url.rstrip("/") + "/v1/environments/production"
         restricted, _ = make_client(forbidden_url, "interop-restricted", headers={"Authorization": f"Bearer {token}"})
         details = getattr(restricted, method)(key, default, context)
         tally.check("auth", details.error_code == ErrorCode.GENERAL and details.error_message == "forbidden",

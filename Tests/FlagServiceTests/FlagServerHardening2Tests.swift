@@ -1,0 +1,134 @@
+import FlagStore
+import Foundation
+import Glibc
+import RawHTTPClient
+import Testing
+
+/// Issue #25 against the real `flagserver` process: no lock-out an attacker can cause, unknown tokens refused
+/// before their body, the buffered-body cap as an option, pipelining under a flood.
+@Suite struct FlagServerHardening2Tests {
+    /// A started server with a writer and a reader token.
+    struct Running {
+        let directory: String
+        let server: ServerProcess
+        let port: Int
+        let writer: String
+        let reader: String
+
+        static func start(_ extra: [String] = []) async throws -> Running {
+            let directory = try makeTemporaryDirectory()
+            let store = try FlagStore.open(path: directory + "/flags.sqlite")
+            let writer = try store.createToken(name: "ops", role: .writer).secret
+            let reader = try store.createToken(name: "app", role: .reader).secret
+            store.close()
+            let server = try ServerProcess(["--port", "0", "--database", "flags.sqlite", "--flags-dir",
+                                            FlagServerHardeningTests.flagsDirectory] + extra, directory: directory)
+            return Running(directory: directory, server: server, port: try await server.waitUntilReady(), writer: writer, reader: reader)
+        }
+
+        func stop() {
+            server.blockingStop()
+            try? FileManager.default.removeItem(atPath: directory)
+        }
+
+        /// The server's resident set in KiB (`VmRSS`).
+        var residentKiB: Int {
+            let status = (try? String(contentsOfFile: "/proc/\(server.process.processIdentifier)/status", encoding: .utf8)) ?? ""
+            let line = status.split(separator: "\n").first { $0.hasPrefix("VmRSS:") } ?? ""
+            return Int(line.split(separator: " ").dropFirst().first ?? "") ?? 0
+        }
+    }
+
+    static let flip = "/v1/environments/production/flags/showIntroFreeSubscriptionBanner"
+    static let ofrep = "/ofrep/v1/evaluate/flags/monetizationEnabled"
+
+    @Test func aThousandInventedTokensFromOneAddressDoNotLockOutItsRealUsers() async throws {
+        let running = try await Running.start(["--require-read-token"])
+        defer { running.stop() }
+        let port = running.port
+        // Writes, reads, OFREP and whoami, each with a token nobody was given, all from 127.0.0.1.
+        let statuses = try await offPool { () -> [Int: Int] in
+            var statuses: [Int: Int] = [:]
+            for index in 0..<1000 {
+                let client = try RawClient(port: port)
+                let token = "sfl_invented\(index)"
+                let response: RawClient.Response
+                switch index % 4 {
+                case 0: response = try client.request("PUT", Self.flip, body: "false",
+                                                      headers: [("Authorization", "Bearer \(token)"), ("X-Change-Message", "guess")])
+                case 1: response = try client.request("GET", "/v1/environments/production/document", headers: [("Authorization", "Bearer \(token)")])
+                case 2: response = try client.request("POST", Self.ofrep, body: #"{"context": {"targetingKey": "a"}}"#, headers: [("X-API-Key", token)])
+                default: response = try client.request("GET", "/v1/whoami", headers: [("Authorization", "Bearer \(token)")])
+                }
+                statuses[response.status, default: 0] += 1
+            }
+            return statuses
+        }
+        #expect(statuses == [401: 10, 429: 990], "\(statuses)")
+
+        let writer = [("Authorization", "Bearer \(running.writer)")]
+        let reader = [("Authorization", "Bearer \(running.reader)")]
+        let flip = try await RawHTTP.request(port: port, method: "PUT", path: Self.flip,
+                                             headers: writer + [("Content-Type", "application/json"), ("X-Change-Message", "real")],
+                                             body: Array("false".utf8))
+        #expect(flip.status == 200, "the writer's flip from the same address")
+        #expect(try await RawHTTP.request(port: port, method: "GET", path: "/v1/environments/production/document", headers: reader).status == 200)
+        let evaluation = try await RawHTTP.request(port: port, method: "POST", path: Self.ofrep, headers: reader + [("Content-Type", "application/json")],
+                                                   body: Array(#"{"context": {"targetingKey": "a"}}"#.utf8))
+        #expect(evaluation.status == 200)
+        #expect(try await RawHTTP.request(port: port, method: "GET", path: "/v1/whoami", headers: writer).status == 200)
+
+        let metrics = try await RawHTTP.request(port: port, method: "GET", path: "/metrics").text
+        #expect(metrics.contains(#"flagserver_auth_failures_total{answer="unauthorized"} 10"#), "\(metrics)")
+        #expect(metrics.contains(#"flagserver_auth_failures_total{answer="throttled"} 990"#))
+        #expect(metrics.contains("flagserver_auth_throttle_clients 1"))
+        let log = running.server.errors
+        #expect(log.components(separatedBy: "event=auth_failed").count - 1 == 10)
+        #expect(log.components(separatedBy: "event=auth_throttled").count - 1 == 1)
+        #expect(log.contains("event=auth_throttled client=127.0.0.1"))
+        #expect(!log.contains("sfl_invented"))
+    }
+
+    /// The head check: a token the server does not know is refused before a byte of the body is read, on the
+    /// API and on OFREP; the server never waits for the announced megabyte.
+    @Test func unknownTokensAreRefusedBeforeTheirBody() async throws {
+        let running = try await Running.start(["--require-read-token"])
+        defer { running.stop() }
+        let port = running.port
+        for (path, credential) in [(Self.flip, "Authorization: Bearer sfl_unknown"), (Self.ofrep, "X-API-Key: sfl_unknown")] {
+            let head = "\(path.hasPrefix("/ofrep") ? "POST" : "PUT") \(path) HTTP/1.1\r\nHost: h\r\n\(credential)\r\n"
+                + "Content-Type: application/json\r\nX-Change-Message: x\r\nContent-Length: 1048576\r\n\r\n"
+            let started = Date()
+            let raw = try await offPool { try RawHTTP.exchange(port: port, bytes: Array(head.utf8), timeoutSeconds: 5) }
+            #expect(try RawHTTP.parse(raw, method: "PUT").status == 401, "\(path)")
+            #expect(Date().timeIntervalSince(started) < 3, "answered from the head, not after a body timeout")
+        }
+        // A known token's body is read and the write goes through.
+        let flip = try await RawHTTP.request(port: port, method: "PUT", path: Self.flip,
+                                             headers: [("Authorization", "Bearer \(running.writer)"), ("Content-Type", "application/json"),
+                                                       ("X-Change-Message", "known")], body: Array("false".utf8))
+        #expect(flip.status == 200)
+    }
+
+    @Test func theBufferedBodyCapIsAnOption() async throws {
+        let running = try await Running.start(["--max-body-bytes", "600000", "--max-buffered-body-bytes", "1000000"])
+        defer { running.stop() }
+        let port = running.port
+        let head = "PUT /v1/environments/production/document HTTP/1.1\r\nHost: h\r\nAuthorization: Bearer \(running.writer)\r\n"
+            + "Content-Type: application/json\r\nX-Change-Message: cap\r\nContent-Length: 600000\r\n\r\n"
+        let outcome = try await offPool { () -> (Int?, Int?) in
+            // The first body holds 600,000 of the 1,000,000 bytes while it arrives; a second one does not fit.
+            let first = try RawClient(port: port)
+            try first.send(head + "{")
+            usleep(200_000)
+            let second = try RawClient(port: port, timeoutSeconds: 5)
+            try second.send(head)
+            let refused = try second.readResponse()
+            return (refused?.status, refused.flatMap { $0.header("Retry-After").flatMap(Int.init) })
+        }
+        #expect(outcome.0 == 503)
+        #expect(outcome.1 == 1)
+        let metrics = try await RawHTTP.request(port: port, method: "GET", path: "/metrics").text
+        #expect(metrics.contains(#"flagserver_http_responses_total{status="503"} 1"#))
+    }
+}
