@@ -50,15 +50,23 @@ final class RouteGuard: Sendable {
     /// `HTTPHandler.checkHead`): for a route that checks the store, a request without a usable `Authorization`,
     /// or with a token the in-memory table does not know, is refused (401, or 429 past the failure limit; logged
     /// and counted), so an invented token makes the server hold no body. A known token passes; it is checked
-    /// against the store (revocation, role, scope) once the body is there, off the loop. The table is reloaded
-    /// every `Options.tokenRefreshInterval`, so a token created while the server runs is accepted from the next
-    /// reload on.
+    /// against the store (revocation, role, scope) once the body is there, off the loop. A token missing from the
+    /// table while the database has changed since the table was read (`flagserver token create` runs in another
+    /// process) passes too unless its address is past the failure limit, and the table is reloaded.
     func checkHead(_ check: Check, _ request: HTTPRequest, _ context: HTTPRequestContext) -> HTTPResponse? {
         guard case .fresh(let role, _, _) = check else { return nil }
         do throws(ServiceError) {
             let secret = try Authenticator.secret(request, needed: role)
-            if authenticator.cachedRecord(secret: secret) != nil { return nil }
-            throw ServiceError.unauthorized("unknown or revoked token", invalidToken: true)
+            switch authenticator.headLookup(secret: secret) {
+            case .known:
+                return nil
+            case .unsure where throttle.retryAfter(clientAddress(request, context)) == nil:
+                // The database changed since the table was read (a token may have been created by another
+                // process): the body is read and the store decides, as for a known token.
+                return nil
+            case .unsure, .unknown:
+                throw ServiceError.unauthorized("unknown or revoked token", invalidToken: true)
+            }
         } catch {
             return failed(error, clientAddress(request, context), request, context).response
         }

@@ -87,8 +87,7 @@ import Testing
     @Test func aScopedReaderReadsOnlyItsEnvironments() async throws {
         let server = try TestServer(options: FlagService.Options(requireReadToken: true))
         defer { server.stop() }
-        let scoped = try server.store.createToken(name: "staging-reader", role: .reader, environments: ["staging"]).secret
-        try server.service.authenticator.reload()
+        let scoped = try server.token("staging-reader", .reader, environments: ["staging"])
         let bearer = [("Authorization", "Bearer \(scoped)")]
         let staging = "/v1/environments/staging/ofrep/v1/evaluate/flags/monetizationEnabled"
         #expect(try await evaluate(server, staging, context: #"{"targetingKey": "a"}"#, headers: bearer).status == 200)

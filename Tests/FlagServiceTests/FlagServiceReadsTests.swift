@@ -135,8 +135,7 @@ import Testing
     @Test func aScopedTokenListsOnlyItsEnvironmentsWhenReadsNeedAToken() async throws {
         let server = try TestServer(options: FlagService.Options(requireReadToken: true))
         defer { server.stop() }
-        let scoped = try server.store.createToken(name: "staging-reader", role: .reader, environments: ["staging"]).secret
-        try server.service.authenticator.reload()
+        let scoped = try server.token("staging-reader", .reader, environments: ["staging"])
         let list = try await server.get("/v1/environments", headers: [("Authorization", "Bearer \(scoped)")]).json()
         #expect(list["environments"]?.arrayValue?.map { $0["name"] } == ["staging"])
         let all = try await server.get("/v1/environments", headers: [("Authorization", "Bearer \(server.readerToken)")]).json()
@@ -150,7 +149,7 @@ import Testing
         // Every document is anyone's then: no token is looked at, so a scoped one changes nothing (docs/api.md).
         let server = try TestServer()
         defer { server.stop() }
-        let scoped = try server.store.createToken(name: "staging-reader", role: .reader, environments: ["staging"]).secret
+        let scoped = try server.token("staging-reader", .reader, environments: ["staging"])
         let list = try await server.get("/v1/environments", headers: [("Authorization", "Bearer \(scoped)")]).json()
         #expect(list["environments"]?.arrayValue?.map { $0["name"] } == ["production", "staging"])
     }

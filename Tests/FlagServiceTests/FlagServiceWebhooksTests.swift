@@ -115,7 +115,7 @@ import Testing
         defer { server.stop() }
         let body = #"{"url": "https://a.example", "events": ["*"]}"#
         #expect(try await call(server, "POST", "/v1/webhooks", json: body, token: server.writerToken).status == 403)
-        let scoped = try server.store.createToken(name: "prod-admin", role: .admin, environments: ["production"]).secret
+        let scoped = try server.token("prod-admin", .admin, environments: ["production"])
         let refused = try await call(server, "POST", "/v1/webhooks", json: body, token: scoped)
         #expect(refused.status == 403)
 
