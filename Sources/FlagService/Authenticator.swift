@@ -12,7 +12,7 @@ import Synchronization
 /// touches SQLite.
 public final class Authenticator: Sendable {
     /// What the in-memory table says about a token at a request's head (`headLookup`).
-    enum HeadLookup: Sendable {
+    enum HeadLookup: Sendable, Equatable {
         /// In the table (the store still decides, off the loop: revocation, role, scope).
         case known
         /// Not in the table, and the database has not changed since the table was loaded: unknown for sure.

@@ -138,7 +138,9 @@ final class RouteGuard: Sendable {
         do throws(ServiceError) {
             if fresh {
                 let secret = try Authenticator.secret(request, needed: role)
-                if authenticator.cachedRecord(secret: secret) == nil, throttle.retryAfter(clientAddress(request, context)) != nil {
+                // A head already looked the token up (`checkHead`); a request without a body did not.
+                if !context.headAccepted, authenticator.cachedRecord(secret: secret) == nil,
+                   throttle.retryAfter(clientAddress(request, context)) != nil {
                     throw ServiceError.unauthorized("unknown or revoked token", invalidToken: true)
                 }
                 return try authenticator.requireFresh(request, role: role)
