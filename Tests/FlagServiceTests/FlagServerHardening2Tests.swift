@@ -1,4 +1,3 @@
-import FlagStore
 import Foundation
 import Glibc
 import RawHTTPClient
@@ -7,37 +6,7 @@ import Testing
 /// Issue #25 against the real `flagserver` process: no lock-out an attacker can cause, unknown tokens refused
 /// before their body, the buffered-body cap as an option, pipelining under a flood.
 @Suite struct FlagServerHardening2Tests {
-    /// A started server with a writer and a reader token.
-    struct Running {
-        let directory: String
-        let server: ServerProcess
-        let port: Int
-        let writer: String
-        let reader: String
-
-        static func start(_ extra: [String] = []) async throws -> Running {
-            let directory = try makeTemporaryDirectory()
-            let store = try FlagStore.open(path: directory + "/flags.sqlite")
-            let writer = try store.createToken(name: "ops", role: .writer).secret
-            let reader = try store.createToken(name: "app", role: .reader).secret
-            store.close()
-            let server = try ServerProcess(["--port", "0", "--database", "flags.sqlite", "--flags-dir",
-                                            FlagServerHardeningTests.flagsDirectory] + extra, directory: directory)
-            return Running(directory: directory, server: server, port: try await server.waitUntilReady(), writer: writer, reader: reader)
-        }
-
-        func stop() {
-            server.blockingStop()
-            try? FileManager.default.removeItem(atPath: directory)
-        }
-
-        /// The server's resident set in KiB (`VmRSS`).
-        var residentKiB: Int {
-            let status = (try? String(contentsOfFile: "/proc/\(server.process.processIdentifier)/status", encoding: .utf8)) ?? ""
-            let line = status.split(separator: "\n").first { $0.hasPrefix("VmRSS:") } ?? ""
-            return Int(line.split(separator: " ").dropFirst().first ?? "") ?? 0
-        }
-    }
+    typealias Running = FlagServerHardeningTests.Running
 
     static let flip = "/v1/environments/production/flags/showIntroFreeSubscriptionBanner"
     static let ofrep = "/ofrep/v1/evaluate/flags/monetizationEnabled"
@@ -66,7 +35,7 @@ import Testing
         }
         #expect(statuses == [401: 10, 429: 990], "\(statuses)")
 
-        let writer = [("Authorization", "Bearer \(running.writer)")]
+        let writer = [("Authorization", "Bearer \(running.secret)")]
         let reader = [("Authorization", "Bearer \(running.reader)")]
         let flip = try await RawHTTP.request(port: port, method: "PUT", path: Self.flip,
                                              headers: writer + [("Content-Type", "application/json"), ("X-Change-Message", "real")],
@@ -108,7 +77,7 @@ import Testing
         }
         // A known token's body is read and the write goes through.
         let flip = try await RawHTTP.request(port: port, method: "PUT", path: Self.flip,
-                                             headers: [("Authorization", "Bearer \(running.writer)"), ("Content-Type", "application/json"),
+                                             headers: [("Authorization", "Bearer \(running.secret)"), ("Content-Type", "application/json"),
                                                        ("X-Change-Message", "known")], body: Array("false".utf8))
         #expect(flip.status == 200)
     }
@@ -159,7 +128,7 @@ import Testing
         let running = try await Running.start(["--max-body-bytes", "600000", "--max-buffered-body-bytes", "1000000"])
         defer { running.stop() }
         let port = running.port
-        let head = "PUT /v1/environments/production/document HTTP/1.1\r\nHost: h\r\nAuthorization: Bearer \(running.writer)\r\n"
+        let head = "PUT /v1/environments/production/document HTTP/1.1\r\nHost: h\r\nAuthorization: Bearer \(running.secret)\r\n"
             + "Content-Type: application/json\r\nX-Change-Message: cap\r\nContent-Length: 600000\r\n\r\n"
         let outcome = try await offPool { () -> (Int?, Int?) in
             // The first body holds 600,000 of the 1,000,000 bytes while it arrives; a second one does not fit.
