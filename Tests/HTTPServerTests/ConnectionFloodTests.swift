@@ -12,8 +12,8 @@ import Testing
     static let requests = 10_000
 
     /// The requests of one flooding client, each naming its number.
-    static func flood() -> [UInt8] {
-        Array((0..<requests).map { "GET /flood/\($0) HTTP/1.1\r\nHost: h\r\n\r\n" }.joined().utf8)
+    static func flood(_ path: String = "/flood/") -> [UInt8] {
+        Array((0..<requests).map { "GET \(path)\($0) HTTP/1.1\r\nHost: h\r\n\r\n" }.joined().utf8)
     }
 
     /// `ConnectionTests`' routes and `/flood/{n}`: 600 bytes naming the request, so 10,000 answers (6.5 MB)
@@ -22,6 +22,10 @@ import Testing
         ConnectionTests.routes(&builder)
         builder.add(.GET, "/flood/{n}") { _, context in
             HTTPResponse(body: Array("\(context.pathParameters["n"] ?? "")\n".utf8) + [UInt8](repeating: 0x2E, count: 600))
+        }
+        // flagserver's document is about this size.
+        builder.add(.GET, "/document/{n}") { _, context in
+            HTTPResponse(body: Array("\(context.pathParameters["n"] ?? "")\n".utf8) + [UInt8](repeating: 0x2E, count: 6500))
         }
     }
 
@@ -95,6 +99,35 @@ import Testing
             #expect(peak - before < 64 * 1024, "RSS grew \(peak - before) KiB with 8 x 10,000 unread answers")
             print("flood: 8 connections x \(Self.requests) pipelined GETs, answers \(answered); RSS \(before) -> \(peak) KiB while unread")
             #expect(server.metrics().responsesByStatus[200] ?? 0 >= 8 * Self.requests)
+        }
+    }
+
+    /// A flooding client that does not read within the write timeout is given up on, closed in stages (RFC 9112
+    /// §9.6): the write side is shut after what the kernel already holds, and its unread requests are drained, so
+    /// the close is a FIN, not a reset that would destroy the answers already on their way.
+    @Test(.timeLimit(.minutes(1)))
+    func aClientThatReadsTooLateGetsTheAnswersSentThenAnOrderlyClose() async throws {
+        try await withServer({ $0.timeouts.write = .milliseconds(300) }, routes: Self.routes) { server, port in
+            let outcome = try await offPool { () -> (bytes: Int, end: Int32) in
+                let client = try RawClient(port: port, timeoutSeconds: 10)
+                let written = Self.write(Self.flood("/document/"), on: client)
+                usleep(1_500_000)
+                // Everything until the stream ends: 0 from recv is an orderly end, -1 with ECONNRESET a reset.
+                var bytes = 0
+                var chunk = [UInt8](repeating: 0, count: 1 << 16)
+                var n = 1
+                while n > 0 {
+                    n = chunk.withUnsafeMutableBytes { recv(client.fd, $0.baseAddress, $0.count, 0) }
+                    if n > 0 { bytes += n }
+                }
+                let end = n == 0 ? 0 : errno
+                written.wait()
+                return (bytes, end)
+            }
+            #expect(outcome.end == 0, "an orderly close (FIN), not a reset: errno \(outcome.end)")
+            #expect(outcome.bytes > 1 << 20, "what the kernel held reached the client: \(outcome.bytes) bytes")
+            print("late reader: \(outcome.bytes) bytes (\(outcome.bytes / 6600) answers), then \(outcome.end == 0 ? "end of stream" : "errno \(outcome.end)")")
+            #expect(server.metrics().connectionsTimedOut >= 1)
         }
     }
 }
