@@ -91,8 +91,7 @@ public enum OFREPRoutes {
         let single: HTTPSyncHandlerFunction = { request, context in
             serve(request, context, configuration, key: context.pathParameters["key"] ?? "")
         }
-        return [Route(pattern: patterns[0], handler: bulk, checkHead: checkHead), Route(pattern: patterns[1], handler: single, checkHead: checkHead),
-                Route(pattern: patterns[2], handler: bulk, checkHead: checkHead), Route(pattern: patterns[3], handler: single, checkHead: checkHead)]
+        return zip(patterns, [bulk, single, bulk, single]).map { Route(pattern: $0, handler: $1, checkHead: checkHead) }
     }
 
     /// Adds the four OFREP routes to `builder` (a server with only OFREP: `ofrep-test-server`, the tests).
