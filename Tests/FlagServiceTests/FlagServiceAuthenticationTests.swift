@@ -35,7 +35,8 @@ import Testing
         let throttled = try await server.write("PUT", Self.flip, json: "false", token: "sfl_guess4")
         #expect(throttled.status == 429)
         #expect(try throttled.errorCode() == "too_many_failed_authentications")
-        #expect((50...60).contains(Int(throttled.header("Retry-After") ?? "") ?? 0))
+        // The rest of the window (exact in FailedAuthThrottleTests, on a stepped clock; a loaded machine takes seconds here).
+        #expect((1...60).contains(Int(throttled.header("Retry-After") ?? "") ?? 0))
         #expect(try await server.write("PUT", Self.flip, json: "false", token: "sfl_guess5").status == 429)
         #expect(try server.store.currentVersion(environment: "production")?.number == 1)
         let throttledLines = server.logLines.all.filter { $0.contains("event=auth_throttled") }
