@@ -58,6 +58,27 @@ import Testing
         #expect(!log.contains("sfl_invented"))
     }
 
+    /// Behind a trusted proxy, an attacker rotating through the addresses of its IPv6 /64 is one client: its
+    /// failures add up and the throttle's table holds one entry for it.
+    @Test func rotatedIPv6AddressesCountAsTheirSlash64() async throws {
+        let running = try await Running.start(["--trusted-proxy", "127.0.0.1", "--auth-failure-limit", "3"])
+        defer { running.stop() }
+        var statuses: [Int] = []
+        for index in 1...6 {
+            let response = try await RawHTTP.request(port: running.port, method: "GET", path: "/v1/whoami",
+                                                     headers: [("Authorization", "Bearer sfl_rotating"),
+                                                               ("X-Forwarded-For", "2001:db8:7:9::\(String(index, radix: 16))")])
+            statuses.append(response.status)
+        }
+        #expect(statuses == [401, 401, 401, 429, 429, 429])
+        let other = try await RawHTTP.request(port: running.port, method: "GET", path: "/v1/whoami",
+                                              headers: [("Authorization", "Bearer sfl_rotating"), ("X-Forwarded-For", "2001:db8:7:a::1")])
+        #expect(other.status == 401, "another /64 is another client")
+        let metrics = try await RawHTTP.request(port: running.port, method: "GET", path: "/metrics").text
+        #expect(metrics.contains("flagserver_auth_throttle_clients 2"), "\(metrics)")
+        #expect(running.server.errors.contains("event=auth_throttled client=2001:db8:7:9::"))
+    }
+
     /// The head check: a token the server does not know is refused before a byte of the body is read, on the
     /// API and on OFREP; the server never waits for the announced megabyte.
     @Test func unknownTokensAreRefusedBeforeTheirBody() async throws {
