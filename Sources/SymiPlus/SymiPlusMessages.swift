@@ -63,7 +63,7 @@ public enum SymiPlusMessages {
         case .cancelled: nil
         case .productsUnavailable: productsUnavailable
         case .syncFailed: restoreFailed
-        case .purchaseFailed, .unknownProduct, .entitlementsUnavailable: purchaseFailed
+        case .purchaseFailed, .unknownProduct, .entitlementsUnavailable, .statusUnavailable: purchaseFailed
         }
     }
 }
