@@ -6,8 +6,9 @@ import Testing
 /// Settings section, start-screen card, and the premium gate; the brief's "App bleibt aktuell ohne Kauf vollständig
 /// nutzbar" checked on real documents.
 @Suite struct SymiPlusEntryPointsTests {
-    static let subscribed = PurchaseState(offeredProductIds: ["symi_plus_monthly"], products: [Fixtures.monthly()],
-                                          productsPhase: .loaded, entitlements: [Fixtures.entitlement()], entitlementsChecked: true)
+    static let subscribed = Fixtures.decided(PurchaseState(offeredProductIds: ["symi_plus_monthly"], products: [Fixtures.monthly()],
+                                                           productsPhase: .loaded, entitlements: [Fixtures.entitlement()],
+                                                           entitlementsChecked: true))
     static let notSubscribed = PurchaseState(offeredProductIds: ["symi_plus_monthly"], products: [Fixtures.monthly()],
                                              productsPhase: .loaded, entitlementsChecked: true)
     /// The store failing at everything: no products, no entitlement check answered, the last action failed.
