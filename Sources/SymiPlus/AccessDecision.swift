@@ -108,5 +108,5 @@ public struct AccessDecision: Sendable, Equatable {
     }
 
     /// No access, nothing to say.
-    public static let none = AccessDecision(isEntitled: false, basis: .none)
+    public static let notEntitled = AccessDecision(isEntitled: false, basis: .none)
 }

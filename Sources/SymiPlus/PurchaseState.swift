@@ -69,7 +69,7 @@ public struct PurchaseState: Sendable, Equatable {
     /// A state from its parts; the defaults are the state at launch.
     public init(offeredProductIds: [String] = [], ignoredProductIds: [String] = [], products: [StoreProduct] = [],
                 productsPhase: ProductsPhase = .notLoaded, entitlements: [StoreEntitlement] = [],
-                entitlementsChecked: Bool = false, statuses: [SubscriptionStatus] = [], access: AccessDecision = .none,
+                entitlementsChecked: Bool = false, statuses: [SubscriptionStatus] = [], access: AccessDecision = .notEntitled,
                 billingRetryAccessDays: Int = SymiSafeDefaults.billingRetryAccessDays, installOrigin: InstallOrigin? = nil,
                 activity: Activity = .idle) {
         self.offeredProductIds = offeredProductIds

@@ -79,6 +79,9 @@ public enum SymiPlusMessages {
     public static let activeUntil = Text(german: "Aktiv bis {date}", english: "Active until {date}")
     /// A switch (monthly to yearly) scheduled for the next renewal.
     public static let switchesOn = Text(german: "Aktiv. Wechselt am {date} zu {name}.", english: "Active. Switches to {name} on {date}.")
+    /// A switch whose product is not loaded (so has no name to show).
+    public static let switchesOnUnnamed = Text(german: "Aktiv. Dein Abo wechselt am {date}.",
+                                               english: "Active. Your subscription changes on {date}.")
     /// The button that switches to the other product.
     public static let switchTo = Text(german: "Zu {name} wechseln ({price})", english: "Switch to {name} ({price})")
     /// A failed renewal while access lasts (grace period or courtesy window): calm, no blame, one way to fix it.

@@ -33,9 +33,6 @@ public struct SymiPlusSubscriptionPanel: Sendable, Equatable {
         func date(_ value: Date) -> String {
             SymiPlusMessages.date(value, language, localeIdentifier: localeIdentifier, timeZone: timeZone)
         }
-        func name(_ productId: String) -> String {
-            purchases.products.first { $0.id == productId }?.displayName ?? productId
-        }
         manageButton = SymiPlusMessages.manageSubscription(language)
         if let issue = access.billingIssue {
             billingNotice = issue.accessUntil.map { SymiPlusMessages.fill(SymiPlusMessages.billingIssueActive, language, ["date": date($0)]) }
@@ -45,7 +42,10 @@ public struct SymiPlusSubscriptionPanel: Sendable, Equatable {
             if let end = access.endsAt {
                 status = SymiPlusMessages.fill(SymiPlusMessages.endsOn, language, ["date": date(end)])
             } else if let target = access.switchesTo, let end = access.periodEnd {
-                status = SymiPlusMessages.fill(SymiPlusMessages.switchesOn, language, ["date": date(end), "name": name(target)])
+                // StoreKit's localized name when the product is loaded; never the raw product id.
+                status = purchases.products.first(where: { $0.id == target }).map { product in
+                    SymiPlusMessages.fill(SymiPlusMessages.switchesOn, language, ["date": date(end), "name": product.displayName])
+                } ?? SymiPlusMessages.fill(SymiPlusMessages.switchesOnUnnamed, language, ["date": date(end)])
             } else if access.basis == .subscribed, let end = access.periodEnd {
                 status = SymiPlusMessages.fill(SymiPlusMessages.renewsOn, language, ["date": date(end)])
             } else {

@@ -91,6 +91,14 @@ enum Fixtures {
         return FlagSnapshot(document: document, context: context(locale: locale))
     }
 
+    /// Production offering both products (monthly, then yearly), as staging does.
+    static func offeringBoth(locale: String = "de_DE") throws -> FlagSnapshot {
+        let document = try modified(try document()) { flags in
+            flags["subscriptionProductIds"] = ["type": "json", "default": ["symi_plus_monthly", "symi_plus_yearly"]]
+        }
+        return FlagSnapshot(document: document, context: context(locale: locale))
+    }
+
     /// Production with one boolean flag's default changed.
     static func production(setting key: String, to value: Bool, locale: String = "de_DE") throws -> FlagSnapshot {
         let document = try modified(try document()) { flags in
