@@ -92,7 +92,9 @@ public enum SymiPlusAccess {
             }
             if described { continue }
             grants.append(Grant(basis: .subscribed, until: entitlement.expirationDate, transaction: entitlement, status: nil))
-            reviewDates += [entitlement.expirationDate].compactMap { $0 }
+            // Listed past its date without a status (a grace period StoreKit did not describe): ask again daily.
+            reviewDates += [entitlement.expirationDate.map { $0 > input.now ? $0 : input.now.addingTimeInterval(day) }]
+                .compactMap { $0 }
         }
         let reviewAt = reviewDates.filter { $0 > input.now }.min()
         guard let best = grants.dropFirst().reduce(grants.first, { best, grant in

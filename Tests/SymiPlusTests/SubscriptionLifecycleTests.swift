@@ -127,7 +127,14 @@ import Testing
         }
         let manager = try await launched()
         var notices: [String?] = []
-        for (priceIncrease, autoRenew) in [(SubscriptionRenewalInfo.PriceIncreaseStatus.pending, true), (.agreed, true), (.pending, false)] {
+        for (step, (priceIncrease, autoRenew)) in [(SubscriptionRenewalInfo.PriceIncreaseStatus.pending, true), (.agreed, true),
+                                                   (.pending, false)].enumerated() {
+            let before = manager.isPremiumEntitled
+            await store.setFailing(true)
+            clock.advance(to: Fixtures.now.addingTimeInterval(Double(step) * Self.day))
+            await manager.updatePurchasedProducts()
+            #expect(manager.isPremiumEntitled || !before, "a failing store took access away")
+            await store.setFailing(false)
             await store.setEntitlements([Self.intro])
             await store.setStatuses([Fixtures.status(.subscribed, Self.intro,
                                                      Fixtures.renewal(willAutoRenew: autoRenew, priceIncrease: priceIncrease))])

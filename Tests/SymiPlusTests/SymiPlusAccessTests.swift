@@ -42,7 +42,9 @@ import Testing
             $0.billingIssue == .init(inGracePeriod: true, accessUntil: now.addingTimeInterval(15 * day))
                 && $0.reviewAt == now.addingTimeInterval(15 * day)
         },
-        Row(name: "grace period listed, statuses unknown", entitlements: [lapsed], expected: .subscribed),
+        Row(name: "grace period listed, statuses unknown", entitlements: [lapsed], expected: .subscribed) {
+            $0.reviewAt == now.addingTimeInterval(day)
+        },
         Row(name: "grace period without a date", statuses: [Fixtures.status(.inGracePeriod, lapsed)], expected: .gracePeriod),
         Row(name: "grace period over, courtesy window over too", statuses: [Fixtures.status(
             .inBillingRetryPeriod, lapsed, Fixtures.renewal(graceUntil: now.addingTimeInterval(-60), retrying: true))], days: 0,

@@ -103,14 +103,21 @@ actor ScriptedStore: PurchaseStore {
     func setStatusesError(_ error: StoreError?) { statusesError = error }
     func setUnfinished(_ updates: [StoreTransactionUpdate]) { unfinished = updates }
     func setOrigin(_ origin: InstallOrigin) { self.origin = origin }
-    /// The store failing at everything it can fail at (or answering again).
+    /// The store failing at everything it can fail at (or answering again, with the products it had before).
     func setFailing(_ failing: Bool) {
-        let error = StoreError(.entitlementsUnavailable, cause: "offline")
-        entitlementsError = failing ? error : nil
+        entitlementsError = failing ? StoreError(.entitlementsUnavailable, cause: "offline") : nil
         statusesError = failing ? StoreError(.statusUnavailable, cause: "offline") : nil
-        productsResult = failing ? .failure(StoreError(.productsUnavailable, cause: "offline")) : productsResult
         syncResult = failing ? .failure(StoreError(.syncFailed, cause: "offline")) : .success([])
+        if failing, productsBeforeFailure == nil {
+            productsBeforeFailure = productsResult
+            productsResult = .failure(StoreError(.productsUnavailable, cause: "offline"))
+        } else if !failing, let before = productsBeforeFailure {
+            productsResult = before
+            productsBeforeFailure = nil
+        }
     }
+
+    private var productsBeforeFailure: Result<[StoreProduct], StoreError>?
 
     /// Delivers a transaction update, as `Transaction.updates` would.
     nonisolated func send(_ update: StoreTransactionUpdate) { continuation.yield(update) }
