@@ -92,13 +92,7 @@ public struct StoreKitPurchaseStore: PurchaseStore {
     public func finishUnfinishedTransactions() async -> [StoreTransactionUpdate] {
         var result: [StoreTransactionUpdate] = []
         for await verification in StoreKit.Transaction.unfinished {
-            switch verification {
-            case .verified(let transaction):
-                result.append(.verified(Self.entitlement(transaction)))
-                await transaction.finish()
-            case .unverified(let transaction, let verificationError):
-                result.append(.unverified(productId: transaction.productID, reason: String(describing: verificationError)))
-            }
+            result.append(await Self.finishedUpdate(verification))
         }
         return result
     }
@@ -126,14 +120,7 @@ public struct StoreKitPurchaseStore: PurchaseStore {
         AsyncStream { continuation in
             let task = Task {
                 for await verification in StoreKit.Transaction.updates {
-                    switch verification {
-                    case .verified(let transaction):
-                        continuation.yield(.verified(Self.entitlement(transaction)))
-                        await transaction.finish()
-                    case .unverified(let transaction, let verificationError):
-                        continuation.yield(.unverified(productId: transaction.productID,
-                                                       reason: String(describing: verificationError)))
-                    }
+                    continuation.yield(await Self.finishedUpdate(verification))
                 }
                 continuation.finish()
             }
@@ -153,6 +140,19 @@ public struct StoreKitPurchaseStore: PurchaseStore {
     }
 
     // MARK: Conversions
+
+    /// A transaction from `Transaction.updates` or `Transaction.unfinished` as an update: a verified one is finished
+    /// once converted; an unverified one is reported and left unfinished, so StoreKit delivers it again.
+    static func finishedUpdate(_ verification: VerificationResult<StoreKit.Transaction>) async -> StoreTransactionUpdate {
+        switch verification {
+        case .verified(let transaction):
+            let update = StoreTransactionUpdate.verified(entitlement(transaction))
+            await transaction.finish()
+            return update
+        case .unverified(let transaction, let verificationError):
+            return .unverified(productId: transaction.productID, reason: String(describing: verificationError))
+        }
+    }
 
     static func storeProduct(_ product: Product) async -> StoreProduct {
         var period: StoreProduct.Period?
@@ -202,7 +202,7 @@ public struct StoreKitPurchaseStore: PurchaseStore {
         case .agreed: .agreed
         }
         // `ExpirationReason` is a struct of static values as well.
-        let reason: SubscriptionRenewalInfo.ExpirationReason? = info.expirationReason.map { reason in
+        let reason = info.expirationReason.map { reason -> SubscriptionRenewalInfo.ExpirationReason in
             switch reason {
             case .autoRenewDisabled: .autoRenewDisabled
             case .billingError: .billingError
