@@ -81,11 +81,11 @@ public struct AccessDecision: Sendable, Equatable {
     public var billingIssue: BillingIssue?
     /// Whether a price increase awaits this subscriber's consent (the only case the price-change notice is shown).
     public var priceIncreasePending: Bool
-    /// The end of a cancelled subscription that is still active ("endet am ...").
+    /// The end of a cancelled subscription that is still active ("endet am ..."); only while it lies ahead.
     public var endsAt: Date?
     /// The product the subscription switches to at its next renewal (monthly to yearly), and when.
     public var switchesTo: String?
-    /// When the current period ends and renews (or switches, or ends).
+    /// When the current period ends and renews (or switches, or ends); only while it lies ahead.
     public var periodEnd: Date?
     /// Whether this is an earlier decision kept because the store failed (the store's own answer would have said less).
     public var keptAfterStoreFailure: Bool

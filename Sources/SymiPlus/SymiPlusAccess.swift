@@ -104,6 +104,8 @@ public enum SymiPlusAccess {
             return AccessDecision(isEntitled: false, basis: .none, reviewAt: reviewAt, billingIssue: issue)
         }
         let renewal = best.status?.renewal
+        // Dates already past (a grace period StoreKit lists without a status) are not shown as "renews on".
+        let upcomingEnd = best.transaction.expirationDate.flatMap { $0 > input.now ? $0 : nil }
         let paidUp = best.basis == .subscribed
         let cancelled = paidUp && renewal.map { !$0.willAutoRenew } == true
         let switchTarget = renewal.flatMap { info in
@@ -114,8 +116,8 @@ public enum SymiPlusAccess {
             isEntitled: true, basis: best.basis, productId: best.transaction.productId, transactionId: best.transaction.transactionId,
             reviewAt: reviewAt, billingIssue: paidUp ? nil : issue,
             priceIncreasePending: paidUp && renewal?.willAutoRenew == true && renewal?.priceIncreaseStatus == .pending,
-            endsAt: cancelled ? best.transaction.expirationDate : nil,
+            endsAt: cancelled ? upcomingEnd : nil,
             switchesTo: paidUp ? switchTarget : nil,
-            periodEnd: best.transaction.expirationDate)
+            periodEnd: upcomingEnd)
     }
 }

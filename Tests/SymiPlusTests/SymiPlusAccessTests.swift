@@ -43,7 +43,7 @@ import Testing
                 && $0.reviewAt == now.addingTimeInterval(15 * day)
         },
         Row(name: "grace period listed, statuses unknown", entitlements: [lapsed], expected: .subscribed) {
-            $0.reviewAt == now.addingTimeInterval(day)
+            $0.reviewAt == now.addingTimeInterval(day) && $0.periodEnd == nil && $0.endsAt == nil
         },
         Row(name: "grace period without a date", statuses: [Fixtures.status(.inGracePeriod, lapsed)], expected: .gracePeriod),
         Row(name: "grace period over, courtesy window over too", statuses: [Fixtures.status(
