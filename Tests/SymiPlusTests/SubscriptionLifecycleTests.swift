@@ -266,6 +266,19 @@ import Testing
         #expect(screen.status == .subscribed && screen.message == SymiPlusMessages.subscribed(SymiPlusLanguage(localeIdentifier: locale)))
     }
 
+    @Test(arguments: ["de_DE", "en_US"])
+    func aGracePeriodListedWhileTheStatusesCannotBeReadKeepsAccess(locale: String) async throws {
+        clock.advance(to: Self.m2.addingTimeInterval(3_600))
+        await store.setEntitlements([Self.paid])
+        await store.setStatuses([Fixtures.status(.inGracePeriod, Self.paid, Fixtures.renewal(graceUntil: Self.m2.addingTimeInterval(16 * Self.day)))])
+        await store.setStatusesError(StoreError(.statusUnavailable, cause: "offline"))
+        let manager = try await launched()
+        #expect(manager.isPremiumEntitled, "StoreKit lists it although its expirationDate has passed")
+        let screen = SymiPlusScreen(flags: try Fixtures.offeringBoth(locale: locale), purchases: manager.state, timeZone: Self.utc)
+        #expect(screen.subscription?.status == (locale == "de_DE" ? "Aktiv" : "Active"), "no 'renews on' a past date")
+        #expect(manager.state.access.reviewAt == Self.m2.addingTimeInterval(3_600 + Self.day), "asked again daily")
+    }
+
     @Test func theReviewAtTheEndOfAGracePeriodAsksTheStoreInsteadOfTheClock() async throws {
         let graceEnd = Self.m2.addingTimeInterval(16 * Self.day)
         clock.advance(to: Self.m2.addingTimeInterval(3_600))
