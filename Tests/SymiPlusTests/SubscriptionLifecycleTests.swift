@@ -236,18 +236,6 @@ import Testing
     }
 
     @Test(arguments: ["de_DE", "en_US"])
-    func aSwitchToAProductTheFlagsDoNotOfferNamesNoId(locale: String) throws {
-        let state = Fixtures.decided(PurchaseState(
-            offeredProductIds: ["symi_plus_monthly"], products: [Fixtures.monthly()], productsPhase: .loaded,
-            entitlements: [Self.intro], entitlementsChecked: true,
-            statuses: [Fixtures.status(.subscribed, Self.intro, Fixtures.renewal(to: "symi_plus_yearly"))]))
-        let screen = SymiPlusScreen(flags: try Fixtures.production(locale: locale), purchases: state, timeZone: Self.utc)
-        #expect(screen.subscription?.status == (locale == "de_DE" ? "Aktiv. Dein Abo wechselt am 14. Februar 2027."
-                                                                  : "Active. Your subscription changes on February 14, 2027."))
-        #expect(screen.subscription?.switchOffers.isEmpty == true, "a switch is already scheduled")
-    }
-
-    @Test(arguments: ["de_DE", "en_US"])
     func askToBuyApprovedLate(locale: String) async throws {
         await store.setPurchase(.success(.pending))
         let manager = try await launched()
