@@ -142,7 +142,7 @@ struct SubscriptionSheets: ViewModifier {
 
     func body(content: Content) -> some View {
         #if os(iOS)
-        content
+        return content
             .manageSubscriptionsSheet(isPresented: $state.managesSubscription)
             .offerCodeRedemption(isPresented: $state.redeemsCode) { _ in
                 Task { await purchases.updatePurchasedProducts() }
@@ -156,7 +156,7 @@ struct SubscriptionSheets: ViewModifier {
                 if !presented { Task { await purchases.updatePurchasedProducts() } }
             }
         #else
-        content
+        return content
         #endif
     }
 }
