@@ -39,6 +39,37 @@ import Testing
         #expect(try server.store.currentVersion(environment: "production")?.number == 1, "a preview publishes nothing")
     }
 
+    /// The paid day's early-user rule previewed as a whole document: the sampled installs carry install dates
+    /// (ImpactSample, shared with flagctl), so the console shows the numbers `flagctl diff --impact` prints, and
+    /// only installs known to be late are locked.
+    @Test func theEarlyUserRuleIsPreviewedWithSampledInstallDates() async throws {
+        let server = try TestServer()
+        defer { server.stop() }
+        let old = try #require(server.service.snapshots.snapshot("production")?.document)
+        var root = old.jsonValue.objectValue ?? [:]
+        var cohorts = root["cohorts"]?.objectValue ?? [:]
+        cohorts["earlyUsers"] = ["firstInstallDate": ["before": "2027-03-01T00:00:00Z"]]
+        cohorts["installedSinceSwitch"] = ["firstInstallDate": ["after": "2027-03-01T00:00:00Z"]]
+        root["cohorts"] = .object(cohorts)
+        var flags = root["flags"]?.objectValue ?? [:]
+        var premium = flags["premiumFeaturesLocked"]?.objectValue ?? [:]
+        premium["rules"] = .array((premium["rules"]?.arrayValue ?? [])
+            + [["cohort": "earlyUsers", "value": false], ["cohort": "installedSinceSwitch", "value": true]])
+        flags["premiumFeaturesLocked"] = .object(premium)
+        root["flags"] = .object(flags)
+        let newJSON = JSONValue.object(root)
+        let response = try await server.write("POST", Self.path, json: (["document": newJSON] as JSONValue).canonicalString, message: nil)
+        #expect(response.status == 200, "\(response.text)")
+        let new = try FlagDocument.decode(newJSON.canonicalBytes)
+        let sample = ImpactSample.generate(count: 100_000, seed: ImpactSample.defaultSeed, pools: ImpactSample.pools(for: [old, new]))
+        let locked = sample.filter { new.evaluate("premiumFeaturesLocked", context: $0).value == true }
+        #expect(locked.allSatisfy { ($0.firstInstallMilliseconds ?? 0) > 1_803_859_200_000 })
+        #expect(sample.filter { $0.firstInstallDate == nil }.count > 4_000, "about 5 % of the sample has no date")
+        let impact = try #require(try response.json()["impact"])
+        #expect(impact["flags"]?["premiumFeaturesLocked"]?["changed"] == .integer(Int64(locked.count)))
+        #expect(impact["lines"]?.arrayValue?.compactMap(\.stringValue) == ImpactAnalysis.measure(from: old, to: new, sample: sample).lines)
+    }
+
     @Test func aTypeMismatchIsRefusedAtItsDocumentPath() async throws {
         let server = try TestServer()
         defer { server.stop() }
