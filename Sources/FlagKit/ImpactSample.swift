@@ -70,7 +70,9 @@ public enum ImpactSample {
                 let window = instants.min().map { lowest in
                     (lowest - instantWindowBefore)...((instants.max() ?? lowest) + instantWindowAfter)
                 } ?? instantWindowWithoutBounds
-                return AttributePool(name: name, values: sorted.isEmpty ? [nil] : sorted, instantWindow: window)
+                // No bound to draw: the bound share is unknown too (only `exists` was tested, so only presence matters).
+                let values: [JSONValue?] = sorted.isEmpty ? [nil] : sorted.map(Optional.some)
+                return AttributePool(name: name, values: values, instantWindow: window)
             }
             values.insert(VersionAttributes.names.contains(name) ? .string("0.0.1") : .string("zz-matches-none"))
             let sorted = values.sorted { JSONValue.utf8Order($0.canonicalString, $1.canonicalString) }
