@@ -46,18 +46,8 @@ import Testing
         let server = try TestServer()
         defer { server.stop() }
         let old = try #require(server.service.snapshots.snapshot("production")?.document)
-        var root = old.jsonValue.objectValue ?? [:]
-        var cohorts = root["cohorts"]?.objectValue ?? [:]
-        cohorts["earlyUsers"] = ["firstInstallDate": ["before": "2027-03-01T00:00:00Z"]]
-        cohorts["installedSinceSwitch"] = ["firstInstallDate": ["after": "2027-03-01T00:00:00Z"]]
-        root["cohorts"] = .object(cohorts)
-        var flags = root["flags"]?.objectValue ?? [:]
-        var premium = flags["premiumFeaturesLocked"]?.objectValue ?? [:]
-        premium["rules"] = .array((premium["rules"]?.arrayValue ?? [])
-            + [["cohort": "earlyUsers", "value": false], ["cohort": "installedSinceSwitch", "value": true]])
-        flags["premiumFeaturesLocked"] = .object(premium)
-        root["flags"] = .object(flags)
-        let newJSON = JSONValue.object(root)
+        let rule = try Data(contentsOf: repositoryRoot.appendingPathComponent("Tests/FlagKitTests/Fixtures/early-user-rule.changes.json"))
+        let newJSON = try ChangeSet.decode(Array(rule)).apply(to: old).jsonValue
         let response = try await server.write("POST", Self.path, json: (["document": newJSON] as JSONValue).canonicalString, message: nil)
         #expect(response.status == 200, "\(response.text)")
         let new = try FlagDocument.decode(newJSON.canonicalBytes)
