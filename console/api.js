@@ -44,7 +44,9 @@ export async function request(method, path, { body, headers = {}, token = stored
   } catch {
     parsed = null;
   }
-  if (!response.ok) throw new APIError(response.status, parsed?.error);
+  // OFREP answers refusals in its own shape ({"errorCode", "errorDetails"}); say what it says, not "HTTP 400".
+  const ofrep = parsed?.errorCode ? { code: parsed.errorCode, message: `${parsed.errorCode}: ${parsed.errorDetails ?? ""}` } : undefined;
+  if (!response.ok) throw new APIError(response.status, parsed?.error ?? ofrep);
   return { body: parsed, headers: response.headers };
 }
 

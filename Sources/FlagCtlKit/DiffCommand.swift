@@ -17,7 +17,10 @@ public struct DiffCommand: Command {
         --impact evaluates both sides for a deterministic sample of installs and prints, per flag, the
         share that would see a different value. Without --contexts the installs are generated from the
         seed: a random install id each, and every attribute the cohorts mention drawn uniformly from the
-        values they compare against, values just beside each bound, absent, and one that matches nothing.
+        values they compare against, values just beside each bound, absent, and one that matches nothing;
+        an install date (firstInstallDate, or any attribute compared with before/after) is unknown for 5 %,
+        a bound or 1 ms beside one for 5 %, and otherwise a second drawn uniformly from two years before the
+        earliest bound to one year after the latest.
         Exit status as diff(1): 0 same, 1 different, 2 trouble.
         """,
         options: [jsonSwitch, impactSwitch, sampleOption, contextsOption, seedOption, environmentOption],

@@ -31,6 +31,7 @@ public enum Linter {
         }
         findings += legalLinkFindings(in: document)
         findings += premiumLockFindings(in: document)
+        findings += installDateFindings(in: document)
         findings += languageFindings(in: document)
         findings += pricePlaceholderFindings(in: copy)
         findings += billingRetryFindings(in: document)

@@ -57,7 +57,7 @@ import Testing
             let first = try client.request("POST", "/ofrep/v1/evaluate/flags", body: Self.english)
             #expect(first.status == 200)
             let etag = try #require(first.header("ETag"))
-            #expect(try parse(first)["flags"]?.arrayValue?.count == 11)
+            #expect(try parse(first)["flags"]?.arrayValue?.count == 12)
             let second = try client.request("POST", "/ofrep/v1/evaluate/flags", body: Self.english, headers: [("If-None-Match", etag)])
             #expect(second.status == 304)
             #expect(second.body.isEmpty)
