@@ -1,0 +1,22 @@
+// Small form pieces the admin views share: a group of checkboxes from a list of values, the values ticked,
+// and a secret shown once (webhooks' signing secrets, tokens).
+import { clear, el } from "./dom.js";
+
+/** Checkboxes named `name`, one per value, in `container`. */
+export function checkboxes(container, name, values) {
+  clear(container).append(...values.map((value, index) => {
+    const box = el("input", { type: "checkbox", id: `${name}-${index}`, name, value });
+    return el("p", { class: "check" }, box, el("label", { for: box.id, text: value }));
+  }));
+}
+
+/** The values of the ticked checkboxes in `container`. */
+export function ticked(container) {
+  return [...container.querySelectorAll("input[type=checkbox]:checked")].map((box) => box.value);
+}
+
+/** A secret shown once, with the warning that it will not be shown again. */
+export function showSecretOnce(container, label, secret) {
+  clear(container).append(el("p", { class: "secret-note", text: label }), el("code", { class: "secret", text: secret }));
+  container.hidden = false;
+}
