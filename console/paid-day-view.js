@@ -34,12 +34,13 @@ function protectedBy(policy, key) {
   return policy?.protected === true || policy?.flags?.[key]?.protected === true;
 }
 
-async function preview(step, current, card) {
+/** Shows the diff and the share of installs affected of `proposed` (the step's own change, or a waiting one's). */
+async function preview(step, proposed, card) {
   const output = card.querySelector(".step-preview");
   const error = card.querySelector(".error");
   error.textContent = "";
   try {
-    const { body } = await api.preview(state.environment, { flag: step.flag, ...proposal(step, current) });
+    const { body } = await api.preview(state.environment, { flag: step.flag, ...proposed });
     card.dataset.etag = body.baseEtag ?? "";
     const diff = el("pre", { class: "diff" });
     renderDiff(diff, body.lines);
@@ -49,7 +50,8 @@ async function preview(step, current, card) {
     clear(output).append(el("h4", { text: t("whatChanges") }), diff, el("h4", { text: t("whoIsAffected") }),
       el("ul", { class: "impact" }, shares.length ? shares : el("li", { text: t("impactNone") })));
     output.hidden = false;
-    card.querySelector('[data-action="publish"]').hidden = !body.changed;
+    const publishButton = card.querySelector('[data-action="publish"]');
+    if (publishButton) publishButton.hidden = !body.changed;
   } catch (failure) {
     showRefusal(error, card.querySelector(".issues"), failure);
   }
@@ -96,18 +98,27 @@ function flagStep(step, index, context) {
     el("p", { text: text(step.text) }),
     el("p", { class: "muted" }, el("code", { text: step.flag }), guarded ? el("strong", { text: ` ${t("needsSecond")}` }) : null));
   if (!current) card.append(el("p", { class: "error", text: t("stepNoFlag", { flag: step.flag }) }));
+  card.append(el("div", { class: "step-preview preview", hidden: true }));
   for (const change of waiting) {
     const own = change.author === state.identity?.name;
     card.append(el("p", { class: "waits", "data-change": String(change.id) }, el("span", {
       text: t(change.status === "pending" ? "stepWaitsApproval" : "stepWaitsTime",
         { id: change.id, author: change.author, time: time(change.applyAt ?? change.createdAt), message: change.message }) })));
+    const actions = el("div", { class: "actions" });
+    // What the waiting change would do now, for both people: the same preview as before it was proposed.
+    const proposed = change.changes?.flags?.[step.flag];
+    if (proposed) {
+      const show = el("button", { type: "button", class: "quiet", "data-action": "preview", text: t("preview") });
+      show.addEventListener("click", () => preview(step, { definition: proposed }, card));
+      actions.append(show);
+    }
     if (change.status === "pending" && canWrite() && !own) {
       const button = el("button", { type: "button", class: "primary", "data-action": "approve", text: t("approve") });
       button.addEventListener("click", () => approve(change, card));
-      card.append(el("div", { class: "actions" }, button));
-    } else if (change.status === "pending" && own) {
-      card.append(el("p", { class: "muted", text: t("ownRequest") }));
+      actions.append(button);
     }
+    card.append(actions);
+    if (change.status === "pending" && own) card.append(el("p", { class: "muted", text: t("ownRequest") }));
   }
   const applied = context.applied.find((change) => change.touchedFlags.includes(step.flag));
   if (done && applied) card.append(el("p", { class: "muted", text: t("stepApplied", { author: applied.author, by: applied.approvedBy ?? "-", version: applied.appliedVersion }) }));
@@ -115,10 +126,9 @@ function flagStep(step, index, context) {
     const message = el("input", { id: `step-${step.id}-message`, class: "step-message", spellcheck: "false", value: step.message ?? "" });
     const show = el("button", { type: "button", class: "quiet", "data-action": "preview", text: t("preview") });
     const go = el("button", { type: "button", class: "primary", "data-action": "publish", hidden: true, text: t(guarded ? "requestApproval" : "publish") });
-    show.addEventListener("click", () => preview(step, current, card));
+    show.addEventListener("click", () => preview(step, proposal(step, current), card));
     go.addEventListener("click", () => publish(step, current, card));
-    card.append(el("div", { class: "step-preview preview", hidden: true }),
-      el("label", { for: message.id, text: t("message") }), message, el("div", { class: "actions" }, show, go));
+    card.append(el("label", { for: message.id, text: t("message") }), message, el("div", { class: "actions" }, show, go));
   }
   card.append(el("p", { class: "error", role: "alert" }), el("ul", { class: "issues" }));
   return card;

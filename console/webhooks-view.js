@@ -14,7 +14,8 @@ function attemptItem(attempt) {
   const outcome = attempt.responseStatus !== null ? `HTTP ${attempt.responseStatus}` : "";
   return el("li", { "data-attempt": String(attempt.number) },
     el("span", { text: t("attempt", { number: attempt.number, time: time(attempt.at), duration: attempt.durationMs }) }),
-    el("code", { text: ` ${[outcome, attempt.error].filter(Boolean).join(" · ") || "-"}` }));
+    // The error of a non-2xx answer is its status again ("HTTP 500"): said once.
+    el("code", { text: ` ${[...new Set([outcome, attempt.error].filter(Boolean))].join(" · ") || "-"}` }));
 }
 
 async function showDeliveries(webhook, target, button) {

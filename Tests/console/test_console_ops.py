@@ -58,7 +58,7 @@ def test_a_schedule_from_the_change_dialog_in_the_browsers_time_zone_then_cancel
         # Midnight in Berlin (winter time, UTC+1) is 23:00 UTC the day before: what the server gets.
         assert "2027-02-28T23:00:00.000Z" in page.find_element(By.ID, "change-at-utc").text
         assert page.find_element(By.ID, "change-publish").text == "Schedule"
-        screenshot(page, "console-schedule.png")
+        page.save_screenshot(str(SCREENSHOTS / "console-schedule.png"))
         publish(page, "the free intro period is over")
         notice = text_in(page, "#notice", "Scheduled change")
         change_id = notice.split("Scheduled change ")[1].split(":")[0]
@@ -365,6 +365,7 @@ def test_the_paid_day_walked_by_two_people(page, server):
     wait(page, lambda d: d.find_element(By.CSS_SELECTOR, '[data-step="lock"] button[data-action="publish"]').is_displayed())
     card = step(page, "lock")
     assert "~ flag premiumFeaturesLocked" in card.text and "default: false -> true" in card.text
+    screenshot(page, "console-paid-day-step.png")
     publish_button = card.find_element(By.CSS_SELECTOR, 'button[data-action="publish"]')
     assert publish_button.text == "Ask for approval"
     publish_button.click()
@@ -384,6 +385,11 @@ def test_the_paid_day_walked_by_two_people(page, server):
     assert "2 done, 1 waiting, 0 to do" in text_in(page, "#paid-day-summary", "waiting")
     card = step(page, "lock")
     assert "console-writer" in card.text and "Symi Plus: premium features need a subscription" in card.text
+    # The approver sees what it does before approving: the same diff and share.
+    card.find_element(By.CSS_SELECTOR, 'button[data-action="preview"]').click()
+    wait(page, lambda d: d.find_element(By.CSS_SELECTOR, '[data-step="lock"] .step-preview').is_displayed())
+    card = step(page, "lock")
+    assert "default: false -> true" in card.text and "premiumFeaturesLocked:" in card.text
     card.find_element(By.CSS_SELECTOR, 'button[data-action="approve"]').click()
     text_in(page, "#notice", "Published version 4")
     assert "3 done, 0 waiting, 0 to do" in text_in(page, "#paid-day-summary", "3 done")
