@@ -1,6 +1,7 @@
 // Small form pieces the admin views share: a group of checkboxes from a list of values, the values ticked,
-// and a secret shown once (webhooks' signing secrets, tokens).
+// a secret shown once (webhooks' signing secrets, tokens), and a button that acts only on its second click.
 import { clear, el } from "./dom.js";
+import { describeError } from "./session.js";
 
 /** Checkboxes named `name`, one per value, in `container`. */
 export function checkboxes(container, name, values) {
@@ -19,4 +20,26 @@ export function ticked(container) {
 export function showSecretOnce(container, label, secret) {
   clear(container).append(el("p", { class: "secret-note", text: label }), el("code", { class: "secret", text: secret }));
   container.hidden = false;
+}
+
+/**
+ * A button for what cannot be undone (remove a webhook, revoke a token): the first click only changes its label to
+ * `confirmLabel`, the second runs `act`; a refusal is shown in `errorNode`, beside it.
+ */
+export function confirmingButton(label, confirmLabel, action, errorNode, act) {
+  const button = el("button", { type: "button", class: "rollback", "data-action": action, text: label });
+  button.addEventListener("click", async () => {
+    if (button.dataset.confirm !== "1") {
+      button.dataset.confirm = "1";
+      button.textContent = confirmLabel;
+      return;
+    }
+    errorNode.textContent = "";
+    try {
+      await act();
+    } catch (failure) {
+      errorNode.textContent = describeError(failure);
+    }
+  });
+  return button;
 }

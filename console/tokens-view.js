@@ -5,7 +5,7 @@ import { api } from "./api.js";
 import { clearRefusal, describeError, isAdmin, notify, showRefusal, state } from "./session.js";
 import { byId, clear, el } from "./dom.js";
 import { t, time } from "./i18n.js";
-import { checkboxes, showSecretOnce, ticked } from "./forms.js";
+import { checkboxes, confirmingButton, showSecretOnce, ticked } from "./forms.js";
 
 function tokenItem(token) {
   const own = token.name === state.identity?.name;
@@ -17,20 +17,10 @@ function tokenItem(token) {
     own ? el("p", { class: "muted", text: t("ownToken") }) : null);
   if (token.active && !own) {
     const error = el("p", { class: "error", role: "alert" });
-    const revoke = el("button", { type: "button", class: "rollback", "data-action": "revoke", text: t("revoke") });
-    revoke.addEventListener("click", async () => {
-      if (revoke.dataset.confirm !== "1") {
-        revoke.dataset.confirm = "1";
-        revoke.textContent = t("revokeForGood");
-        return;
-      }
-      try {
-        await api.revokeToken(token.name);
-        notify(t("tokenRevoked", { name: token.name }), "success");
-        await renderTokens();
-      } catch (failure) {
-        error.textContent = describeError(failure);
-      }
+    const revoke = confirmingButton(t("revoke"), t("revokeForGood"), "revoke", error, async () => {
+      await api.revokeToken(token.name);
+      notify(t("tokenRevoked", { name: token.name }), "success");
+      await renderTokens();
     });
     card.append(el("div", { class: "actions" }, revoke), error);
   }

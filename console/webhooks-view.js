@@ -4,7 +4,7 @@ import { api } from "./api.js";
 import { clearRefusal, describeError, isAdmin, notify, showRefusal, state } from "./session.js";
 import { byId, clear, el } from "./dom.js";
 import { t, time } from "./i18n.js";
-import { checkboxes, showSecretOnce, ticked } from "./forms.js";
+import { checkboxes, confirmingButton, showSecretOnce, ticked } from "./forms.js";
 
 /** The event types of docs/api.md, "Webhooks". */
 const events = ["version.published", "change.scheduled", "change.applied", "change.conflicted", "change.failed", "change.cancelled",
@@ -44,21 +44,11 @@ function webhookItem(webhook) {
   const deliveries = el("ul", { class: "deliveries", id: `deliveries-${webhook.id}`, hidden: true });
   const show = el("button", { type: "button", class: "quiet", "aria-expanded": "false", "aria-controls": deliveries.id, text: t("deliveries") });
   show.addEventListener("click", () => showDeliveries(webhook, deliveries, show));
-  const remove = el("button", { type: "button", class: "rollback", "data-action": "remove", text: t("removeWebhook") });
   const error = el("p", { class: "error", role: "alert" });
-  remove.addEventListener("click", async () => {
-    if (remove.dataset.confirm !== "1") {
-      remove.dataset.confirm = "1";
-      remove.textContent = t("removeForGood");
-      return;
-    }
-    try {
-      await api.removeWebhook(webhook.id);
-      notify(t("webhookRemoved", { url: webhook.url }), "success");
-      await renderWebhooks();
-    } catch (failure) {
-      error.textContent = describeError(failure);
-    }
+  const remove = confirmingButton(t("removeWebhook"), t("removeForGood"), "remove", error, async () => {
+    await api.removeWebhook(webhook.id);
+    notify(t("webhookRemoved", { url: webhook.url }), "success");
+    await renderWebhooks();
   });
   return el("li", { class: "card", "data-webhook": String(webhook.id) },
     el("h3", { class: "url", text: webhook.url }),

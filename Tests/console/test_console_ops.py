@@ -82,21 +82,38 @@ def test_a_schedule_from_the_change_dialog_in_the_browsers_time_zone_then_cancel
     assert csp_violations(page) == []
 
 
-def test_a_conflicted_schedule_says_which_items_changed_since(page, server):
+def test_conflicted_and_failed_schedules_say_why(page, server):
+    # A flag the failing schedule's flag will require, removed again before its time.
+    etag, _ = server.document()
+    status, _, body = server.call("PUT", "/v1/environments/production/flags/tempGate", {"type": "boolean", "default": True},
+                                  token=server.writer, headers={"If-Match": etag, "X-Change-Message": "a gate"})
+    assert status == 200, body
     at = (datetime.datetime.now(datetime.timezone.utc) + datetime.timedelta(seconds=10)).isoformat(timespec="milliseconds")
     status, _, body = server.call("POST", "/v1/environments/production/schedules",
                                   {"at": at, "message": "pause", "flags": {"monetizationEnabled": False}}, token=server.writer)
     assert status == 201, body
     change_id = body["change"]["id"]
+    status, _, body = server.call("POST", "/v1/environments/production/schedules",
+                                  {"at": at, "message": "gated feature", "flags": {"gatedFeature": {
+                                      "type": "boolean", "default": True, "requires": {"tempGate": True}}}}, token=server.writer)
+    assert status == 201, body
+    failing_id = body["change"]["id"]
+    etag, envelope = server.document()
+    document = envelope["document"]
+    del document["flags"]["tempGate"]
+    status, _, body = server.call("PUT", "/v1/environments/production/document", document, token=server.writer,
+                                  headers={"If-Match": etag, "X-Change-Message": "the gate is gone"})
+    assert status == 200, body
     etag, _ = server.document()
     # Someone else changes the same flag to something else before its time: the schedule must not overwrite it.
     status, _, _ = server.call("PUT", "/v1/environments/production/flags/monetizationEnabled",
                                {"type": "boolean", "default": True, "description": "changed meanwhile"}, token=server.writer,
                                headers={"If-Match": etag, "X-Change-Message": "meanwhile"})
     assert status == 200
-    deadline = time.time() + 20
-    while server.call("GET", f"/v1/changes/{change_id}")[2]["change"]["status"] != "conflicted":
-        assert time.time() < deadline, "the schedule never ran"
+    deadline = time.time() + 30
+    while server.call("GET", f"/v1/changes/{failing_id}")[2]["change"]["status"] != "failed" or \
+            server.call("GET", f"/v1/changes/{change_id}")[2]["change"]["status"] != "conflicted":
+        assert time.time() < deadline, "the schedules never ran"
         time.sleep(0.2)
     sign_in(page, server.reader)
     tab(page, "schedules")
@@ -105,6 +122,10 @@ def test_a_conflicted_schedule_says_which_items_changed_since(page, server):
     assert card.get_attribute("data-status") == "conflicted"
     assert "Not published" in card.text and "/flags/monetizationEnabled" in card.text
     assert card.find_elements(By.CSS_SELECTOR, "button") == [], "a reader cancels nothing"
+    failed = visible(page, f'[data-schedule="{failing_id}"]')
+    assert failed.get_attribute("data-status") == "failed"
+    assert "does not validate" in failed.text and "/flags/gatedFeature/requires" in failed.text, failed.text
+    page.save_screenshot(str(SCREENSHOTS / "console-schedules-problems.png"))
 
 
 def test_the_policy_is_edited_and_its_errors_shown_at_their_paths(page, server):
