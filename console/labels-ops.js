@@ -26,7 +26,7 @@ export const opsLabels = {
   needsSecond: ["Needs a second person's approval.", "Braucht die Freigabe einer zweiten Person."],
   whyConflicted: ["Not published: at its time these had been changed since it was made, and a later decision is never overwritten:", "Nicht veröffentlicht: zu seinem Zeitpunkt waren diese seit der Planung geändert worden, und eine spätere Entscheidung wird nie überschrieben:"],
   whyStale: ["Stale: a later publish changed these; propose it again:", "Veraltet: eine spätere Veröffentlichung hat diese geändert; neu vorschlagen:"],
-  whyFailed: ["Not published: the resulting document does not validate ({reason}):", "Nicht veröffentlicht: das entstehende Dokument ist ungültig ({reason}):"],
+  whyFailed: ["Not published, the result is not a valid document: {reason}", "Nicht veröffentlicht, das Ergebnis ist kein gültiges Dokument: {reason}"],
   decided: ["{by}: {note}", "{by}: {note}"],
   paidDayHelp: ["The runbook of switching to paid, step by step. Each change shows its diff and the share of installs it affects, needs its message, and waits for a second person where the policy protects the flag.", "Das Vorgehen beim Wechsel zu kostenpflichtig, Schritt für Schritt. Jede Änderung zeigt ihren Diff und den Anteil betroffener Installationen, braucht ihre Nachricht und wartet auf eine zweite Person, wo die Richtlinie das Flag schützt."],
   paidDaySummary: ["{done} done, {waiting} waiting, {todo} to do.", "{done} erledigt, {waiting} wartend, {todo} offen."],
