@@ -1,4 +1,5 @@
 // English and German labels. The language comes from the switch, else from navigator.language.
+import { opsLabels } from "./labels-ops.js";
 
 // Each label as [English, German], side by side so a missing translation shows in review.
 const labels = {
@@ -102,6 +103,7 @@ const labels = {
   rejected: ["Change request {id} rejected.", "Änderungsanfrage {id} abgelehnt."],
   withdrawn: ["Change {id} cancelled.", "Änderung {id} abgebrochen."],
 };
+Object.assign(labels, opsLabels);
 const languages = ["en", "de"];
 
 let language = "en";

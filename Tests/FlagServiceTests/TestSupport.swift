@@ -274,7 +274,13 @@ extension TestServer {
         return secret
     }
 
-    /// A POST or DELETE of a change (`/v1/changes/...`) with `token`, the body as JSON when given.
+    /// A request with the admin token unless `token` is given (the admin routes: webhooks, tokens), the body as
+    /// JSON when given.
+    func asAdmin(_ method: String, _ path: String, json: String? = nil, token: String? = nil) async throws -> ClientResponse {
+        try await change(method, path, json: json, token: token ?? adminToken)
+    }
+
+    /// A request with `token` (a POST or DELETE of a change, `/v1/changes/...`), the body as JSON when given.
     func change(_ method: String, _ path: String, json: String? = nil, token: String) async throws -> ClientResponse {
         var headers = [("Authorization", "Bearer \(token)")]
         if json != nil { headers.append(("Content-Type", "application/json")) }
