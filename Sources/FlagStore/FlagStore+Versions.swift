@@ -40,6 +40,8 @@ extension FlagStore {
     ///
     /// `audit` lines (refusals the writer collected since its last commit) are written in the same transaction,
     /// before the batch's publishes, so they cost no fsync of their own; they commit or fail with the batch.
+    /// A request whose document is already current (`.unchanged`) gets its `publish` line ("unchanged: ...")
+    /// in the same transaction too.
     public func publish(batch requests: [PublishRequest],
                         audit entries: [AuditRecord] = []) throws -> [Result<PublishOutcome, FlagStoreError>] {
         let hashes: [Result<String, FlagStoreError>] = requests.map { request in
@@ -61,11 +63,20 @@ extension FlagStore {
                         do {
                             // A nested transaction is a savepoint: a refused request leaves nothing behind.
                             return .success(try database.transaction {
-                                try Self.publishInTransaction(
+                                let outcome = try Self.publishInTransaction(
                                     database, environment: request.environment, document: request.document, hash: hash,
                                     author: request.author, message: request.message,
                                     expectedCurrentVersion: request.expectedCurrentVersion, rolledBackFrom: nil,
                                     target: request.target, client: request.client)
+                                if case .unchanged(let current) = outcome {
+                                    // Accepted, yet nothing to publish: the attempt's line commits with the batch
+                                    // (it used to wait for a commit of its own, a second fsync; issue #27).
+                                    try Self.audit(database, AuditRecord(
+                                        actor: request.author, action: "publish", environment: request.environment,
+                                        target: request.target, client: request.client, version: current.number,
+                                        detail: "unchanged: version \(current.number) already has this content"))
+                                }
+                                return outcome
                             })
                         } catch let error as FlagStoreError {
                             return .failure(error)
