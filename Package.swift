@@ -62,7 +62,9 @@ let package = Package(
 
         // The HTTP API and the server executable: its command line (serve, token, backup, check, restore) is a library,
         // so its tests call the parser with arrays; `flagserver` only calls it.
-        .target(name: "FlagService", dependencies: ["FlagKit", "FlagStore", "HTTPServer", "FlagOFREP", "ServerLock", "ClientHTTP"]),
+        // zlib: each version's document is gzip-compressed once, when its snapshot is built (issue #27).
+        .systemLibrary(name: "CZlib", path: "Sources/CZlib", providers: [.apt(["zlib1g-dev"])]),
+        .target(name: "FlagService", dependencies: ["FlagKit", "FlagStore", "HTTPServer", "FlagOFREP", "ServerLock", "ClientHTTP", "CZlib"]),
         .target(name: "FlagServerCLI", dependencies: ["CommandLineKit", "FlagKit", "FlagService", "FlagStore", "HTTPServer"]),
         .executableTarget(name: "flagserver", dependencies: ["FlagServerCLI"]),
         .testTarget(name: "FlagServiceTests", dependencies: ["FlagService", "FlagStore", "FlagKit", "HTTPServer", "RawHTTPClient", "ClientHTTP", "flagserver"]),
