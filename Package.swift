@@ -49,7 +49,10 @@ let package = Package(
 
         // Versioned documents, tokens and audit in SQLite.
         .systemLibrary(name: "CSQLite", path: "Sources/CSQLite", providers: [.apt(["libsqlite3-dev"])]),
-        .target(name: "FlagStore", dependencies: ["FlagKit", "CSQLite", "ServerLock"]),
+        // libcrypto's SHA-256 for the content hash of every publish (issue #27); FlagKit's Swift SHA256 stays the
+        // client's (and gives the same digest, tested).
+        .systemLibrary(name: "CCrypto", path: "Sources/CCrypto", providers: [.apt(["libssl-dev"])]),
+        .target(name: "FlagStore", dependencies: ["FlagKit", "CSQLite", "ServerLock", "CCrypto"]),
         .executableTarget(name: "flagstore-crash-helper", dependencies: ["FlagStore"], path: "Tests/flagstore-crash-helper"),
         .executableTarget(name: "flagstore-bench", dependencies: ["FlagStore"], path: "Benchmarks/flagstore-bench"),
         .testTarget(name: "FlagStoreTests", dependencies: ["FlagStore", "FlagKit", "CSQLite", "flagstore-crash-helper"]),

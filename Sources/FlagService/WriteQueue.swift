@@ -197,7 +197,7 @@ public final class WriteQueue: Sendable {
             var base = pending[environment] ?? current(environment)
             if job.precondition != .none, base.etag == nil, let bytes = base.bytes {
                 // A version pending in this batch: its tag is needed only now, so hash only now.
-                base.etag = VersionMetadata.entityTag(version: base.version, contentHash: SHA256.hexDigest(bytes))
+                base.etag = VersionMetadata.entityTag(version: base.version, contentHash: FlagStore.contentHash(bytes))
                 pending[environment] = base
             }
             if let refusal = Self.check(job.precondition, etag: base.etag, version: base.version) {

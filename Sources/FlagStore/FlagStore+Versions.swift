@@ -19,7 +19,7 @@ extension FlagStore {
     public func publish(environment: String, document: [UInt8], author: String, message: String = "",
                         expectedCurrentVersion: Int? = nil) throws -> PublishOutcome {
         try Self.validatePublish(document: document, author: author, message: message)
-        let hash = SHA256.hexDigest(document)
+        let hash = Self.contentHash(document)
         return try write { database in
             try database.transaction(.immediate) {
                 try Self.publishInTransaction(database, environment: environment, document: document, hash: hash,
@@ -47,7 +47,7 @@ extension FlagStore {
         let hashes: [Result<String, FlagStoreError>] = requests.map { request in
             do {
                 try Self.validatePublish(document: request.document, author: request.author, message: request.message)
-                return .success(SHA256.hexDigest(request.document))
+                return .success(Self.contentHash(request.document))
             } catch {
                 return .failure(FlagStoreError.wrap(error))
             }
@@ -163,7 +163,7 @@ extension FlagStore {
     /// hands out a document to serve or republish goes through this: the hash is the ETag and what clients
     /// verify, so bytes changed on disk must never be sent under it.
     public static func verify(_ record: VersionRecord) throws(FlagStoreError) {
-        let actual = SHA256.hexDigest(record.document)
+        let actual = contentHash(record.document)
         guard actual == record.contentHash else {
             throw .damagedVersion(environment: record.environment, number: record.number,
                                   storedHash: record.contentHash, actualHash: actual)
