@@ -49,7 +49,10 @@ let package = Package(
 
         // Versioned documents, tokens and audit in SQLite.
         .systemLibrary(name: "CSQLite", path: "Sources/CSQLite", providers: [.apt(["libsqlite3-dev"])]),
-        .target(name: "FlagStore", dependencies: ["FlagKit", "CSQLite", "ServerLock"]),
+        // libcrypto's SHA-256 for the content hash of every publish (issue #27); FlagKit's Swift SHA256 stays the
+        // client's (and gives the same digest, tested).
+        .systemLibrary(name: "CCrypto", path: "Sources/CCrypto", providers: [.apt(["libssl-dev"])]),
+        .target(name: "FlagStore", dependencies: ["FlagKit", "CSQLite", "ServerLock", "CCrypto"]),
         .executableTarget(name: "flagstore-crash-helper", dependencies: ["FlagStore"], path: "Tests/flagstore-crash-helper"),
         .executableTarget(name: "flagstore-bench", dependencies: ["FlagStore"], path: "Benchmarks/flagstore-bench"),
         .testTarget(name: "FlagStoreTests", dependencies: ["FlagStore", "FlagKit", "CSQLite", "flagstore-crash-helper"]),
@@ -62,7 +65,9 @@ let package = Package(
 
         // The HTTP API and the server executable: its command line (serve, token, backup, check, restore) is a library,
         // so its tests call the parser with arrays; `flagserver` only calls it.
-        .target(name: "FlagService", dependencies: ["FlagKit", "FlagStore", "HTTPServer", "FlagOFREP", "ServerLock", "ClientHTTP"]),
+        // zlib: each version's document is gzip-compressed once, when its snapshot is built (issue #27).
+        .systemLibrary(name: "CZlib", path: "Sources/CZlib", providers: [.apt(["zlib1g-dev"])]),
+        .target(name: "FlagService", dependencies: ["FlagKit", "FlagStore", "HTTPServer", "FlagOFREP", "ServerLock", "ClientHTTP", "CZlib"]),
         .target(name: "FlagServerCLI", dependencies: ["CommandLineKit", "FlagKit", "FlagService", "FlagStore", "HTTPServer"]),
         .executableTarget(name: "flagserver", dependencies: ["FlagServerCLI"]),
         .testTarget(name: "FlagServiceTests", dependencies: ["FlagService", "FlagStore", "FlagKit", "HTTPServer", "RawHTTPClient", "ClientHTTP", "flagserver"]),

@@ -39,15 +39,19 @@ public final class SnapshotStore: Sendable {
     }
 
     /// Installs `snapshot` as its environment's current one, unless a newer version is already installed
-    /// (the writer is the only installer, but keeping versions monotonic costs nothing).
-    public func install(_ snapshot: Snapshot) {
-        state.withLock { state in
-            if let current = state.snapshots[snapshot.environment], current.version > snapshot.version { return }
-            state.snapshots[snapshot.environment] = snapshot
-            if !state.environments.contains(snapshot.environment) {
+    /// (the writer is the only installer, but keeping versions monotonic costs nothing). Returns the snapshot it
+    /// replaced, so that its release (a decoded document, its responses, its OFREP answers: thousands of objects
+    /// freed) happens after this lock, which every GET takes, is unlocked, not inside it (issue #27).
+    @discardableResult
+    public func install(_ snapshot: Snapshot) -> Snapshot? {
+        state.withLock { state -> Snapshot? in
+            if let current = state.snapshots[snapshot.environment], current.version > snapshot.version { return nil }
+            let replaced = state.snapshots.updateValue(snapshot, forKey: snapshot.environment)
+            if replaced == nil, !state.environments.contains(snapshot.environment) {
                 state.environments.append(snapshot.environment)
                 state.environments.sort()
             }
+            return replaced
         }
     }
 

@@ -41,11 +41,8 @@ extension WriteQueue {
                                               "batch": "\(batch.count)", "message": record.message])
                 outcomes.append(.published(published))
             case .success(.unchanged(let record)):
+                // Accepted, yet nothing to publish: the store wrote the attempt's line in this same commit.
                 metrics.recordPublish(changed: false)
-                // Accepted, yet nothing to publish: the store writes no line, so the attempt is recorded here.
-                recordAudit(AuditRecord(actor: entry.job.author, action: "publish", environment: record.environment,
-                                        target: entry.request.target, client: entry.job.client, version: record.number,
-                                        detail: "unchanged: version \(record.number) already has this content"))
                 outcomes.append(.unchanged(record))
             case .failure(let error):
                 metrics.publishFailures.add(1, ordering: .relaxed)
@@ -125,9 +122,11 @@ extension WriteQueue {
     /// hand-off never blocks (a bounded queue) and costs one atomic load while no webhook is registered.
     /// `changeID`: the change that made the version, when one did (the webhooks' `data.changeId`).
     func announce(_ snapshot: Snapshot, changeID: Int64? = nil) {
-        snapshots.install(snapshot)
+        // The replaced snapshot is freed here, on the writer thread, outside the lock GETs take.
+        let replaced = snapshots.install(snapshot)
         events.publish(snapshot)
         webhooks?.versionPublished(snapshot, changeID: changeID)
         scheduler.versionPublished(snapshot.environment)
+        withExtendedLifetime(replaced) {}
     }
 }

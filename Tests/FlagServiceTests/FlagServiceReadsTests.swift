@@ -46,6 +46,53 @@ import Testing
         }
     }
 
+    @Test func gzipIsServedToClientsThatAcceptItWithItsOwnTag() async throws {
+        let server = try TestServer()
+        defer { server.stop() }
+        let path = "/v1/environments/production/document"
+        let plain = try await server.get(path)
+        let etag = try #require(plain.header("ETag"))
+        #expect(plain.header("Content-Encoding") == nil)
+        #expect(plain.header("Vary") == "Authorization, Accept-Encoding")
+        for accept in ["gzip", "gzip, deflate, br", "br;q=1.0, GZIP;q=0.5", "*", "x-gzip"] {
+            let response = try await server.get(path, headers: [("Accept-Encoding", accept)])
+            #expect(response.status == 200, "\(accept)")
+            #expect(response.header("Content-Encoding") == "gzip", "\(accept)")
+            #expect(response.header("Vary") == "Authorization, Accept-Encoding")
+            // Another representation, another strong tag (RFC 9110 §8.8.3), of the same version.
+            #expect(response.header("ETag") == String(etag.dropLast()) + "-gzip\"", "\(accept)")
+            #expect(response.body.count < plain.body.count / 2, "\(response.body.count) of \(plain.body.count)")
+            #expect(Gzip.decompress(response.body) == plain.body, "the same envelope, byte for byte")
+        }
+        for accept in ["identity", "gzip;q=0", "br", "*, gzip;q=0", "deflate;q=1, *;q=0", "gzip;q=x"] {
+            let response = try await server.get(path, headers: [("Accept-Encoding", accept)])
+            #expect(response.header("Content-Encoding") == nil, "\(accept)")
+            #expect(response.body == plain.body, "\(accept)")
+            #expect(response.header("ETag") == etag, "\(accept)")
+        }
+    }
+
+    @Test func eitherTagOfTheCurrentVersionGives304NamingTheAskedCoding() async throws {
+        let server = try TestServer()
+        defer { server.stop() }
+        let path = "/v1/environments/production/document"
+        let etag = try await server.etag()
+        let gzipTag = try #require(try await server.get(path, headers: [("Accept-Encoding", "gzip")]).header("ETag"))
+        #expect(gzipTag != etag)
+        for tag in [etag, gzipTag, "\"x\", W/\(gzipTag)"] {
+            let gzipped = try await server.get(path, headers: [("If-None-Match", tag), ("Accept-Encoding", "gzip")])
+            #expect(gzipped.status == 304, "\(tag)")
+            #expect(gzipped.header("ETag") == gzipTag)
+            #expect(gzipped.header("Vary") == "Authorization, Accept-Encoding")
+            let plain = try await server.get(path, headers: [("If-None-Match", tag)])
+            #expect(plain.status == 304, "\(tag)")
+            #expect(plain.header("ETag") == etag)
+        }
+        // A gzip tag of another version is not this one's.
+        let stale = try await server.get(path, headers: [("If-None-Match", "\"1-0000000000000000-gzip\""), ("Accept-Encoding", "gzip")])
+        #expect(stale.status == 200)
+    }
+
     @Test func headAnswersWithoutBody() async throws {
         let server = try TestServer()
         defer { server.stop() }
