@@ -84,6 +84,10 @@ let package = Package(
         .target(name: "FlagClient", dependencies: ["FlagKit", "ClientHTTP"]),
         .testTarget(name: "FlagClientTests", dependencies: ["FlagClient", "ClientHTTP", "FlagKit", "TransportTestSupport", "flagserver"]),
         .executableTarget(name: "flagclient-fetch", dependencies: ["FlagClient", "ClientHTTP", "FlagKit"], path: "Tests/flagclient-fetch"),
+        // The paid day rehearsed (#24): a synthetic population through the runbook's steps (Benchmarks/PaidDayRehearsal).
+        .target(name: "PaidDayRehearsal", dependencies: ["FlagKit", "FlagClient", "SymiPlus", "SymiCatalog"], path: "Benchmarks/PaidDayRehearsal"),
+        .executableTarget(name: "paid-day-rehearsal", dependencies: ["PaidDayRehearsal"], path: "Benchmarks/paid-day-rehearsal"),
+        .testTarget(name: "PaidDayRehearsalTests", dependencies: ["PaidDayRehearsal", "FlagKit", "FlagClient", "SymiPlus"]),
         .executableTarget(name: "client-bench", dependencies: ["FlagClient", "ClientHTTP", "FlagKit"], path: "Benchmarks/client-bench"),
         // How the app links the client (launch, refresh on foreground, Application Support); SwiftUI parts behind canImport.
         .executableTarget(name: "symi-app-example", dependencies: ["FlagClient"], path: "Examples/SymiAppExample"),

@@ -45,7 +45,8 @@ public final class FlagSnapshot: Sendable {
     public let legalLinks: LegalLinks
 
     /// Evaluates `envelope`'s document (or the safe defaults when `nil`) for `context`.
-    init(envelope: FlagEnvelope?, source: ValueSource, context: EvaluationContext) {
+    /// `package`: the paid-day rehearsal (Benchmarks/PaidDayRehearsal) evaluates exactly what the app would.
+    package init(envelope: FlagEnvelope?, source: ValueSource, context: EvaluationContext) {
         self.source = source
         self.context = context
         self.envelope = envelope

@@ -22,7 +22,7 @@ import Testing
     @Test func aVerifiedOriginGivesTheDateAndTheRuleDecides() throws {
         let base = AppContext(appVersion: "2.4.0", platform: "ios")
         let early = InstallOrigin.verified(firstInstallDate: Date(timeIntervalSince1970: 1_780_000_000), originalAppVersion: "230")
-        let late = InstallOrigin.verified(firstInstallDate: Date(timeIntervalSince1970: 1_800_000_000), originalAppVersion: "260")
+        let late = InstallOrigin.verified(firstInstallDate: Date(timeIntervalSince1970: 1_810_000_000), originalAppVersion: "260")
         #expect(base.with(early).firstInstallDate == early.firstInstallDate)
         #expect(try Self.locked(base.with(early)) == false, "downloaded before the switch: open")
         #expect(try Self.locked(base.with(late)) == true, "downloaded after the switch: locked")
