@@ -200,6 +200,8 @@ public struct StoreKitPurchaseStore: PurchaseStore {
         case .noIncreasePending: .noIncreasePending
         case .pending: .pending
         case .agreed: .agreed
+        // A non-frozen SDK enum: Swift 6 needs `@unknown default`; an unknown status mentions no increase.
+        @unknown default: .noIncreasePending
         }
         // `ExpirationReason` is a struct of static values as well.
         let reason = info.expirationReason.map { reason -> SubscriptionRenewalInfo.ExpirationReason in
