@@ -13,8 +13,6 @@ import { paidDaySteps } from "./paid-day-steps.js";
 import { documentWithCohorts, isDone, missingCohorts, proposal, publishedInput, rfc3339 } from "./paid-day-plan.js";
 import { renderDiff } from "./change-dialog.js";
 
-export { isDone, proposal };
-
 const text = (pair) => pair[currentLanguage() === "de" ? 1 : 0] ?? pair[0];
 
 function protectedBy(policy, key) {
