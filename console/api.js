@@ -64,6 +64,10 @@ export const api = {
   putFlag: (name, key, body, etag, message) => request("PUT", `${env(name)}/flags/${encodeURIComponent(key)}`, {
     body, headers: { "If-Match": etag, "X-Change-Message": encodeURIComponent(message) },
   }),
+  /** PUT a whole document, only if the current one is still `etag` (required by the server). */
+  putDocument: (name, document, etag, message) => request("PUT", `${env(name)}/document`, {
+    body: document, headers: { "If-Match": etag, "X-Change-Message": encodeURIComponent(message) },
+  }),
   rollback: (name, version, message, etag) => request("POST", `${env(name)}/rollback`, {
     body: { version, message }, headers: etag ? { "If-Match": etag } : {},
   }),
