@@ -64,12 +64,7 @@ import Testing
 
     /// `sqlite3 DATABASE SQL`, as an operator (or a broken disk) would change the file.
     static func sqlite(_ database: String, _ sql: String) throws {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/sqlite3")
-        process.arguments = [database, sql]
-        try process.run()
-        process.waitUntilExit()
-        guard process.terminationStatus == 0 else { throw TestFailure("sqlite3 \(sql) failed") }
+        guard try SpawnedProcess.run("/usr/bin/sqlite3", [database, sql]) == 0 else { throw TestFailure("sqlite3 \(sql) failed") }
     }
 
     @Test func damagedContentIsNeverServedNorRolledBackTo() async throws {

@@ -121,14 +121,9 @@ import Testing
         let acknowledged = acks.lock.withLock { acks.versions }
         #expect(acknowledged.count >= 60)
 
-        let check = Process()
-        check.executableURL = URL(fileURLWithPath: "/usr/bin/sqlite3")
-        check.arguments = [database, "PRAGMA integrity_check"]
-        let pipe = Pipe()
-        check.standardOutput = pipe
-        try check.run()
-        check.waitUntilExit()
-        #expect(String(decoding: pipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self) == "ok\n")
+        let checkOutput = directory + "/integrity-check.txt"
+        #expect(try SpawnedProcess.run("/usr/bin/sqlite3", [database, "PRAGMA integrity_check"], stdout: checkOutput) == 0)
+        #expect(try String(contentsOfFile: checkOutput, encoding: .utf8) == "ok\n")
 
         let restarted = try ServerProcess(arguments, directory: directory)
         defer { restarted.blockingStop() }
@@ -168,12 +163,7 @@ import Testing
         }
         store.close()
         // Move everything from the WAL into the main file, so the damage below hits live pages.
-        let checkpoint = Process()
-        checkpoint.executableURL = URL(fileURLWithPath: "/usr/bin/sqlite3")
-        checkpoint.arguments = [directory + "/damaged.sqlite", "PRAGMA wal_checkpoint(TRUNCATE)"]
-        checkpoint.standardOutput = FileHandle.nullDevice
-        try checkpoint.run()
-        checkpoint.waitUntilExit()
+        #expect(try SpawnedProcess.run("/usr/bin/sqlite3", [directory + "/damaged.sqlite", "PRAGMA wal_checkpoint(TRUNCATE)"]) == 0)
         let handle = try #require(FileHandle(forWritingAtPath: directory + "/damaged.sqlite"))
         try handle.seek(toOffset: 4096 * 3)
         handle.write(Data(repeating: 0xA5, count: 4096 * 4))

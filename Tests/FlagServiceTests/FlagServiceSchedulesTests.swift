@@ -14,7 +14,8 @@ import Testing
         let server = try TestServer()
         defer { server.stop() }
         let etag = try await server.etag()
-        let body = #"{"at": "\#(Self.at(4_000))", "message": "the free intro period is over", "flags": {"showIntroFreeSubscriptionBanner": false}}"#
+        let due = ChangeScheduler.wallClock() + 4_000
+        let body = #"{"at": "\#(RFC3339.string(milliseconds: due))", "message": "the free intro period is over", "flags": {"showIntroFreeSubscriptionBanner": false}}"#
         let created = try await server.write("POST", Self.schedules, json: body, message: nil, headers: [("If-Match", etag)])
         #expect(created.status == 201, "\(created.text)")
         let change = try #require(try created.json()["change"])
@@ -26,7 +27,9 @@ import Testing
         #expect(try created.json()["lines"]?.arrayValue?.first?["text"] == "~ flag showIntroFreeSubscriptionBanner")
         let listed = try await server.get(Self.schedules + "?status=scheduled")
         #expect(try listed.json()["changes"]?.arrayValue?.map { $0["id"] } == [.integer(id)])
-        #expect(try await server.get(Self.schedules + "?status=applied").json()["changes"] == [])
+        let applied = try await server.get(Self.schedules + "?status=applied").json()["changes"]
+        // Not applied before its time (on a machine so loaded that the time has passed, applying it is right).
+        if ChangeScheduler.wallClock() < due - 200 { #expect(applied == []) }
         // Published by the scheduler at its time, with the schedule's author and message.
         var document = try await server.get("/v1/environments/production/document").json()
         let deadline = Date().addingTimeInterval(10)
@@ -37,9 +40,9 @@ import Testing
         #expect(document["version"] == 2)
         #expect(document["author"] == "test-writer")
         #expect(document["message"] == "the free intro period is over")
-        let applied = try await server.get("/v1/changes/\(id)").json()["change"]
-        #expect(applied?["status"] == "applied")
-        #expect(applied?["appliedVersion"] == 2)
+        let done = try await server.get("/v1/changes/\(id)").json()["change"]
+        #expect(done?["status"] == "applied")
+        #expect(done?["appliedVersion"] == 2)
     }
 
     @Test func refusalsOfASchedule() async throws {

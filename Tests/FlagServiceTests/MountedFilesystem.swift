@@ -86,13 +86,7 @@ final class MountedFilesystem: @unchecked Sendable {
     }
 
     static func run(_ executable: String, _ arguments: [String]) throws {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: executable)
-        process.arguments = arguments
-        process.standardOutput = FileHandle.nullDevice
-        process.standardError = FileHandle.nullDevice
-        try process.run()
-        process.waitUntilExit()
-        guard process.terminationStatus == 0 else { throw TestFailure("\(executable) \(arguments) exited \(process.terminationStatus)") }
+        let status = try SpawnedProcess.run(executable, arguments)
+        guard status == 0 else { throw TestFailure("\(executable) \(arguments) exited \(status)") }
     }
 }

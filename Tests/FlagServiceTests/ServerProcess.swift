@@ -4,7 +4,7 @@ import Glibc
 /// A real `flagserver` process: started with arguments, waited for until it prints its ready line,
 /// and stopped with a signal. stdout and stderr go to files so nothing blocks on a full pipe.
 final class ServerProcess: @unchecked Sendable {
-    let process = Process()
+    let process: SpawnedProcess
     let stdoutPath: String
     let stderrPath: String
     private(set) var port = 0
@@ -52,12 +52,7 @@ final class ServerProcess: @unchecked Sendable {
         stderrPath = directory + "/stderr-\(id).txt"
         _ = FileManager.default.createFile(atPath: stdoutPath, contents: nil)
         _ = FileManager.default.createFile(atPath: stderrPath, contents: nil)
-        process.executableURL = URL(fileURLWithPath: try Self.binaryPath())
-        process.arguments = arguments
-        process.currentDirectoryURL = URL(fileURLWithPath: directory)
-        process.standardOutput = try FileHandle(forWritingTo: URL(fileURLWithPath: stdoutPath))
-        process.standardError = try FileHandle(forWritingTo: URL(fileURLWithPath: stderrPath))
-        try process.run()
+        process = try SpawnedProcess(try Self.binaryPath(), arguments, directory: directory, stdout: stdoutPath, stderr: stderrPath)
     }
 
     var output: String { (try? String(contentsOfFile: stdoutPath, encoding: .utf8)) ?? "" }
