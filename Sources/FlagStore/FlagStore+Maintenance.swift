@@ -9,6 +9,9 @@ extension FlagStore {
     /// up), checked with `integrity_check`, then renamed into place: a crash never leaves a half copy under
     /// the final name.
     public func backup(to destinationPath: String) throws {
+        if isPostgres {
+            throw FlagStoreError.notSupported(operation: "backup", instead: "use pg_dump (or your PostgreSQL's base backups and WAL archive)")
+        }
         let manager = FileManager.default
         if manager.fileExists(atPath: destinationPath) {
             throw FlagStoreError.backupDestinationExists(path: destinationPath)
@@ -37,8 +40,16 @@ extension FlagStore {
     }
 
     /// `PRAGMA integrity_check` of the whole file: `["ok"]` when healthy, otherwise one line per problem.
+    ///
+    /// On PostgreSQL there is no such pragma: the answer is `["ok"]` once the server answers and the schema is
+    /// this build's (page checksums, `amcheck` and `pg_amcheck` are the server's own tools); the content hashes
+    /// are checked on both engines by `damagedVersions()`.
     public func integrityCheck() throws -> [String] {
-        try read { try $0.integrityCheck() }
+        try read { database in
+            guard database.isPostgres else { return try database.integrityCheck() }
+            let version = try Schema.postgresVersion(database)
+            return version == Schema.migrations.count ? ["ok"] : ["schema version \(version), expected \(Schema.migrations.count)"]
+        }
     }
 
     /// Free bytes below which the filesystem counts as full for writes: a publish appends the document,
@@ -49,6 +60,8 @@ extension FlagStore {
     /// read-only, or has less than `minimumFreeBytes` free (statvfs(3) of the file's directory); nil when
     /// neither holds. Reads keep working in both cases, so `/readyz` reports them as degraded writes.
     public func writeProblem() -> String? {
+        // PostgreSQL's disk is the server's; a full or read-only one shows as failing writes (503).
+        if isPostgres { return nil }
         let directory = (path as NSString).deletingLastPathComponent
         var info = statvfs()
         guard statvfs(directory.isEmpty ? "." : directory, &info) == 0 else {
