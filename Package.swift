@@ -68,7 +68,7 @@ let package = Package(
         .target(name: "FlagService", dependencies: ["FlagKit", "FlagStore", "HTTPServer", "FlagOFREP", "ServerLock", "ClientHTTP"]),
         .target(name: "FlagServerCLI", dependencies: ["CommandLineKit", "FlagKit", "FlagService", "FlagStore", "HTTPServer"]),
         .executableTarget(name: "flagserver", dependencies: ["FlagServerCLI"]),
-        .testTarget(name: "FlagServiceTests", dependencies: ["FlagService", "FlagStore", "FlagKit", "HTTPServer", "RawHTTPClient", "ClientHTTP", "flagserver"]),
+        .testTarget(name: "FlagServiceTests", dependencies: ["FlagService", "FlagStore", "FlagKit", "HTTPServer", "RawHTTPClient", "ClientHTTP", "flagserver", "PostgresTestSupport"]),
         .testTarget(name: "FlagServerCLITests", dependencies: ["FlagServerCLI", "CommandLineKit", "FlagKit", "FlagStore", "FlagService", "HTTPServer"]),
 
         // Client-side HTTP: request/response types, HTTPTransport, URLSessionTransport everywhere, CurlTransport on Linux.

@@ -40,14 +40,20 @@ public final class SnapshotStore: Sendable {
 
     /// Installs `snapshot` as its environment's current one, unless a newer version is already installed
     /// (the writer is the only installer, but keeping versions monotonic costs nothing).
-    public func install(_ snapshot: Snapshot) {
+    /// Returns whether it was installed.
+    @discardableResult
+    public func install(_ snapshot: Snapshot) -> Bool {
         state.withLock { state in
-            if let current = state.snapshots[snapshot.environment], current.version > snapshot.version { return }
+            if let current = state.snapshots[snapshot.environment], current.version >= snapshot.version,
+               current.version > snapshot.version || current.record.contentHash == snapshot.record.contentHash {
+                return false
+            }
             state.snapshots[snapshot.environment] = snapshot
             if !state.environments.contains(snapshot.environment) {
                 state.environments.append(snapshot.environment)
                 state.environments.sort()
             }
+            return true
         }
     }
 

@@ -125,9 +125,43 @@ extension WriteQueue {
     /// hand-off never blocks (a bounded queue) and costs one atomic load while no webhook is registered.
     /// `changeID`: the change that made the version, when one did (the webhooks' `data.changeId`).
     func announce(_ snapshot: Snapshot, changeID: Int64? = nil) {
-        snapshots.install(snapshot)
-        events.publish(snapshot)
+        if store.isPostgres {
+            // Another node's version may have been installed meanwhile (`catchUpWithStore`): once each, in order.
+            announcing.withLock { _ in
+                if snapshots.install(snapshot) { events.publish(snapshot) }
+            }
+        } else {
+            snapshots.install(snapshot)
+            events.publish(snapshot)
+        }
         webhooks?.versionPublished(snapshot, changeID: changeID)
         scheduler.versionPublished(snapshot.environment)
+    }
+
+    /// PostgreSQL: installs and announces the versions other nodes published since this node's snapshots (each
+    /// environment's newest number compared, one indexed lookup each), and learns new environments. Their webhook
+    /// deliveries were stored by the publishing node, so only the event streams and the scheduler hear of them here.
+    /// Run by the cluster thread every round and by the writer before each batch, so writes build on the newest.
+    func catchUpWithStore() {
+        do {
+            let newest = try store.newestVersionNumbers()
+            let names = newest.keys.sorted()
+            if names != snapshots.environments { snapshots.setEnvironments(names) }
+            for (name, number) in newest.sorted(by: { $0.key < $1.key }) where number > (snapshots.snapshot(name)?.version ?? 0) {
+                guard let record = try store.currentVersion(environment: name) else { continue }
+                let snapshot = try Snapshot(record: record)
+                let installed = announcing.withLock { _ in
+                    guard snapshots.install(snapshot) else { return false }
+                    events.publish(snapshot)
+                    return true
+                }
+                if installed {
+                    scheduler.versionPublished(name)
+                    logger.log(.info, "version_from_another_node", ["env": name, "version": "\(record.number)"])
+                }
+            }
+        } catch {
+            logger.log(.warning, "catch_up_failed", ["error": "\(error)"])
+        }
     }
 }
