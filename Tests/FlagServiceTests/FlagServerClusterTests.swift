@@ -96,6 +96,17 @@ import Testing
             return text
         }
         #expect(announced.contains("id: \(before + 1)\n"), "\(announced)")
+
+        // 20 more flips: how long until another node serves each (polled every 10 ms, so up to 10 ms late).
+        var delays: [Duration] = []
+        for index in 0..<20 {
+            let put = try await cluster.request(0, "PUT", Self.banner, token: cluster.token, json: Self.flip(index.isMultiple(of: 2)))
+            #expect(put.status == 200)
+            delays.append(try #require(try await cluster.waitForVersion(1, before + 2 + Int64(index))))
+        }
+        delays.sort()
+        print("cluster: PUT answered on node 0 -> GET on node 1 serves it: p50 \(delays[10]), max \(delays[19])")
+        #expect(delays[19] < .seconds(1))
     }
 
     @Test func racingWritesOnTwoNodesOneWinsTheOtherGets412AndNumbersHaveNoGap() async throws {
@@ -128,6 +139,15 @@ import Testing
         #expect(try await cluster.request(1, "PUT", Self.banner, token: secret, json: Self.flip(false)).status == 200)
         _ = try store.revokeToken(name: "ci", actor: "test")
         #expect(try await cluster.request(0, "PUT", Self.banner, token: secret, json: Self.flip(true)).status == 401)
+
+        // A policy set on node 0 protects the banner on node 1 within a sync round: a write there becomes a request.
+        let (admin, _) = try store.createToken(name: "admin", role: .admin)
+        let policy = #"{"protected": false, "flags": {"showIntroFreeSubscriptionBanner": {"protected": true}}}"#
+        let set = try await cluster.request(0, "PUT", "/v1/environments/production/policy", token: admin, json: policy)
+        #expect(set.status == 200, "\(set.text)")
+        try await Task.sleep(for: .milliseconds(1_500))
+        let write = try await cluster.request(1, "PUT", Self.banner, token: cluster.token, json: Self.flip(true))
+        #expect(write.status == 202, "\(write.text)")
     }
 
     @Test func aScheduleIsAppliedOnceAndTheJobsMoveToAnotherNodeWhenTheirNodeIsKilled() async throws {
