@@ -34,7 +34,7 @@ package final class PostgresTestCluster: Sendable {
     package static func shared() throws -> PostgresTestCluster {
         try lock.withLock {
             if started == nil {
-                started = Result { () throws(SetupError) -> PostgresTestCluster in try PostgresTestCluster() }
+                started = Result { () throws(SetupError) -> PostgresTestCluster in try PostgresTestCluster(settings: []) }
                 if case .success(let cluster) = started {
                     stopAtExit = cluster
                     atexit { PostgresTestCluster.stopAtExit?.stop() }
@@ -47,7 +47,9 @@ package final class PostgresTestCluster: Sendable {
 
     nonisolated(unsafe) private static var stopAtExit: PostgresTestCluster?
 
-    private init() throws(SetupError) {
+    /// A cluster of its own (not the shared one; stop it with `stop()`): `settings` are extra `-c` options,
+    /// `standbyOf` makes it a streaming standby of that cluster (`pg_basebackup -R`) instead of a new primary.
+    package init(settings: [String] = [], standbyOf primary: PostgresTestCluster? = nil) throws(SetupError) {
         binaries = try Self.findBinaries()
         let isRoot = getuid() == 0
         runAs = isRoot ? "postgres" : nil
@@ -62,12 +64,48 @@ package final class PostgresTestCluster: Sendable {
         if let runAs {
             try run("/usr/bin/chown", [runAs, directory], asUser: nil)
         }
-        try run(binaries + "/initdb", ["-D", directory + "/data", "-U", user, "-A", "trust", "--no-locale", "-E", "UTF8",
-                                       "--no-sync"], asUser: runAs)
+        if let primary {
+            // A copy of the primary that follows it (standby.signal and primary_conninfo written by -R).
+            try run(binaries + "/pg_basebackup", ["-D", directory + "/data", "-h", primary.directory, "-p", String(primary.port),
+                                                  "-U", primary.user, "-R", "-X", "stream", "--no-sync", "--checkpoint=fast"], asUser: runAs)
+        } else {
+            try run(binaries + "/initdb", ["-D", directory + "/data", "-U", user, "-A", "trust", "--no-locale", "-E", "UTF8",
+                                           "--no-sync"], asUser: runAs)
+        }
         // No TCP (listen_addresses ''), the socket here; fsync off: a test cluster need not survive power loss.
-        let options = "-k \(directory) -p \(port) -c listen_addresses='' -c fsync=off -c max_connections=300"
+        let options = (["-k \(directory) -p \(port) -c listen_addresses='' -c fsync=off -c max_connections=300"]
+            + settings.map { "-c \($0)" }).joined(separator: " ")
         try run(binaries + "/pg_ctl", ["-D", directory + "/data", "-l", directory + "/log", "-w", "-t", "60",
                                        "-o", options, "start"], asUser: runAs)
+    }
+
+    /// The postmaster's process id (the first line of `postmaster.pid`), for `kill -9` in failover tests.
+    package func postmasterPID() throws -> pid_t {
+        let text = try String(contentsOfFile: directory + "/data/postmaster.pid", encoding: .utf8)
+        guard let line = text.split(separator: "\n").first, let pid = pid_t(line) else {
+            throw SetupError(description: "no pid in \(directory)/data/postmaster.pid")
+        }
+        return pid
+    }
+
+    /// Kills the whole server at once, as when its machine dies: the postmaster and every child (backends,
+    /// walsenders) with SIGKILL. Killing the postmaster alone leaves its backends serving their sessions for a while.
+    package func killHard() throws {
+        let postmaster = try postmasterPID()
+        var victims = [postmaster]
+        for entry in (try? FileManager.default.contentsOfDirectory(atPath: "/proc")) ?? [] {
+            guard let pid = pid_t(entry), let stat = try? String(contentsOfFile: "/proc/\(entry)/stat", encoding: .utf8),
+                  let close = stat.lastIndex(of: ")") else { continue }
+            // Fields after "(comm)": state, ppid, ...
+            let fields = stat[stat.index(after: close)...].split(separator: " ")
+            if fields.count > 1, pid_t(fields[1]) == postmaster { victims.append(pid) }
+        }
+        for pid in victims { kill(pid, SIGKILL) }
+    }
+
+    /// Promotes a standby to primary (`pg_ctl promote`, waiting until it takes writes).
+    package func promote() throws {
+        try run(binaries + "/pg_ctl", ["-D", directory + "/data", "-w", "-t", "60", "promote"], asUser: runAs)
     }
 
     /// A URI for database `name` on this cluster (over the unix socket).
