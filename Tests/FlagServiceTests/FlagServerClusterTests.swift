@@ -114,10 +114,13 @@ import Testing
         defer { cluster.finish() }
         let first = try #require(try await cluster.version(0))
         for round in 0..<10 {
+            // Both nodes serve the current version first, so both PUTs carry its ETag.
             let current = first + Int64(round)
+            let zero = try await cluster.waitForVersion(0, current)
+            let one = try await cluster.waitForVersion(1, current)
+            #expect(zero != nil && one != nil, "round \(round): a node does not serve version \(current)")
             let document = try await cluster.request(0, "GET", "/v1/environments/production/document")
             let etag = try #require(document.headers.first(where: { $0.name.lowercased() == "etag" })?.value)
-            _ = try await cluster.waitForVersion(1, current)
             // Both nodes flip the banner away from its current value (true at first), on the same ETag.
             let value = !round.isMultiple(of: 2)
             async let a = cluster.request(0, "PUT", Self.banner, token: cluster.token, json: Self.flip(value), headers: [("If-Match", etag)])
