@@ -189,4 +189,30 @@ import Testing
         #expect(tookOver < .seconds(5), "took \(tookOver)")
         #expect(try await cluster.version(survivor) == before + 2)
     }
+
+    @Test func aWebhookRegisteredOnOneNodeGetsEachVersionOfAnyNodeExactlyOnce() async throws {
+        let cluster = try await Cluster(nodes: 3)
+        defer { cluster.finish() }
+        let receiver = try WebhookReceiver()
+        defer { receiver.stop() }
+        let admin = try { () throws -> String in
+            let store = try FlagStore.open(path: cluster.uri)
+            defer { store.close() }
+            return try store.createToken(name: "admin", role: .admin).secret
+        }()
+        let created = try await cluster.request(0, "POST", "/v1/webhooks", token: admin, json:
+            #"{"url": "\#(receiver.url)", "events": ["version.published"], "environments": ["production"], "secret": "whsec_cluster"}"#)
+        #expect(created.status == 201, "\(created.text)")
+        // Every node knows the receiver within a sync round.
+        try await Task.sleep(for: .milliseconds(1_500))
+        #expect(try await cluster.request(1, "PUT", Self.banner, token: cluster.token, json: Self.flip(false)).status == 200)
+        #expect(try await cluster.request(2, "PUT", Self.banner, token: cluster.token, json: Self.flip(true)).status == 200)
+        let deliveries = try await receiver.waitFor(2)
+        // Three nodes, one sender: nothing arrives twice.
+        try await Task.sleep(for: .seconds(2))
+        let all = receiver.deliveries
+        let ids = try all.map { try $0.json()["id"]?.stringValue ?? "" }
+        #expect(all.count == 2 && Set(ids).count == 2, "\(all.count) deliveries: \(ids)")
+        #expect(deliveries.allSatisfy { $0.header(APIHeader.webhookAttempt) == "1" })
+    }
 }
