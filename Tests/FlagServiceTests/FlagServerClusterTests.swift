@@ -190,6 +190,23 @@ import Testing
         #expect(try await cluster.version(survivor) == before + 2)
     }
 
+    @Test func threeNodesStartedAtOnceOnAnEmptyDatabaseMigrateAndSeedItOnce() async throws {
+        let directory = try makeTemporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let uri = try PostgresTestCluster.shared().createDatabase()
+        let nodes = try (0..<3).map { _ in
+            try ServerProcess(["--port", "0", "--database", uri, "--flags-dir", Cluster.flags], directory: directory)
+        }
+        defer { for node in nodes { node.blockingStop() } }
+        for node in nodes { try await node.waitUntilReady() }
+        let store = try FlagStore.open(path: uri)
+        defer { store.close() }
+        #expect(try store.environments() == ["production", "staging"])
+        #expect(try store.versions(environment: "production").map(\.number) == [1])
+        #expect(try store.versions(environment: "staging").map(\.number) == [1])
+        #expect(try store.auditEntries(limit: 1000).filter { $0.action == "publish" }.count == 2)
+    }
+
     @Test func aWebhookRegisteredOnOneNodeGetsEachVersionOfAnyNodeExactlyOnce() async throws {
         let cluster = try await Cluster(nodes: 3)
         defer { cluster.finish() }
