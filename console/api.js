@@ -44,7 +44,9 @@ export async function request(method, path, { body, headers = {}, token = stored
   } catch {
     parsed = null;
   }
-  if (!response.ok) throw new APIError(response.status, parsed?.error);
+  // OFREP answers refusals in its own shape ({"errorCode", "errorDetails"}); say what it says, not "HTTP 400".
+  const ofrep = parsed?.errorCode ? { code: parsed.errorCode, message: `${parsed.errorCode}: ${parsed.errorDetails ?? ""}` } : undefined;
+  if (!response.ok) throw new APIError(response.status, parsed?.error ?? ofrep);
   return { body: parsed, headers: response.headers };
 }
 
@@ -66,8 +68,28 @@ export const api = {
     body: { version, message }, headers: etag ? { "If-Match": etag } : {},
   }),
   /** `kind` "requests" or "schedules", `statuses` comma-separated. */
-  changes: (name, kind, statuses) => request("GET", `${env(name)}/${kind}?status=${statuses}`),
+  changes: (name, kind, statuses) => request("GET", `${env(name)}/${kind}${statuses ? `?status=${statuses}` : ""}`),
   approve: (id, note) => request("POST", `/v1/changes/${id}/approve`, { body: note ? { message: note } : {} }),
   reject: (id, note) => request("POST", `/v1/changes/${id}/reject`, { body: { message: note } }),
   cancel: (id, note) => request("DELETE", `/v1/changes/${id}`, { headers: note ? { "X-Change-Message": encodeURIComponent(note) } : {} }),
+  /** A schedule: `at` a UTC instant, `flags` key to a bare value or a full definition, reviewed against `etag`. */
+  schedule: (name, at, message, flags, etag) => request("POST", `${env(name)}/schedules`, {
+    body: { at, message, flags }, headers: etag ? { "If-Match": etag } : {},
+  }),
+  policy: (name) => request("GET", `${env(name)}/policy`),
+  putPolicy: (name, policy) => request("PUT", `${env(name)}/policy`, { body: policy }),
+  /** One page of the audit log; `filters` the query's members (empty ones left out), `before` the last page's `next`. */
+  audit: (filters, before) => {
+    const query = new URLSearchParams(Object.entries(filters).filter(([, value]) => value !== "" && value !== null && value !== undefined));
+    if (before) query.set("before", String(before));
+    query.set("limit", "50");
+    return request("GET", `/v1/audit?${query}`);
+  },
+  webhooks: () => request("GET", "/v1/webhooks"),
+  addWebhook: (body) => request("POST", "/v1/webhooks", { body }),
+  removeWebhook: (id) => request("DELETE", `/v1/webhooks/${encodeURIComponent(id)}`),
+  deliveries: (id) => request("GET", `/v1/webhooks/${encodeURIComponent(id)}/deliveries?limit=50`),
+  tokens: (includeRevoked) => request("GET", `/v1/tokens${includeRevoked ? "?includeRevoked=true" : ""}`),
+  createToken: (body) => request("POST", "/v1/tokens", { body }),
+  revokeToken: (name) => request("DELETE", `/v1/tokens/${encodeURIComponent(name)}`),
 };

@@ -1,36 +1,26 @@
-// The console's entry: sign-in, the environment and view switches, and the shared state the views read.
+// The console's entry: sign-in, the environment and view switches. Shared state and helpers live in
+// session.js, which every view imports (never this file).
 import { APIError, api, storeToken, storedToken } from "./api.js";
 import { byId } from "./dom.js";
 import { currentLanguage, initialLanguage, setLanguage, t } from "./i18n.js";
+import { canWrite, describeError, isAdmin, notify, onReload, state } from "./session.js";
 import { renderFlags } from "./flags-view.js";
 import { renderHistory } from "./history-view.js";
 import { renderChanges } from "./changes-view.js";
+import { renderSchedules, setUpSchedules } from "./schedules-view.js";
+import { renderPaidDay } from "./paid-day-view.js";
+import { renderAudit, setUpAudit } from "./audit-view.js";
+import { renderPolicy } from "./policy-view.js";
+import { renderWebhooks, setUpWebhooks } from "./webhooks-view.js";
+import { renderTokens, setUpTokens } from "./tokens-view.js";
 import { setUpEvaluate } from "./evaluate-view.js";
 import { setUpChangeDialog } from "./change-dialog.js";
 
-/** What every view reads: who is signed in, the environment and its current envelope and ETag. */
-export const state = { identity: null, environment: null, envelope: null, etag: null, view: "flags" };
-
-/** Whether the signed-in token may publish. */
-export function canWrite() {
-  return state.identity?.role === "writer" || state.identity?.role === "admin";
-}
-
-/** A line in the status area above the views. */
-export function notify(text, kind = "info") {
-  const notice = byId("notice");
-  notice.textContent = text;
-  notice.dataset.kind = kind;
-}
-
-/** The sentence for an API refusal in the current language. */
-export function describeError(error) {
-  if (!(error instanceof APIError)) return String(error);
-  if (error.status === 0) return t("unreachable");
-  if (error.status === 401) return storedToken() ? t("wrongToken") : t("readsNeedToken");
-  if (error.status === 403) return t("forbidden", { message: error.message });
-  return error.message;
-}
+/** Each view's drawing; views not listed (evaluate) draw on their own form's submit. */
+const renderers = {
+  flags: renderFlags, history: renderHistory, changes: renderChanges, schedules: renderSchedules, paidday: renderPaidDay,
+  audit: renderAudit, policy: renderPolicy, webhooks: renderWebhooks, tokens: renderTokens,
+};
 
 function showWho() {
   const who = byId("who");
@@ -41,6 +31,9 @@ function showWho() {
     who.textContent = t("signedInAs", { name: state.identity.name, role });
   }
   byId("sign-out").hidden = false;
+  // The admin views only for an admin of every environment: the server refuses anyone else (403) anyway.
+  for (const tab of document.querySelectorAll(".tab[data-admin]")) tab.hidden = !isAdmin();
+  if (!isAdmin() && document.querySelector(`.tab[data-view="${state.view}"]`)?.dataset.admin !== undefined) state.view = "flags";
 }
 
 async function signIn(token) {
@@ -86,12 +79,13 @@ async function loadEnvironments() {
     return option;
   }));
   const names = body.environments.map((environment) => environment.name);
+  state.environments = names;
   state.environment = names.includes(previous) ? previous : names.includes("production") ? "production" : names[0] ?? null;
   select.value = state.environment ?? "";
 }
 
 /** Fetches the current envelope of the environment and redraws the open view. */
-export async function reload() {
+async function reload() {
   if (!state.environment) return;
   try {
     const { body, headers } = await api.document(state.environment);
@@ -113,9 +107,7 @@ async function show(view) {
     tab.setAttribute("aria-selected", String(selected));
     byId(`view-${tab.dataset.view}`).hidden = !selected;
   }
-  if (view === "flags") renderFlags();
-  if (view === "history") await renderHistory();
-  if (view === "changes") await renderChanges();
+  await renderers[view]?.();
 }
 
 function signOut() {
@@ -152,8 +144,13 @@ function start() {
     reload();
   });
   for (const tab of document.querySelectorAll(".tab")) tab.addEventListener("click", () => show(tab.dataset.view));
+  onReload(reload);
   setUpEvaluate();
   setUpChangeDialog();
+  setUpSchedules();
+  setUpAudit();
+  setUpWebhooks();
+  setUpTokens();
   const token = storedToken();
   if (token) signIn(token);
   else byId("token").focus();

@@ -1,10 +1,11 @@
 // Every change goes through one dialog: edit, then the server's preview (the semantic diff and the
 // share of sampled installs whose value changes, computed by the same Swift code as flagctl diff
-// --impact), then a message, then publish with If-Match. A 412 offers to reload and re-apply.
+// --impact), then a message, then publish with If-Match, or (a flag's change) schedule it for a time typed in
+// the browser's time zone and sent as its UTC instant. A 412 offers to reload and re-apply.
 import { APIError, api } from "./api.js";
-import { describeError, notify, reload, state } from "./app.js";
+import { describeError, notify, reload, state, timeZone, utcInstant } from "./session.js";
 import { byId, clear, el } from "./dom.js";
-import { number, percent, t } from "./i18n.js";
+import { number, percent, t, time } from "./i18n.js";
 
 /** The change being prepared: `propose()` gives the preview body, `publish(message, etag)` sends it. */
 let pending = null;
@@ -80,10 +81,20 @@ async function publish() {
     byId("change-message").focus();
     return;
   }
+  const later = pending.schedule && byId("change-later").checked;
+  const at = later ? utcInstant(byId("change-at").value) : null;
+  if (later && !at) {
+    byId("change-error").textContent = t("timeRequired");
+    byId("change-at").focus();
+    return;
+  }
   try {
-    const { body } = await pending.publish(message, pending.baseEtag);
+    const { body } = later ? await pending.schedule(at, message, pending.baseEtag) : await pending.publish(message, pending.baseEtag);
     byId("change").close();
-    if (body.change?.status === "pending") {
+    if (later) {
+      notify(t(body.change.status === "pending" ? "scheduledNeedsApproval" : "scheduled",
+        { id: body.change.id, time: time(body.change.applyAt), flags: body.change.protectedFlags.join(", ") }), "success");
+    } else if (body.change?.status === "pending") {
       // 202: a protected flag; nothing is published until a second person approves (the Waiting changes view).
       notify(t("requested", { id: body.change.id, flags: body.change.protectedFlags.join(", ") }), "info");
     } else {
@@ -107,8 +118,22 @@ function open(title, editor, change) {
   byId("change-title").textContent = title;
   clear(byId("change-editor")).append(...editor);
   byId("change-message").value = "";
+  byId("change-schedule").hidden = !change.schedule;
+  byId("change-later").checked = false;
+  byId("change-at").value = "";
+  showLater();
   resetOutput();
   byId("change").showModal();
+}
+
+/** The time fields when "later" is ticked: the browser's time zone named, the UTC instant that will be sent. */
+function showLater() {
+  const later = byId("change-later").checked;
+  byId("change-later-fields").hidden = !later;
+  byId("change-publish").textContent = t(later ? "schedule" : "publish");
+  byId("change-at-label").textContent = t("publishAt", { zone: timeZone() });
+  const at = utcInstant(byId("change-at").value);
+  byId("change-at-utc").textContent = at ? t("sentAsUTC", { at }) : "";
 }
 
 /** A value typed into the editor as JSON for the flag's type; an Error with `path` when it is not JSON. */
@@ -175,6 +200,8 @@ export function openFlagChange(key, flag) {
       return { flag: key, ...request };
     },
     publish: (message, etag) => api.putFlag(state.environment, key, request.value !== undefined ? request.value : request.definition, etag, message),
+    schedule: (at, message, etag) => api.schedule(state.environment, at, message,
+      { [key]: request.value !== undefined ? request.value : request.definition }, etag),
   });
 }
 
@@ -203,4 +230,6 @@ export function setUpChangeDialog() {
     await runPreview();
   });
   byId("change-form").addEventListener("submit", (event) => event.preventDefault());
+  byId("change-later").addEventListener("change", showLater);
+  byId("change-at").addEventListener("input", showLater);
 }

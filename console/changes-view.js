@@ -2,7 +2,7 @@
 // them; their author may withdraw them) and scheduled changes (cancelled here, created with flagctl
 // schedule). The same routes as flagctl requests, schedules, approve, reject and unschedule.
 import { api } from "./api.js";
-import { canWrite, describeError, notify, reload, state } from "./app.js";
+import { canWrite, describeError, notify, reload, state } from "./session.js";
 import { byId, clear, el } from "./dom.js";
 import { t, time } from "./i18n.js";
 

@@ -1,7 +1,7 @@
 // "What does install X get": every flag evaluated by the server (OFREP bulk, the environment in the
 // path) for a typed context, with value, variant and reason.
 import { api } from "./api.js";
-import { describeError, state } from "./app.js";
+import { describeError, state } from "./session.js";
 import { byId, clear, el, jsonText } from "./dom.js";
 
 export function setUpEvaluate() {

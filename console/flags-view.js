@@ -1,6 +1,6 @@
 // The flags of the current document: type, description, default, rules (cohort, rollout) and
 // prerequisites, with a change button for writers.
-import { canWrite, state } from "./app.js";
+import { canWrite, state } from "./session.js";
 import { byId, clear, el, jsonText } from "./dom.js";
 import { t } from "./i18n.js";
 import { openFlagChange } from "./change-dialog.js";

@@ -1,7 +1,7 @@
 // The environment's versions, newest first: author, time, message, each version's diff against the
 // one before it (computed by the server), and rollback for writers.
 import { api } from "./api.js";
-import { canWrite, describeError, state } from "./app.js";
+import { canWrite, describeError, state } from "./session.js";
 import { byId, clear, el } from "./dom.js";
 import { t, time } from "./i18n.js";
 import { openRollback, renderDiff } from "./change-dialog.js";

@@ -1,4 +1,5 @@
 // English and German labels. The language comes from the switch, else from navigator.language.
+import { opsLabels } from "./labels-ops.js";
 
 // Each label as [English, German], side by side so a missing translation shows in review.
 const labels = {
@@ -19,6 +20,9 @@ const labels = {
   locale: ["Locale", "Locale"],
   country: ["Country", "Land"],
   channel: ["Channel", "Kanal"],
+  firstInstallDate: ["First install date", "Erstinstallation"],
+  firstInstallDateHint: ["RFC 3339 with Z or an offset. Empty: unknown, as in an app that could not verify its App Store transaction.",
+    "RFC 3339 mit Z oder Zeitzonen-Versatz. Leer: unbekannt, wie in einer App, die ihre App-Store-Transaktion nicht prüfen konnte."],
   evaluateButton: ["Evaluate", "Auswerten"],
   flag: ["Flag", "Flag"],
   value: ["Value", "Wert"],
@@ -99,6 +103,7 @@ const labels = {
   rejected: ["Change request {id} rejected.", "Änderungsanfrage {id} abgelehnt."],
   withdrawn: ["Change {id} cancelled.", "Änderung {id} abgebrochen."],
 };
+Object.assign(labels, opsLabels);
 const languages = ["en", "de"];
 
 let language = "en";

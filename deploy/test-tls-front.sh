@@ -217,6 +217,26 @@ check "second GET: 200 from the cache (X-Cache-Status $(header second X-Cache-St
 check "the cached body is the body flagserver sent" same_body first second
 result=$(request conditional -H "If-None-Match: $etag" "$base$doc_path")
 check "If-None-Match with the current ETag: 304 ($result, $(header conditional X-Cache-Status))" test "${result% *}" = 304
+# gzip: flagserver's variant (compressed once per version, its own ETag) passes through and is cached beside the
+# identity one; curl --compressed asks for it and decodes it.
+result=$(request gzip --compressed "$base$doc_path")
+check "GET with Accept-Encoding gzip: 200 with Content-Encoding gzip ($result, $(header gzip Content-Encoding))" \
+    test "${result% *} $(header gzip Content-Encoding)" = "200 gzip"
+check "  ... decoded, the same envelope as the identity body" same_body first gzip
+gzip_etag=$(header gzip ETag)
+check "  ... under the gzip representation's own ETag ($gzip_etag)" test "$gzip_etag" = "${etag%\"}-gzip\""
+check "  ... and Vary: Authorization, Accept-Encoding" test "$(header gzip Vary)" = "Authorization, Accept-Encoding"
+result=$(request gzip-again -H 'Accept-Encoding: gzip, br' "$base$doc_path")
+check "the gzip variant is cached too (X-Cache-Status $(header gzip-again X-Cache-Status))" \
+    test "${result% *} $(header gzip-again X-Cache-Status) $(header gzip-again Content-Encoding)" = "200 HIT gzip"
+gzip_bytes=$(stat -c %s "$work/http/gzip-again.body")
+check "  ... in fewer bytes than half the identity body ($gzip_bytes of $(stat -c %s "$work/http/first.body"))" \
+    test $((gzip_bytes * 2)) -lt "$(stat -c %s "$work/http/first.body")"
+result=$(request identity-again "$base$doc_path")
+check "the identity variant is still served to clients without gzip (X-Cache-Status $(header identity-again X-Cache-Status))" \
+    test "${result% *} $(header identity-again X-Cache-Status) $(header identity-again Content-Encoding)" = "200 HIT "
+result=$(request gzip-conditional -H 'Accept-Encoding: gzip' -H "If-None-Match: $gzip_etag" "$base$doc_path")
+check "If-None-Match with the gzip ETag: 304 ($result)" test "${result% *}" = 304
 result=$(request query "$base$doc_path?nocache=$RANDOM")
 check "a query string does not walk past the cache (X-Cache-Status $(header query X-Cache-Status))" \
     test "${result% *} $(header query X-Cache-Status)" = "200 HIT"

@@ -28,6 +28,9 @@ public struct ClientHeaderName: Sendable, Hashable, RawRepresentable, Expressibl
 
     /// `Accept` (RFC 9110 §12.5.1).
     public static let accept: ClientHeaderName = "Accept"
+    /// `Accept-Encoding` (RFC 9110 §12.5.3): with `gzip`, every transport decodes a gzip body before handing it
+    /// over (`HTTPTransport`).
+    public static let acceptEncoding: ClientHeaderName = "Accept-Encoding"
     /// `Authorization` (RFC 9110 §11.6.2).
     public static let authorization: ClientHeaderName = "Authorization"
     /// `Content-Type` (RFC 9110 §8.3).

@@ -91,6 +91,11 @@ final class CurlTransfer {
         if let caFile = options.caFile {
             setup.append(("CAINFO", ccurl_setopt_string(handle, CURLOPT_CAINFO, caFile)))
         }
+        if let codings = request.headers[.acceptEncoding] {
+            // curl sends the field itself and decodes what it names (gzip) before the write callback sees it;
+            // passed as a plain header line it would hand over the compressed bytes.
+            setup.append(("ACCEPT_ENCODING", ccurl_setopt_string(handle, CURLOPT_ACCEPT_ENCODING, codings)))
+        }
         setup += methodAndBody(handle)
         if let (name, code) = setup.first(where: { $0.1 != CURLE_OK }) {
             return failure(.setupFailed, "curl_easy_setopt(CURLOPT_\(name)): \(Self.text(code))", code: Int(code.rawValue))
@@ -121,6 +126,7 @@ final class CurlTransfer {
     private func headerLines() -> [String] {
         var lines = request.headers
             .filter { !ClientHeaders.sameName($0.name, ClientHeaderName.expect.rawValue) }
+            .filter { !ClientHeaders.sameName($0.name, ClientHeaderName.acceptEncoding.rawValue) }  // CURLOPT_ACCEPT_ENCODING
             .map { $0.value.isEmpty ? "\($0.name);" : "\($0.name): \($0.value)" }
         if request.sendsBody {
             // No `Expect: 100-continue`: small writes would wait a second for a 100 the server may not send.

@@ -2,7 +2,9 @@
 ///
 /// Every transport keeps one contract (tested against both by `ClientHTTPTests`): no redirect is followed, a reply
 /// that is not HTTP is an error, the body limit holds for an announced length and while streaming, the connect and
-/// total timeouts hold, cancelling the calling task aborts the transfer, and any status is a response.
+/// total timeouts hold, cancelling the calling task aborts the transfer, and any status is a response. A request with
+/// `Accept-Encoding: gzip` gets the body decoded (`Content-Encoding: gzip` on the wire, the plain bytes in
+/// `ClientResponse.body`; libcurl through `CURLOPT_ACCEPT_ENCODING`, URLSession by itself).
 public protocol HTTPTransport: Sendable {
     /// Performs `request` and returns the complete response, whatever its status.
     /// Throws only when no complete response arrived (no connection, timeout, garbage, truncated, too large, cancelled).

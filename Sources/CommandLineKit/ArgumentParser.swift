@@ -1,7 +1,7 @@
 /// Splits one command's tokens into options and positional arguments.
 ///
 /// Conventions as in swift-argument-parser and POSIX utilities: `--name value` and `--name=value`, `-m value` for
-/// a declared one-letter alias, flags without a value, options anywhere among the arguments, `--` ending the
+/// a declared one-letter alias, switches (options without a value), options anywhere among the arguments, `--` ending the
 /// options, and a lone `-` being an argument (standard input). An option not on the command line takes its
 /// environment variable's value, when it declares one.
 public enum ArgumentParser {
@@ -39,8 +39,8 @@ public enum ArgumentParser {
             let inlineValue = equals.map { String(token[token.index(after: $0)...]) }
             guard spec.valueName != nil else {
                 if inlineValue != nil { throw UsageError("option '--\(name)' takes no value") }
-                if parsed.flags.contains(name) { throw UsageError("option '--\(name)' given more than once") }
-                parsed.flags.insert(name)
+                if parsed.switches.contains(name) { throw UsageError("option '--\(name)' given more than once") }
+                parsed.switches.insert(name)
                 parsed.origins[name] = .commandLine
                 continue
             }
@@ -63,8 +63,8 @@ public enum ArgumentParser {
         for spec in options where parsed.origins[spec.name] == nil {
             guard let variable = spec.environment, let value = environment[variable] else { continue }
             if spec.valueName == nil {
-                guard Flag.environmentTrueValues.contains(value.lowercased()) else { continue }
-                parsed.flags.insert(spec.name)
+                guard Switch.environmentTrueValues.contains(value.lowercased()) else { continue }
+                parsed.switches.insert(spec.name)
             } else {
                 parsed.optionValues[spec.name] = [value]
             }

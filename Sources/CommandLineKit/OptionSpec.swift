@@ -1,11 +1,11 @@
 /// What the parser and the help text know about a named option, whatever the type of its value: `--sample <n>`
-/// (takes a value) or `--json` (a flag without one).
+/// (takes a value) or `--json` (a switch, without one).
 public struct OptionSpec: Sendable, Equatable {
     /// The long name without its dashes (`sample` for `--sample`).
     public let name: String
     /// A one-letter alias (`m` for `-m`), for the options everybody types (`-m MESSAGE`, as in git).
     public let short: Character?
-    /// The placeholder of the value in usage lines (`n`); nil for a flag that takes no value.
+    /// The placeholder of the value in usage lines (`n`); nil for a switch, which takes no value.
     public let valueName: String?
     /// One line saying what the option does.
     public let help: String
@@ -18,7 +18,7 @@ public struct OptionSpec: Sendable, Equatable {
     /// For an option that is recognized only to be refused (`--token`): why, and what to do instead. Never shown in help.
     public let refusal: String?
 
-    /// A description; the typed declarations (`Flag`, `Option`) build these.
+    /// A description; the typed declarations (`Switch`, `Option`) build these.
     public init(name: String, short: Character? = nil, valueName: String?, help: String, repeatable: Bool = false,
                 isRequired: Bool = false, environment: String? = nil, refusal: String? = nil) {
         self.name = name
@@ -42,7 +42,7 @@ public struct OptionSpec: Sendable, Equatable {
     /// The option in a usage line: brackets unless it is required.
     var usageItem: String { isRequired ? synopsis : "[\(synopsis)]" }
 
-    /// The help row's text, naming the environment variable (a flag's is set by `1`, `true` or `yes`).
+    /// The help row's text, naming the environment variable (a switch's is set by `1`, `true` or `yes`).
     var helpText: String {
         guard let environment else { return help }
         return help + " (env: \(environment)\(valueName == nil ? "=1" : ""))"
@@ -55,7 +55,7 @@ public struct OptionSpec: Sendable, Equatable {
     }
 }
 
-/// A typed option declaration (`Flag`, `Option`), as a command lists it in its configuration.
+/// A typed option declaration (`Switch`, `Option`), as a command lists it in its configuration.
 public protocol OptionDeclaration: Sendable {
     /// What the parser and the help text need.
     var spec: OptionSpec { get }

@@ -14,11 +14,11 @@ public struct ParsedArguments: Sendable {
 
     /// Values of options that take one, by long name, in the order given.
     var optionValues: [String: [String]] = [:]
-    /// Flags given, by long name.
-    var flags: Set<String> = []
+    /// Switches given, by long name.
+    var switches: Set<String> = []
     /// Values of positional arguments, by argument name.
     var positionals: [String: [String]] = [:]
-    /// Where each given option (flag or value) came from, by long name.
+    /// Where each given option (switch or value) came from, by long name.
     var origins: [String: Origin] = [:]
     /// Tool, usage line and help hint of the command these arguments are for, which errors carry.
     var context = UsageError("")
@@ -26,8 +26,8 @@ public struct ParsedArguments: Sendable {
     /// Nothing given.
     public init() {}
 
-    /// Whether the flag was given (or set by its environment variable).
-    public func isSet(_ flag: Flag) -> Bool { flags.contains(flag.spec.name) }
+    /// Whether the switch was given (or set by its environment variable).
+    public func isSet(_ option: Switch) -> Bool { switches.contains(option.spec.name) }
 
     /// Where the option's value came from; nil when it was not given at all.
     public func origin(of option: some OptionDeclaration) -> Origin? { origins[option.spec.name] }

@@ -11,6 +11,8 @@ extension FlagClient {
     public var showIntroFreeSubscriptionBanner: Bool { snapshot.showIntroFreeSubscriptionBanner }
     /// Whether the price-change notice (``SubscriptionPaidCopy/priceChangeNotice``) is shown.
     public var subscriptionPriceIncreaseMessagingEnabled: Bool { snapshot.subscriptionPriceIncreaseMessagingEnabled }
+    /// Days of access after a failed renewal while Apple retries the payment (0...60).
+    public var billingRetryAccessDays: Int { snapshot.billingRetryAccessDays }
     /// The one-line text of the intro banner.
     public var introOfferMessage: String { snapshot.introOfferMessage }
     /// The texts of the Symi Plus screen.

@@ -27,6 +27,9 @@ public final class FlagSnapshot: Sendable {
     public let showIntroFreeSubscriptionBanner: Bool
     /// Whether the price-change notice (``SubscriptionPaidCopy/priceChangeNotice``) is shown.
     public let subscriptionPriceIncreaseMessagingEnabled: Bool
+    /// How many days after a failed renewal a subscriber keeps Symi Plus while Apple retries the payment; clamped to
+    /// ``SymiSafeDefaults/billingRetryAccessDaysRange``, the safe default when missing or not an integer.
+    public let billingRetryAccessDays: Int
     /// The one-line text of the intro banner.
     public let introOfferMessage: String
     /// The texts of the Symi Plus screen.
@@ -42,7 +45,8 @@ public final class FlagSnapshot: Sendable {
     public let legalLinks: LegalLinks
 
     /// Evaluates `envelope`'s document (or the safe defaults when `nil`) for `context`.
-    init(envelope: FlagEnvelope?, source: ValueSource, context: EvaluationContext) {
+    /// `package`: the paid-day rehearsal (Benchmarks/PaidDayRehearsal) evaluates exactly what the app would.
+    package init(envelope: FlagEnvelope?, source: ValueSource, context: EvaluationContext) {
         self.source = source
         self.context = context
         self.envelope = envelope
@@ -64,6 +68,9 @@ public final class FlagSnapshot: Sendable {
         subscriptionPriceIncreaseMessagingEnabled = monetization
             && (results["subscriptionPriceIncreaseMessagingEnabled"]?.value.boolValue
                 ?? SymiSafeDefaults.subscriptionPriceIncreaseMessagingEnabled)
+        let retryDays = results["billingRetryAccessDays"]?.value.integerValue ?? Int64(SymiSafeDefaults.billingRetryAccessDays)
+        billingRetryAccessDays = Int(clamping: min(max(retryDays, Int64(SymiSafeDefaults.billingRetryAccessDaysRange.lowerBound)),
+                                                   Int64(SymiSafeDefaults.billingRetryAccessDaysRange.upperBound)))
         introOfferMessage = results["introOfferMessage"]?.value.stringValue ?? SymiSafeDefaults.introOfferMessage
         subscriptionScreenCopy = results["subscriptionScreenCopy"].flatMap { SubscriptionScreenCopy(json: $0.value) }
             ?? SymiSafeDefaults.subscriptionScreenCopy

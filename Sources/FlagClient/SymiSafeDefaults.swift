@@ -17,6 +17,11 @@ public enum SymiSafeDefaults {
     public static let showIntroFreeSubscriptionBanner = true
     /// `subscriptionPriceIncreaseMessagingEnabled`: no notice of future prices without a planned change.
     public static let subscriptionPriceIncreaseMessagingEnabled = false
+    /// `billingRetryAccessDays`: a subscriber whose renewal failed keeps Symi Plus for 3 days after the paid period
+    /// while Apple retries the payment (Apple's shortest billing grace period; docs/monetization.md says why).
+    public static let billingRetryAccessDays = 3
+    /// The range `billingRetryAccessDays` is clamped to: Apple retries a failed renewal for up to 60 days.
+    public static let billingRetryAccessDaysRange = 0...60
     /// `introOfferMessage` in German.
     public static let introOfferMessage = "Symi ist aktuell für kurze Zeit kostenlos."
     /// `subscriptionProductIds`: the monthly product only.
@@ -67,6 +72,7 @@ public enum SymiSafeDefaults {
         "premiumFeaturesLocked": {"type": "boolean", "default": false},
         "showIntroFreeSubscriptionBanner": {"type": "boolean", "default": true},
         "subscriptionPriceIncreaseMessagingEnabled": {"type": "boolean", "default": false},
+        "billingRetryAccessDays": {"type": "integer", "default": 3},
         "introOfferMessage": {
           "type": "string",
           "default": "Symi ist aktuell für kurze Zeit kostenlos.",

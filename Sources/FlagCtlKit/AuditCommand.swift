@@ -15,7 +15,7 @@ public struct AuditCommand: Command {
         Needs an admin token for every environment in FLAGCTL_TOKEN.
         Exit status: 0 listed (also when nothing matched), 2 the server cannot be reached or refuses.
         """,
-        options: [environmentOption, sinceOption, actorOption, actionOption, outcomeOption, limitOption, jsonFlag])
+        options: [environmentOption, sinceOption, actorOption, actionOption, outcomeOption, limitOption, jsonSwitch])
 
     static let environmentOption = Option("env", valueName: "name", help: "Only this environment's lines.") { text throws(UsageError) in
         try ServerCommandSupport.environment(text)
@@ -30,7 +30,7 @@ public struct AuditCommand: Command {
         return text
     }
     static let limitOption = ServerCommandSupport.limitOption("At most this many lines (1 to 10000, default: 100).", maximum: 10_000)
-    static let jsonFlag = Flag("json", help: "Print the lines as the server's JSON array.")
+    static let jsonSwitch = Switch("json", help: "Print the lines as the server's JSON array.")
 
     /// What to ask for.
     public let filter: AuditFilter
@@ -45,7 +45,7 @@ public struct AuditCommand: Command {
                              actor: try parsed.value(Self.actorOption), action: try parsed.value(Self.actionOption),
                              outcome: try parsed.value(Self.outcomeOption))
         limit = try parsed.value(Self.limitOption) ?? 100
-        json = parsed.isSet(Self.jsonFlag)
+        json = parsed.isSet(Self.jsonSwitch)
     }
 
     /// Fetches (page by page) and prints.

@@ -32,7 +32,7 @@ extension ChangeListingCommand {
     /// From the parsed command line.
     public init(parsed: ParsedArguments) throws(UsageError) {
         self.init(options: ChangeListingOptions(environment: try parsed.required(ServerCommandSupport.environmentArgument),
-                                                all: parsed.isSet(ChangeRendering.allFlag), json: parsed.isSet(ChangeRendering.jsonFlag)))
+                                                all: parsed.isSet(ChangeRendering.allSwitch), json: parsed.isSet(ChangeRendering.jsonSwitch)))
     }
 
     /// Fetches (only `waiting` statuses unless `--all`) and prints as JSON, as `table`, or `nothing` when empty.

@@ -60,10 +60,10 @@ enum ChangeRendering {
     }
 
     /// `--json`.
-    static let jsonFlag = Flag("json", help: "Print the server's JSON instead of a table.")
+    static let jsonSwitch = Switch("json", help: "Print the server's JSON instead of a table.")
 
     /// `--all`.
-    static let allFlag = Flag("all", help: "List changes in every status, not only those still waiting.")
+    static let allSwitch = Switch("all", help: "List changes in every status, not only those still waiting.")
 
     /// `-m`/`--message`, optional: a note with a decision (an approval, a cancellation).
     static let noteOption = Option<String>("message", valueName: "text", short: "m", help: "Why, or a note (recorded with the decision).")

@@ -17,17 +17,20 @@ public struct DiffCommand: Command {
         --impact evaluates both sides for a deterministic sample of installs and prints, per flag, the
         share that would see a different value. Without --contexts the installs are generated from the
         seed: a random install id each, and every attribute the cohorts mention drawn uniformly from the
-        values they compare against, values just beside each bound, absent, and one that matches nothing.
+        values they compare against, values just beside each bound, absent, and one that matches nothing;
+        an install date (firstInstallDate, or any attribute compared with before/after) is unknown for 5 %,
+        a bound or 1 ms beside one for 5 %, and otherwise a second drawn uniformly from two years before the
+        earliest bound to one year after the latest.
         Exit status as diff(1): 0 same, 1 different, 2 trouble.
         """,
-        options: [jsonFlag, impactFlag, sampleOption, contextsOption, seedOption, environmentOption],
+        options: [jsonSwitch, impactSwitch, sampleOption, contextsOption, seedOption, environmentOption],
         arguments: [first, second]
     )
 
     /// `--json`.
-    static let jsonFlag = Flag("json", help: "Print the diff (and impact) as one JSON object.")
+    static let jsonSwitch = Switch("json", help: "Print the diff (and impact) as one JSON object.")
     /// `--impact`.
-    static let impactFlag = Flag("impact", help: "Count, per flag, the sampled installs that would see a different value.")
+    static let impactSwitch = Switch("impact", help: "Count, per flag, the sampled installs that would see a different value.")
     /// `--sample N`, 1 to 10,000,000.
     static let sampleOption = Option("sample", valueName: "n", help: "Installs in the impact sample (default: 100000).") { text throws(UsageError) in
         guard let value = Int(text), value > 0, value <= 10_000_000 else {
@@ -91,8 +94,8 @@ public struct DiffCommand: Command {
             old = .environment(environment)
             new = first
         }
-        json = parsed.isSet(Self.jsonFlag)
-        impact = parsed.isSet(Self.impactFlag)
+        json = parsed.isSet(Self.jsonSwitch)
+        impact = parsed.isSet(Self.impactSwitch)
         contextsFile = try parsed.value(Self.contextsOption)
         let impactOptions: [any OptionDeclaration] = [Self.sampleOption, Self.contextsOption, Self.seedOption]
         if !impact, let needless = impactOptions.first(where: { parsed.origin(of: $0) != nil }) {

@@ -10,19 +10,28 @@ public struct EvalCommand: Command {
         abstract: "Evaluate flags for a context: value, variant and reason.",
         discussion: """
         Values are read as JSON when they parse (42, true, "x", [1]) and as plain strings otherwise;
-        the built-in attributes (installId, appVersion, osVersion, platform, locale, country, channel)
-        are always strings. Prints 'FLAG = VALUE (variant V, reason R)' per flag, all flags when none is named.
+        the built-in attributes (installId, appVersion, osVersion, platform, locale, country, channel,
+        firstInstallDate) are always strings. --first-install-date gives firstInstallDate, an RFC 3339
+        date-time with an offset (2026-11-20T08:15:00Z); without it the date is unknown, as in an app that
+        could not verify its AppTransaction. Prints 'FLAG = VALUE (variant V, reason R)' per flag, all flags when none is named.
         ENV and ENV@N are fetched from the server and evaluated here, with the same FlagKit code the server runs.
         Exit status: 0 evaluated, 2 the document cannot be read or fetched, is invalid, or lacks the flag.
         """,
-        options: [contextOption, jsonFlag],
+        options: [contextOption, installDateOption, jsonSwitch],
         arguments: [document, flagArgument]
     )
 
     /// `--context KEY=VALUE`, repeatable.
     static let contextOption = Option<String>("context", valueName: "key=value", help: "One attribute of the evaluation context.", repeatable: true)
+    /// `--first-install-date DATE`: the install's `firstInstallDate`, checked as an RFC 3339 date-time.
+    static let installDateOption = Option("first-install-date", valueName: "date-time",
+                                          help: "When the install was first downloaded (RFC 3339, e.g. 2026-11-20T08:15:00Z); default: unknown.") {
+        text throws(UsageError) in
+        if let problem = BuiltInAttribute.firstInstallDate.problem(with: .string(text)) { throw UsageError("--first-install-date \(problem)") }
+        return text
+    }
     /// `--json`.
-    static let jsonFlag = Flag("json", help: "Print the results as JSON.")
+    static let jsonSwitch = Switch("json", help: "Print the results as JSON.")
     /// The document to evaluate.
     static let document = Argument("file", help: "A flag document (JSON; '-' reads standard input), ENV (fetched from the server) or ENV@N.") {
         text throws(UsageError) in try DocumentOperand(text)
@@ -43,8 +52,14 @@ public struct EvalCommand: Command {
     public init(parsed: ParsedArguments) throws(UsageError) {
         operand = try parsed.required(Self.document)
         flag = try parsed.value(Self.flagArgument)
-        json = parsed.isSet(Self.jsonFlag)
-        attributes = try Self.attributes(parsed.values(Self.contextOption))
+        json = parsed.isSet(Self.jsonSwitch)
+        var attributes = try Self.attributes(parsed.values(Self.contextOption))
+        if let date = try parsed.value(Self.installDateOption) {
+            let name = BuiltInAttribute.firstInstallDate.rawValue
+            guard attributes[name] == nil else { throw UsageError("--first-install-date and --context \(name)= given together") }
+            attributes[name] = .string(date)
+        }
+        self.attributes = attributes
     }
 
     /// `KEY=VALUE` pairs as attributes.
@@ -57,7 +72,9 @@ public struct EvalCommand: Command {
             let key = String(pair[..<equals])
             let text = String(pair[pair.index(after: equals)...])
             guard result[key] == nil else { throw UsageError("--context \(key) given more than once") }
-            result[key] = attributeValue(key: key, text: text)
+            let value = attributeValue(key: key, text: text)
+            if let problem = BuiltInAttribute(named: key)?.problem(with: value) { throw UsageError("--context \(key) \(problem)") }
+            result[key] = value
         }
         return result
     }

@@ -14,12 +14,12 @@ public struct GetCommand: Command {
         message and document (with FLAG: environment, version, key and flag).
         Exit status: 0 printed, 2 the server cannot be reached or refuses, or the flag does not exist.
         """,
-        options: [jsonFlag],
+        options: [jsonSwitch],
         arguments: [source, flagArgument]
     )
 
     /// `--json`.
-    static let jsonFlag = Flag("json", help: "Print the envelope with the version's metadata.")
+    static let jsonSwitch = Switch("json", help: "Print the envelope with the version's metadata.")
     /// The environment or version; a file is refused (this command reads the server).
     static let source = Argument("env", help: "The environment (production), or a published version (production@41).") {
         text throws(UsageError) in
@@ -41,7 +41,7 @@ public struct GetCommand: Command {
     public init(parsed: ParsedArguments) throws(UsageError) {
         operand = try parsed.required(Self.source)
         flag = try parsed.value(Self.flagArgument)
-        json = parsed.isSet(Self.jsonFlag)
+        json = parsed.isSet(Self.jsonSwitch)
     }
 
     /// Fetches and prints.

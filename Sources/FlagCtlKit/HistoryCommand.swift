@@ -11,14 +11,14 @@ public struct HistoryCommand: Command {
         Newest first. A rollback shows which version's content it published again ('rollback to 3').
         Exit status: 0 listed, 2 the server cannot be reached or refuses.
         """,
-        options: [limitOption, jsonFlag],
+        options: [limitOption, jsonSwitch],
         arguments: [ServerCommandSupport.environmentArgument]
     )
 
     /// `--limit N`, 1 to 1000.
     static let limitOption = ServerCommandSupport.limitOption("How many versions, newest first (1 to 1000, default: 20).")
     /// `--json`.
-    static let jsonFlag = Flag("json", help: "Print the versions as a JSON array.")
+    static let jsonSwitch = Switch("json", help: "Print the versions as a JSON array.")
 
     /// The environment.
     public let environment: String
@@ -30,7 +30,7 @@ public struct HistoryCommand: Command {
     /// From the parsed command line.
     public init(parsed: ParsedArguments) throws(UsageError) {
         environment = try parsed.required(ServerCommandSupport.environmentArgument)
-        json = parsed.isSet(Self.jsonFlag)
+        json = parsed.isSet(Self.jsonSwitch)
         limit = try parsed.value(Self.limitOption) ?? 20
     }
 

@@ -19,6 +19,11 @@ extension ImpactSample {
             guard case .object(let object) = parsed.value else {
                 throw .badContext(source: source, line: index + 1, message: "must be a JSON object of attributes (got \(parsed.value.typeName))")
             }
+            for (name, value) in object {
+                // A bad install date is refused, not quietly sampled as unknown (other built-ins as before).
+                guard let attribute = BuiltInAttribute(named: name), attribute.isInstant, let problem = attribute.problem(with: value) else { continue }
+                throw .badContext(source: source, line: index + 1, message: "\(name) \(problem)")
+            }
             objects.append(object)
         }
         guard !objects.isEmpty else { throw .badContext(source: source, line: 1, message: "no contexts in the file") }

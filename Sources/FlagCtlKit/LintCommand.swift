@@ -17,7 +17,7 @@ public struct LintCommand: Command {
     )
 
     /// `--json`.
-    static let json = Flag("json", help: "Print the findings as one JSON object per file, one per line.")
+    static let json = Switch("json", help: "Print the findings as one JSON object per file, one per line.")
 
     /// The files, in the order given.
     public let files: [String]

@@ -17,6 +17,10 @@ public enum LintRule: String, Sendable, CaseIterable {
     case copyLanguages = "copy-languages"
     /// `...Template` members keep exactly one `{price}` in every language; no other text holds one.
     case pricePlaceholder = "price-placeholder"
+    /// `billingRetryAccessDays`, when present: an integer flag whose every value is 0...60 days.
+    case billingRetryAccessDays = "billing-retry-access-days"
+    /// No lock for installs because their `firstInstallDate` is unknown (`exists: false`, `not`, or a skipped early-user rule).
+    case unknownInstallDateNeverLocks = "unknown-install-date-never-locks"
 }
 
 /// One finding: which flag, which rule, where (JSON pointer), and what is wrong.

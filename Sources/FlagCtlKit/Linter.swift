@@ -6,6 +6,7 @@ public enum Linter {
     /// Symi's monetization flags; the "forever free" rule applies while any of them exists.
     public static let monetizationFlags = [
         "monetizationEnabled", "premiumFeaturesLocked", "showIntroFreeSubscriptionBanner", "subscriptionPriceIncreaseMessagingEnabled",
+        "billingRetryAccessDays",
     ]
 
     /// Findings for raw bytes: the validation problems when the document is invalid (the review
@@ -30,8 +31,10 @@ public enum Linter {
         }
         findings += legalLinkFindings(in: document)
         findings += premiumLockFindings(in: document)
+        findings += installDateFindings(in: document)
         findings += languageFindings(in: document)
         findings += pricePlaceholderFindings(in: copy)
+        findings += billingRetryFindings(in: document)
         return findings
     }
 

@@ -20,7 +20,7 @@ public struct PublishCommand: Command {
         2 trouble: invalid file, server unreachable or refusing, someone else published meanwhile (412),
         or no terminal to ask and no --yes; 3 nothing published: a change request waits for approval.
         """,
-        options: [environmentOption, ServerCommandSupport.messageOption, ServerCommandSupport.yesOption, dryRunFlag],
+        options: [environmentOption, ServerCommandSupport.messageOption, ServerCommandSupport.yesOption, dryRunSwitch],
         arguments: [fileArgument]
     )
 
@@ -29,7 +29,7 @@ public struct PublishCommand: Command {
         text throws(UsageError) in try ServerCommandSupport.environment(text)
     }
     /// `--dry-run`.
-    static let dryRunFlag = Flag("dry-run", help: "Validate and diff on the server; publish nothing.")
+    static let dryRunSwitch = Switch("dry-run", help: "Validate and diff on the server; publish nothing.")
     /// The document.
     static let fileArgument = Argument("file", help: "The flag document to publish; '-' reads standard input.")
 
@@ -49,7 +49,7 @@ public struct PublishCommand: Command {
         file = try parsed.required(Self.fileArgument)
         guard let environment = try parsed.value(Self.environmentOption) else { throw UsageError("missing --env: name the environment to publish to") }
         self.environment = environment
-        dryRun = parsed.isSet(Self.dryRunFlag)
+        dryRun = parsed.isSet(Self.dryRunSwitch)
         message = dryRun && parsed.origin(of: ServerCommandSupport.messageOption) == nil ? nil : try ServerCommandSupport.message(parsed)
         yes = parsed.isSet(ServerCommandSupport.yesOption)
         if file == "-" && !yes && !dryRun {

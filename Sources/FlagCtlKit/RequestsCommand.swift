@@ -13,7 +13,7 @@ public struct RequestsCommand: ChangeListingCommand {
         expired, stale, cancelled).
         Exit status: 0 listed, 2 the server cannot be reached or refuses.
         """,
-        options: [ChangeRendering.allFlag, ChangeRendering.jsonFlag],
+        options: [ChangeRendering.allSwitch, ChangeRendering.jsonSwitch],
         arguments: [ServerCommandSupport.environmentArgument]
     )
 

@@ -19,7 +19,7 @@ public struct ScheduleCommand: Command {
         Exit status: 0 scheduled, 2 trouble (invalid time, unknown flag, wrong type, server refusing),
         3 recorded, but waiting for approval first.
         """,
-        options: [atOption, ServerCommandSupport.messageOption, documentOption, ChangeRendering.jsonFlag],
+        options: [atOption, ServerCommandSupport.messageOption, documentOption, ChangeRendering.jsonSwitch],
         arguments: [ServerCommandSupport.environmentArgument, flagArgument, valueArgument]
     )
 
@@ -68,7 +68,7 @@ public struct ScheduleCommand: Command {
         guard let at = try parsed.value(Self.atOption) else { throw UsageError("missing --at TIME: when to apply it") }
         self.at = at
         message = try ServerCommandSupport.message(parsed)
-        json = parsed.isSet(ChangeRendering.jsonFlag)
+        json = parsed.isSet(ChangeRendering.jsonSwitch)
     }
 
     /// Fetch (for the flag's type and the version the change is based on), schedule, print.

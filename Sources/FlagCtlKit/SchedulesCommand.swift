@@ -12,7 +12,7 @@ public struct SchedulesCommand: ChangeListingCommand {
         approval); --all adds those that ran or ended (applied, conflicted, failed, cancelled, ...).
         Exit status: 0 listed, 2 the server cannot be reached or refuses.
         """,
-        options: [ChangeRendering.allFlag, ChangeRendering.jsonFlag],
+        options: [ChangeRendering.allSwitch, ChangeRendering.jsonSwitch],
         arguments: [ServerCommandSupport.environmentArgument]
     )
 

@@ -12,7 +12,7 @@ enum ServerCommandSupport {
     }
 
     /// `--yes`: publish without asking.
-    static let yesOption = Flag("yes", short: "y", help: "Do not ask for confirmation (needed when standard input is not a terminal).")
+    static let yesOption = Switch("yes", short: "y", help: "Do not ask for confirmation (needed when standard input is not a terminal).")
 
     /// `--limit N`, a whole number from 1 to `maximum`; `help` says of what and the default.
     static func limitOption(_ help: String, maximum: Int = 1000) -> Option<Int> {

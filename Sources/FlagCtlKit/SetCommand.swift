@@ -60,7 +60,7 @@ public struct SetCommand: Command {
     /// there is no such flag (a new flag comes with a published document, never from a typo), `wrongType` when
     /// the value is not of its type. What `set` and `schedule` check before anything is sent.
     static func checkedValue(_ text: String, flag key: String, in document: FlagDocument,
-                             of version: PublishedVersion) throws(CommandFailure) -> (FlagKit.Flag, JSONValue) {
+                             of version: PublishedVersion) throws(CommandFailure) -> (Flag, JSONValue) {
         guard let existing = document.flags[key] else {
             throw .unknownFlag(source: "\(version.environment) (version \(version.version)); publish a document to add a flag", key: key)
         }

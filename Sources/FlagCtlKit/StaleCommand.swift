@@ -15,7 +15,7 @@ public struct StaleCommand: Command {
         policy (flagctl policy ENV).
         Exit status: 0 nothing is stale, 1 flags are listed, 2 trouble (like diff and lint).
         """,
-        options: [daysOption, ChangeRendering.jsonFlag],
+        options: [daysOption, ChangeRendering.jsonSwitch],
         arguments: [ServerCommandSupport.environmentArgument]
     )
 
@@ -37,7 +37,7 @@ public struct StaleCommand: Command {
     public init(parsed: ParsedArguments) throws(UsageError) {
         environment = try parsed.required(ServerCommandSupport.environmentArgument)
         days = try parsed.value(Self.daysOption) ?? 30
-        json = parsed.isSet(ChangeRendering.jsonFlag)
+        json = parsed.isSet(ChangeRendering.jsonSwitch)
     }
 
     /// Fetches and prints; the exit status says whether anything is stale.

@@ -18,6 +18,10 @@ public enum StoreKitRule: String, Sendable, CaseIterable {
     /// Copy promising "free"/"kostenlos"/"gratis" only while every product list the flags offer has a product with a
     /// free introductory offer.
     case freeCopyNeedsFreeOffer = "free-copy-needs-free-offer"
+    /// What Xcode needs to test the paid states: every catalogue product in the group (the monthly/yearly switch), all
+    /// at one level (a switch takes effect at the next renewal), each with an offer code ("Code einlösen"), and the
+    /// billing grace period on (as the runbook turns it on in App Store Connect).
+    case paidStateTesting = "paid-state-testing"
 }
 
 /// One finding, `FILE: /json/path: [rule] message` like `flagctl lint`.
@@ -61,6 +65,33 @@ public enum StoreKitCheck {
                 findings.append(StoreKitFinding(file: file, path: subscription.path + "/recurringSubscriptionPeriod", rule: .catalogProduct,
                                                 message: "\(subscription.productId) renews every \(subscription.recurringPeriod ?? "(none)"), the catalogue says \(product.recurringPeriod)"))
             }
+        }
+        return findings + paidStateFindings(configuration, group: group, file: file)
+    }
+
+    /// The ``StoreKitRule/paidStateTesting`` findings for the Symi Plus group.
+    static func paidStateFindings(_ configuration: StoreKitConfiguration, group: StoreKitConfiguration.Group,
+                                  file: String) -> [StoreKitFinding] {
+        var findings: [StoreKitFinding] = []
+        let catalogue = group.subscriptions.filter { SymiCatalog.product(withId: $0.productId) != nil }
+        for product in SymiCatalog.products where !catalogue.contains(where: { $0.productId == product.id }) {
+            findings.append(StoreKitFinding(file: file, path: group.path + "/subscriptions", rule: .paidStateTesting,
+                                            message: "\(product.id) is in the catalogue but not in group \"\(group.name)\": Xcode cannot test the switch to it"))
+        }
+        let levels = Set(catalogue.map(\.groupNumber))
+        if levels.count > 1 {
+            for subscription in catalogue {
+                findings.append(StoreKitFinding(file: file, path: subscription.path + "/groupNumber", rule: .paidStateTesting,
+                                                message: "\(subscription.productId) is at level \(subscription.groupNumber.map(String.init) ?? "(none)"); give the catalogue's products one level so that monthly and yearly switch at the next renewal"))
+            }
+        }
+        for subscription in catalogue where subscription.codeOfferCount == 0 {
+            findings.append(StoreKitFinding(file: file, path: subscription.path + "/codeOffers", rule: .paidStateTesting,
+                                            message: "\(subscription.productId) has no offer code: add one to try \"Code einlösen\" in Xcode"))
+        }
+        if configuration.billingGracePeriodEnabled != true {
+            findings.append(StoreKitFinding(file: file, path: "/settings/_billingGracePeriodEnabled", rule: .paidStateTesting,
+                                            message: "the billing grace period is off: turn it on (Editor > Enable Billing Grace Period), as App Store Connect will have it"))
         }
         return findings
     }

@@ -27,6 +27,10 @@ public struct StoreKitConfiguration: Sendable, Equatable {
         public var localizations: [Localization]
         /// Its pointer, `/subscriptionGroups/0/subscriptions/1`.
         public var path: String
+        /// `groupNumber`: its level in the group (equal levels crossgrade at the next renewal).
+        public var groupNumber: Int64? = nil
+        /// How many offer codes it has (`codeOffers`), for trying "Code einlösen" in Xcode.
+        public var codeOfferCount: Int = 0
 
         /// Whether its introductory offer is free.
         public var hasFreeIntroductoryOffer: Bool { introductoryPaymentMode == "free" }
@@ -59,6 +63,8 @@ public struct StoreKitConfiguration: Sendable, Equatable {
 
     /// The subscription groups, in file order.
     public var groups: [Group]
+    /// `settings._billingGracePeriodEnabled`: whether Xcode's test store gives a billing grace period (`nil`: not set).
+    public var billingGracePeriodEnabled: Bool? = nil
 
     /// Every subscription of every group.
     public var subscriptions: [Subscription] { groups.flatMap(\.subscriptions) }
@@ -102,12 +108,15 @@ public struct StoreKitConfiguration: Sendable, Equatable {
                     productId: subscription["productID"]?.stringValue ?? "",
                     recurringPeriod: subscription["recurringSubscriptionPeriod"]?.stringValue,
                     introductoryPaymentMode: subscription["introductoryOffer"]?.objectValue?["paymentMode"]?.stringValue,
-                    localizations: localizations(subscription["localizations"]), path: subscriptionPath))
+                    localizations: localizations(subscription["localizations"]), path: subscriptionPath,
+                    groupNumber: subscription["groupNumber"]?.integerValue,
+                    codeOfferCount: subscription["codeOffers"]?.arrayValue?.count ?? 0))
             }
             groups.append(Group(id: group["id"]?.stringValue ?? "", name: group["name"]?.stringValue ?? "",
                                 localizations: localizations(group["localizations"]), subscriptions: subscriptions, path: path))
         }
-        return StoreKitConfiguration(groups: groups)
+        let settings = object["settings"]?.objectValue
+        return StoreKitConfiguration(groups: groups, billingGracePeriodEnabled: settings?["_billingGracePeriodEnabled"]?.boolValue)
     }
 
     private static func localizations(_ value: JSONValue?) -> [Localization] {

@@ -102,10 +102,10 @@ public enum WebhookCommand {
         /// Name, abstract, options, arguments.
         public static let configuration = CommandConfiguration(
             name: "deliveries", abstract: "Show a webhook's newest deliveries and every attempt of each.",
-            options: [limitOption, jsonFlag], arguments: [idArgument])
+            options: [limitOption, jsonSwitch], arguments: [idArgument])
 
         static let limitOption = ServerCommandSupport.limitOption("How many deliveries, newest first (1 to 1000, default: 20).")
-        static let jsonFlag = Flag("json", help: "Print the server's JSON array.")
+        static let jsonSwitch = Switch("json", help: "Print the server's JSON array.")
 
         /// The webhook.
         public let id: Int64
@@ -118,7 +118,7 @@ public enum WebhookCommand {
         public init(parsed: ParsedArguments) throws(UsageError) {
             id = try parsed.required(idArgument)
             limit = try parsed.value(Self.limitOption) ?? 20
-            json = parsed.isSet(Self.jsonFlag)
+            json = parsed.isSet(Self.jsonSwitch)
         }
 
         /// Fetches and prints `DELIVERY EVENT TYPE ENV STATUS CREATED ATTEMPTS`.

@@ -7,15 +7,15 @@ public struct WebhooksCommand: Command {
     public static let configuration = CommandConfiguration(
         name: "webhooks", abstract: "List the server's webhooks: id, URL, events, environments (never secrets).",
         discussion: "Register one with 'flagctl webhook add'. Exit status: 0 listed, 2 the server cannot be reached or refuses.",
-        options: [jsonFlag])
+        options: [jsonSwitch])
 
-    static let jsonFlag = Flag("json", help: "Print the server's JSON array.")
+    static let jsonSwitch = Switch("json", help: "Print the server's JSON array.")
 
     /// JSON output.
     public let json: Bool
 
     /// From the parsed command line.
-    public init(parsed: ParsedArguments) throws(UsageError) { json = parsed.isSet(Self.jsonFlag) }
+    public init(parsed: ParsedArguments) throws(UsageError) { json = parsed.isSet(Self.jsonSwitch) }
 
     /// Fetches and prints.
     public func run(_ context: RunContext) -> Int32 {

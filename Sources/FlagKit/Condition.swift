@@ -65,12 +65,16 @@ public struct Predicate: Sendable, Equatable {
     /// The operand parsed as semantic versions, for version attributes (empty otherwise), so that
     /// evaluation does not parse them again for every install.
     let versions: [SemanticVersion]
+    /// The operand of `before`/`after` as milliseconds since 1970 (nil for other operators), parsed once.
+    let instant: Int64?
 
-    /// A predicate; `versions` holds the parsed operand(s) when the attribute is compared as a version.
-    init(op: Operator, operand: JSONValue, versions: [SemanticVersion] = []) {
+    /// A predicate; `versions` holds the parsed operand(s) when the attribute is compared as a version,
+    /// `instant` the parsed operand of `before`/`after`.
+    init(op: Operator, operand: JSONValue, versions: [SemanticVersion] = [], instant: Int64? = nil) {
         self.op = op
         self.operand = operand
         self.versions = versions
+        self.instant = instant
     }
 
     /// Equality on what was written (the parsed versions follow from it).
@@ -103,6 +107,13 @@ public enum Operator: String, Sendable, CaseIterable {
     case lte
     /// `true`: the attribute is present; `false`: it is absent.
     case exists
+    /// The attribute is an RFC 3339 instant strictly earlier than the operand (an RFC 3339 instant), to the millisecond.
+    case before
+    /// The attribute is an RFC 3339 instant strictly later than the operand, to the millisecond.
+    case after
+
+    /// The operators that compare instants.
+    public var isInstant: Bool { self == .before || self == .after }
 }
 
 /// Attributes compared as semantic versions rather than as strings.

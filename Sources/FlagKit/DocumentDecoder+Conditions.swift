@@ -72,7 +72,23 @@ extension DocumentDecoder {
 
     private mutating func decodePredicate(_ op: Operator, _ operand: JSONValue, attribute: String, at path: String) -> Predicate? {
         let isVersion = VersionAttributes.names.contains(attribute)
+        if BuiltInAttribute(rawValue: attribute)?.isInstant == true, !op.isInstant, op != .exists {
+            report(path, "\(attribute) is an instant: compare it with before, after or exists (\(op.rawValue) would compare text)")
+            return nil
+        }
         switch op {
+        case .before, .after:
+            if isVersion {
+                report(path, "\(attribute) is compared as a semantic version: use lt or gt (before and after take RFC 3339 instants)")
+                return nil
+            }
+            guard case .string(let text) = operand else { return refuse(path, "must be an RFC 3339 date-time string", operand) }
+            do {
+                return Predicate(op: op, operand: operand, instant: try RFC3339.milliseconds(parsing: text, path: path))
+            } catch {
+                for issue in error.issues { report(issue.path, issue.message) }
+                return nil
+            }
         case .exists:
             guard case .bool = operand else { return refuse(path, "must be true or false", operand) }
             return Predicate(op: op, operand: operand)

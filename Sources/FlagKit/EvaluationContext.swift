@@ -18,6 +18,13 @@ public struct EvaluationContext: Sendable, Equatable {
     public var country: String?
     /// `appstore`, `testflight` or `debug`.
     public var channel: String?
+    /// When the install was first downloaded (the verified `AppTransaction`), an RFC 3339 date-time; nil when
+    /// unknown. Text that is not a valid RFC 3339 date-time counts as unknown (``attribute(_:)`` gives nil).
+    public var firstInstallDate: String? {
+        didSet { firstInstallMilliseconds = firstInstallDate.flatMap(Self.instant(parsing:)) }
+    }
+    /// `firstInstallDate` in milliseconds since 1970, parsed once; nil when absent or unparsable.
+    public private(set) var firstInstallMilliseconds: Int64?
     /// Any further attributes by name.
     public var custom: [String: JSONValue]
 
@@ -26,7 +33,8 @@ public struct EvaluationContext: Sendable, Equatable {
 
     /// A context with the given attributes.
     public init(installId: String? = nil, appVersion: String? = nil, osVersion: String? = nil, platform: String? = nil,
-                locale: String? = nil, country: String? = nil, channel: String? = nil, custom: [String: JSONValue] = [:]) {
+                locale: String? = nil, country: String? = nil, channel: String? = nil, firstInstallDate: String? = nil,
+                custom: [String: JSONValue] = [:]) {
         self.installId = installId
         self.appVersion = appVersion
         self.osVersion = osVersion
@@ -36,6 +44,8 @@ public struct EvaluationContext: Sendable, Equatable {
         self.locale = locale
         self.country = country
         self.channel = channel
+        self.firstInstallDate = firstInstallDate
+        self.firstInstallMilliseconds = firstInstallDate.flatMap(Self.instant(parsing:))
         self.custom = custom
     }
 
@@ -62,9 +72,22 @@ public struct EvaluationContext: Sendable, Equatable {
         }
     }
 
+    /// An attribute as an RFC 3339 instant in milliseconds, for `before`/`after` (nil when absent or unparsable):
+    /// `firstInstallDate` as parsed once; a custom attribute's string parsed now.
+    func instant(of name: String) -> Int64? {
+        if name == BuiltInAttribute.firstInstallDate.rawValue { return firstInstallMilliseconds }
+        return attribute(name)?.stringValue.flatMap(Self.instant(parsing:))
+    }
+
+    /// RFC 3339 text as milliseconds since 1970; nil when it is not a valid date-time with an offset.
+    static func instant(parsing text: String) -> Int64? { try? RFC3339.milliseconds(parsing: text) }
+
     /// The value of an attribute by name: built-in ones first, then custom ones.
     public func attribute(_ name: String) -> JSONValue? {
         guard let attribute = BuiltInAttribute(rawValue: name) else { return custom[name] }
+        // An instant that is not one (or not a string) is unknown, for every operator: `exists: true` never
+        // holds for it, so no cohort treats garbage as a known install date.
+        if attribute.isInstant { return firstInstallMilliseconds == nil ? nil : firstInstallDate.map(JSONValue.string) }
         let builtIn = self[builtIn: attribute]
         // A built-in name given with a non-string value (`{"installId": 123}`) lands in `custom`;
         // it is found there rather than silently ignored.
@@ -85,6 +108,7 @@ extension EvaluationContext {
             case .locale: locale
             case .country: country
             case .channel: channel
+            case .firstInstallDate: firstInstallDate
             }
         }
         set {
@@ -96,6 +120,7 @@ extension EvaluationContext {
             case .locale: locale = newValue
             case .country: country = newValue
             case .channel: channel = newValue
+            case .firstInstallDate: firstInstallDate = newValue
             }
         }
     }

@@ -78,7 +78,8 @@ extension FlagDocument {
                 let value = context.attribute(name)
                 // Only predicates on version attributes carry parsed versions (see `Predicate.versions`).
                 let version = predicates.contains { !$0.versions.isEmpty } ? context.version(of: name) : nil
-                return predicates.allSatisfy { $0.matches(value, version: version) }
+                let instant = predicates.contains { $0.instant != nil } ? context.instant(of: name) : nil
+                return predicates.allSatisfy { $0.matches(value, version: version, instant: instant) }
             case .all(let conditions): return conditions.allSatisfy { matches($0, context, depth: depth) }
             case .any(let conditions): return conditions.contains { matches($0, context, depth: depth) }
             case .not(let inner): return !matches(inner, context, depth: depth)

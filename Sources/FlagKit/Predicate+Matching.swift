@@ -6,11 +6,18 @@
 /// Unicode normalization, so every platform's implementation agrees.
 extension Predicate {
     /// Whether the predicate holds for `value`; `version` is `value` parsed as a semantic version when
-    /// the attribute is a version attribute (nil when absent or unparsable).
-    func matches(_ value: JSONValue?, version: SemanticVersion?) -> Bool {
+    /// the attribute is a version attribute (nil when absent or unparsable), `instant` is `value` as an RFC 3339
+    /// instant in milliseconds when a predicate compares instants (nil when absent or unparsable).
+    func matches(_ value: JSONValue?, version: SemanticVersion?, instant valueInstant: Int64? = nil) -> Bool {
         if op == .exists { return (value != nil) == (operand.boolValue ?? true) }
         guard let value else { return false }
         if !versions.isEmpty { return matchesVersion(version) }
+        if op.isInstant {
+            // An unknown or unparsable instant is never before or after anything: a cohort of early (or late)
+            // installs never takes in an install whose date is not known.
+            guard let valueInstant, let instant else { return false }
+            return op == .before ? valueInstant < instant : valueInstant > instant
+        }
         switch op {
         case .eq: return Self.equal(value, operand)
         case .ne: return !Self.equal(value, operand)
@@ -27,7 +34,7 @@ extension Predicate {
         case .gt, .gte, .lt, .lte:
             guard let order = Self.order(value, operand) else { return false }
             return Self.satisfies(op, order)
-        case .exists: return false
+        case .exists, .before, .after: return false
         }
     }
 
@@ -41,7 +48,7 @@ extension Predicate {
         case .gt, .gte, .lt, .lte:
             let order = version < first ? -1 : (version == first ? 0 : 1)
             return Self.satisfies(op, order)
-        case .startsWith, .endsWith, .contains, .exists: return false
+        case .startsWith, .endsWith, .contains, .exists, .before, .after: return false
         }
     }
 

@@ -34,10 +34,30 @@ public struct VersionMetadata: Sendable, Equatable {
         self.epoch = epoch
     }
 
-    /// The strong entity tag of a version's representation: `"<version>-<first 16 hex digits of contentHash>"`.
-    /// The version is part of it, so a rollback that republishes old content gets a new tag (no ABA on If-Match).
-    public static func entityTag(version: Int, contentHash: String) -> String {
-        "\"\(version)-\(contentHash.prefix(16))\""
+    /// How a representation of a version is coded on the wire (RFC 9110 §8.4).
+    public enum Coding: String, Sendable, CaseIterable {
+        /// The envelope's bytes as they are.
+        case identity
+        /// The same bytes gzip-compressed (`Content-Encoding: gzip`).
+        case gzip
+    }
+
+    /// The strong entity tag of a version's representation: `"<version>-<first 16 hex digits of contentHash>"`,
+    /// and for the gzip-coded one the same with `-gzip` before the closing quote. The version is part of it, so a
+    /// rollback that republishes old content gets a new tag (no ABA on If-Match); the coding is, because two
+    /// representations with different bytes must not share a strong tag (RFC 9110 §8.8.3).
+    public static func entityTag(version: Int, contentHash: String, coding: Coding = .identity) -> String {
+        let identity = "\"\(version)-\(contentHash.prefix(16))\""
+        switch coding {
+        case .identity: return identity
+        case .gzip: return gzipEntityTag(ofIdentityTag: identity)
+        }
+    }
+
+    /// The gzip representation's tag of the version whose identity tag is `identityTag`: a write's `If-Match`
+    /// may carry either (a browser that was sent the gzip body holds that tag).
+    public static func gzipEntityTag(ofIdentityTag identityTag: String) -> String {
+        String(identityTag.dropLast()) + "-gzip\""
     }
 
     /// This version's entity tag (``entityTag(version:contentHash:)``).

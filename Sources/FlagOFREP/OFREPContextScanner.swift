@@ -13,8 +13,8 @@ import FlagKit
 ///   is what the general parser's duplicate check uses) and appear once each;
 /// - values are strings without escapes or control characters, `true`, `false`, `null` or numbers
 ///   (RFC 8259 §6 grammar, converted by the same rules as `JSONParser`); no arrays or objects;
-/// - built-in attributes (and `targetingKey`) are strings, and `targetingKey` equals `installId`
-///   when both are sent.
+/// - built-in attributes (and `targetingKey`) are strings, `firstInstallDate` a valid RFC 3339 date-time, and
+///   `targetingKey` equals `installId` when both are sent.
 enum OFREPContextScanner {
     /// The context of `body`, or nil when the general parser must decide.
     static func context(in body: [UInt8]) -> EvaluationContext? {
@@ -82,6 +82,8 @@ enum OFREPContextScanner {
                         // Built-ins must be strings; anything else is the general path's INVALID_CONTEXT.
                         guard context[builtIn: builtIn] == nil, let range = plainString(), let text = string(range) else { return nil }
                         context[builtIn: builtIn] = text
+                        // An install date that does not parse is the general path's INVALID_CONTEXT too.
+                        if builtIn.isInstant, context.firstInstallMilliseconds == nil { return nil }
                     } else {
                         guard let value = scalar() else { return nil }
                         let key = String(decoding: bytes[name], as: UTF8.self)

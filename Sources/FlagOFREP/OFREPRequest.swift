@@ -3,8 +3,8 @@ import FlagKit
 /// A parsed OFREP request body (`evaluationRequest` / `bulkEvaluationRequest`: `{"context": {...}}`).
 ///
 /// The context maps onto FlagKit's `EvaluationContext`: `targetingKey` is the install id, the
-/// built-in attributes (`appVersion`, `osVersion`, `platform`, `locale`, `country`, `channel`, and
-/// `installId` itself) must be strings, and everything else becomes a custom attribute of any JSON type.
+/// built-in attributes (`appVersion`, `osVersion`, `platform`, `locale`, `country`, `channel`, `firstInstallDate`
+/// (an RFC 3339 date-time) and `installId` itself) must be strings, and everything else becomes a custom attribute of any JSON type.
 public struct OFREPRequest: Sendable, Equatable {
     /// The evaluation context.
     public let context: EvaluationContext
@@ -19,7 +19,7 @@ public struct OFREPRequest: Sendable, Equatable {
     /// Parses a request body, or says why it is refused:
     /// - `PARSE_ERROR`: empty body, not JSON (with line and column), duplicate member names, not an object;
     /// - `INVALID_CONTEXT`: no `context` member, a `context` that is not an object, a `targetingKey`
-    ///   or built-in attribute that is not a string.
+    ///   or built-in attribute that is not a string, a `firstInstallDate` that is not an RFC 3339 date-time.
     ///
     /// An empty or absent `targetingKey` is not refused here: whether a flag needs one is decided per
     /// flag (`OFREPEvaluator.needsTargetingKey`), see `docs/ofrep.md`.
@@ -48,6 +48,12 @@ public struct OFREPRequest: Sendable, Equatable {
         for name in stringAttributes {
             if let value = attributes[name], value.stringValue == nil {
                 return .failure(OFREPFailure(.invalidContext, "/context/\(name) must be a string, not \(value.typeName)"))
+            }
+        }
+        // An install date the caller cannot send correctly is a caller's bug: said, not evaluated as "unknown".
+        for attribute in BuiltInAttribute.allCases where attribute.isInstant {
+            if let value = attributes[attribute.rawValue], let problem = attribute.problem(with: value) {
+                return .failure(OFREPFailure(.invalidContext, "/context/\(attribute.rawValue) \(problem)"))
             }
         }
         if let key = attributes["targetingKey"]?.stringValue, let id = attributes["installId"]?.stringValue, key != id {

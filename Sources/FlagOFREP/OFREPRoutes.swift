@@ -27,11 +27,10 @@ public struct OFREPRouteConfiguration: Sendable {
     public var rateLimiter: TokenBucketRateLimiter?
     /// Proxies whose `X-Forwarded-For`/`X-Real-IP` name the client for the rate limit.
     public var trustedProxies: HTTPTrustedProxies
-    /// Called before `authorize`: a response to send instead (the service's failed-authentication throttle
-    /// answers 429 here), or nil.
-    public var admit: (@Sendable (_ request: HTTPRequest, _ context: HTTPRequestContext) -> HTTPResponse?)?
-    /// Told about every 401 `authorize` decides, with its reason (to log and count it; never the token).
-    public var onUnauthorized: (@Sendable (_ request: HTTPRequest, _ context: HTTPRequestContext, _ reason: String) -> Void)?
+    /// Told about every 401 `authorize` decides, with its reason (to log and count it; never the token): a
+    /// response to send instead (the service's failed-authentication throttle answers 429 past its limit), or
+    /// nil to send the 401. Never asked about a request `authorize` allows.
+    public var onUnauthorized: (@Sendable (_ request: HTTPRequest, _ context: HTTPRequestContext, _ reason: String) -> HTTPResponse?)?
     /// The path of an environment's event stream, announced in bulk responses as `eventStreams` (and
     /// `refreshConnections`); nil announces none and providers keep polling.
     public var eventStreamPath: (@Sendable (_ environment: String) -> String)?
@@ -51,7 +50,6 @@ public struct OFREPRouteConfiguration: Sendable {
         self.authorize = authorize
         self.rateLimiter = rateLimiter
         self.trustedProxies = trustedProxies
-        admit = nil
         onUnauthorized = nil
     }
 }
@@ -68,40 +66,62 @@ public enum OFREPRoutes {
         "/v1/environments/{env}/ofrep/v1/evaluate/flags/{key}",
     ]
 
-    /// The four OFREP routes, all `POST`, each with its pattern and handler, for a service that registers
-    /// them through its own route table (FlagService declares their access there). Handlers are synchronous:
-    /// parsing, evaluation and encoding take microseconds and never block, so they run on the loop thread.
-    public static func routes(configuration: OFREPRouteConfiguration) -> [(pattern: String, handler: HTTPSyncHandlerFunction)] {
+    /// One OFREP route: its pattern, its handler (synchronous: parsing, evaluation and encoding take
+    /// microseconds and never block, so they run on the loop thread) and its head check.
+    public struct Route: Sendable {
+        /// The `POST` pattern.
+        public let pattern: String
+        /// Answers a complete request.
+        public let handler: HTTPSyncHandlerFunction
+        /// Decides from the head, before any body byte is read: the authorization refusal (401, 403, or what
+        /// `onUnauthorized` answers instead), or nil. The handler does not authorize again a request whose
+        /// head this accepted (`HTTPRequestContext.headAccepted`).
+        public let checkHead: @Sendable (HTTPRequest, HTTPRequestContext) -> HTTPResponse?
+    }
+
+    /// The four OFREP routes, all `POST`, for a service that registers them through its own route table
+    /// (FlagService declares their access there and calls each route's head check).
+    public static func routes(configuration: OFREPRouteConfiguration) -> [Route] {
+        let checkHead: @Sendable (HTTPRequest, HTTPRequestContext) -> HTTPResponse? = { request, context in
+            authorization(request, context, configuration)
+        }
         let bulk: HTTPSyncHandlerFunction = { request, context in
             serve(request, context, configuration, key: nil)
         }
         let single: HTTPSyncHandlerFunction = { request, context in
             serve(request, context, configuration, key: context.pathParameters["key"] ?? "")
         }
-        return [(patterns[0], bulk), (patterns[1], single), (patterns[2], bulk), (patterns[3], single)]
+        return zip(patterns, [bulk, single, bulk, single]).map { Route(pattern: $0, handler: $1, checkHead: checkHead) }
     }
 
     /// Adds the four OFREP routes to `builder` (a server with only OFREP: `ofrep-test-server`, the tests).
     public static func register(in builder: inout HTTPRouter.Builder, configuration: OFREPRouteConfiguration) {
-        for route in routes(configuration: configuration) { builder.add(.POST, route.pattern, route.handler) }
+        for route in routes(configuration: configuration) { builder.add(.POST, route.pattern, handler: OFREPHandler(route: route)) }
     }
 
-    /// Authorization, rate limit, environment lookup, then the evaluator.
+    /// The authorization decision as a response to send instead, or nil to serve (also when there is no
+    /// authorizer). Reads only the head, so it runs before the body is read and again for a request whose
+    /// head was not checked.
+    static func authorization(_ request: HTTPRequest, _ context: HTTPRequestContext,
+                              _ configuration: OFREPRouteConfiguration) -> HTTPResponse? {
+        guard let authorize = configuration.authorize else { return nil }
+        switch authorize(request, context.pathParameters["env"] ?? configuration.defaultEnvironment) {
+        case .allowed:
+            return nil
+        case .unauthorized(let message):
+            if let instead = configuration.onUnauthorized?(request, context, message) { return instead }
+            return HTTPError(.unauthorized, code: "unauthorized", message: message,
+                             headers: [.wwwAuthenticate: #"Bearer realm="ofrep""#]).response
+        case .forbidden(let message):
+            return HTTPError(.forbidden, code: "forbidden", message: message).response
+        }
+    }
+
+    /// Authorization (unless the head check did it), rate limit, environment lookup, then the evaluator.
     static func serve(_ request: HTTPRequest, _ context: HTTPRequestContext, _ configuration: OFREPRouteConfiguration,
                       key: String?) -> HTTPResponse {
         let environment = context.pathParameters["env"] ?? configuration.defaultEnvironment
-        if let authorize = configuration.authorize {
-            if let refusal = configuration.admit?(request, context) { return refusal }
-            switch authorize(request, environment) {
-            case .allowed: break
-            case .unauthorized(let message):
-                configuration.onUnauthorized?(request, context, message)
-                return HTTPError(.unauthorized, code: "unauthorized", message: message,
-                                 headers: [.wwwAuthenticate: #"Bearer realm="ofrep""#]).response
-            case .forbidden(let message):
-                return HTTPError(.forbidden, code: "forbidden", message: message).response
-            }
-        }
+        if !context.headAccepted, let refusal = authorization(request, context, configuration) { return refusal }
         if let limiter = configuration.rateLimiter,
            case .limited(let seconds) = limiter.acquire(clientKey(request, context, tokenVerified: configuration.authorize != nil,
                                                                    proxies: configuration.trustedProxies)) {
@@ -150,5 +170,20 @@ public enum OFREPRoutes {
         writer.string("errorDetails", "environment '\(environment)' does not exist")
         writer.endObject()
         return .json(writer.bytes, status: .notFound)
+    }
+}
+
+/// An OFREP route as a handler of its own, with its head check (`OFREPRoutes.register`).
+struct OFREPHandler: HTTPHandler {
+    let route: OFREPRoutes.Route
+
+    func checkHead(_ request: HTTPRequest, context: HTTPRequestContext) -> HTTPResponse? { route.checkHead(request, context) }
+
+    func handle(_ request: HTTPRequest, context: HTTPRequestContext, responder: HTTPResponder) {
+        do {
+            responder.respond(try route.handler(request, context))
+        } catch {
+            responder.respond(HTTPError.response(for: error))
+        }
     }
 }

@@ -8,8 +8,8 @@ public struct ServeCommand: ParsableCommand {
     /// The tool's default command: it has no name of its own.
     public static let configuration = CommandConfiguration(
         name: "", abstract: "Serve versioned flag documents over HTTP.",
-        options: [hostOption, portOption, flagsDirectoryOption, loopsOption, maxBodyBytesOption, maxHeaderBytesOption, maxConnectionsOption,
-                  logLevelOption, requireReadTokenFlag, ofrepEnvironmentOption, ofrepRateLimitOption, ofrepBurstOption, consoleDirectoryOption,
+        options: [hostOption, portOption, flagsDirectoryOption, loopsOption, maxBodyBytesOption, maxBufferedBodyBytesOption, maxHeaderBytesOption, maxConnectionsOption,
+                  logLevelOption, requireReadTokenSwitch, ofrepEnvironmentOption, ofrepRateLimitOption, ofrepBurstOption, consoleDirectoryOption,
                   authFailureLimitOption, trustedProxyOption, eventHeartbeatOption, maxStreamsOption, webhookRetryBaseOption])
 
     static let hostOption = Option<String>("host", valueName: "address", help: "listen address, default 127.0.0.1", environment: "FLAGSERVER_HOST")
@@ -20,6 +20,10 @@ public struct ServeCommand: ParsableCommand {
     static let loopsOption = integer("loops", 1...256, help: "event-loop threads, default: online cores", environment: "FLAGSERVER_LOOPS")
     static let maxBodyBytesOption = integer("max-body-bytes", 1...(1 << 30), help: "largest request body (413), default 1048576",
                                             environment: "FLAGSERVER_MAX_BODY_BYTES")
+    static let maxBufferedBodyBytesOption = integer(
+        "max-buffered-body-bytes", 1...(1 << 40),
+        help: "request-body bytes all connections together may hold while bodies arrive (503 too_many_bodies beyond; "
+            + "never below --max-body-bytes), default 33554432", environment: "FLAGSERVER_MAX_BUFFERED_BODY_BYTES")
     static let maxHeaderBytesOption = integer("max-header-bytes", 1024...(1 << 20), help: "largest header section (431), default 16384",
                                               environment: "FLAGSERVER_MAX_HEADER_BYTES")
     static let maxConnectionsOption = integer("max-connections", 1...1_000_000, help: "open connections before 503, default 16384",
@@ -33,7 +37,7 @@ public struct ServeCommand: ParsableCommand {
         }
         return level
     }
-    static let requireReadTokenFlag = Flag("require-read-token", help: "GETs need a reader token too", environment: "FLAGSERVER_REQUIRE_READ_TOKEN")
+    static let requireReadTokenSwitch = Switch("require-read-token", help: "GETs need a reader token too", environment: "FLAGSERVER_REQUIRE_READ_TOKEN")
     static let ofrepEnvironmentOption = Option<String>(
         "ofrep-environment", valueName: "env", help: "environment served at /ofrep/v1, default production", environment: "FLAGSERVER_OFREP_ENVIRONMENT")
     static let ofrepRateLimitOption = rate("ofrep-rate-limit", help: "OFREP evaluations per second per client (429 beyond), default: no limit",
@@ -73,6 +77,8 @@ public struct ServeCommand: ParsableCommand {
     public var loops: Int?
     /// Largest request body.
     public var maxBodyBytes = 1024 * 1024
+    /// Request-body bytes all connections together may hold while bodies arrive (at least `maxBodyBytes`).
+    public var maxBufferedBodyBytes = HTTPServerConfiguration.Limits().maxBufferedBodyBytes
     /// Open connections before 503.
     public var maxConnections = 16 * 1024
     /// Largest header section.
@@ -119,6 +125,7 @@ public struct ServeCommand: ParsableCommand {
         consoleDirectory = try parsed.value(Self.consoleDirectoryOption)
         loops = try parsed.value(Self.loopsOption)
         maxBodyBytes = try parsed.value(Self.maxBodyBytesOption) ?? maxBodyBytes
+        maxBufferedBodyBytes = try parsed.value(Self.maxBufferedBodyBytesOption) ?? maxBufferedBodyBytes
         maxHeaderBytes = try parsed.value(Self.maxHeaderBytesOption) ?? maxHeaderBytes
         maxConnections = try parsed.value(Self.maxConnectionsOption) ?? maxConnections
         authFailureLimit = try parsed.value(Self.authFailureLimitOption) ?? authFailureLimit
@@ -129,7 +136,7 @@ public struct ServeCommand: ParsableCommand {
         ofrepRateLimit = try parsed.value(Self.ofrepRateLimitOption)
         ofrepBurst = try parsed.value(Self.ofrepBurstOption) ?? ofrepBurst
         logLevel = try parsed.value(Self.logLevelOption) ?? logLevel
-        requireReadToken = parsed.isSet(Self.requireReadTokenFlag)
+        requireReadToken = parsed.isSet(Self.requireReadTokenSwitch)
     }
 
     /// An integer option with flagserver's message for a value out of `range`.
@@ -156,6 +163,7 @@ public struct ServeCommand: ParsableCommand {
     func serverConfiguration(logger: ServiceLogger) -> HTTPServerConfiguration {
         var limits = HTTPServerConfiguration.Limits()
         limits.maxBodyBytes = maxBodyBytes
+        limits.maxBufferedBodyBytes = maxBufferedBodyBytes
         limits.maxConnections = maxConnections
         limits.maxHeaderBytes = maxHeaderBytes
         let accessLog: HTTPAccessLog = logger.isEnabled(.debug)

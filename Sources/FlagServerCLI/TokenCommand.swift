@@ -72,9 +72,9 @@ public enum TokenCommand {
     public struct List: AdminCommand {
         /// Name, abstract and options.
         public static let configuration = CommandConfiguration(
-            name: "list", abstract: "List active tokens: names, roles, creation times (never secrets).", options: [allFlag])
+            name: "list", abstract: "List active tokens: names, roles, creation times (never secrets).", options: [allSwitch])
 
-        static let allFlag = Flag("all", help: "Also revoked tokens.")
+        static let allSwitch = Switch("all", help: "Also revoked tokens.")
 
         /// Whether revoked tokens are listed too.
         public let includeRevoked: Bool
@@ -83,7 +83,7 @@ public enum TokenCommand {
         public init(includeRevoked: Bool) { self.includeRevoked = includeRevoked }
 
         /// From the parsed command line.
-        public init(parsed: ParsedArguments) throws(UsageError) { includeRevoked = parsed.isSet(Self.allFlag) }
+        public init(parsed: ParsedArguments) throws(UsageError) { includeRevoked = parsed.isSet(Self.allSwitch) }
 
         /// `NAME ROLE CREATED REVOKED ENVIRONMENTS`, tab-separated; `*` for a token of every environment.
         public func run(store: FlagStore, actor: String) throws -> String {

@@ -2,6 +2,7 @@ import FlagStore
 import Foundation
 import HTTPServer
 import ServerLock
+import Synchronization
 
 /// Bearer-token authentication (RFC 6750 §2.1) against the store's hashed tokens.
 ///
@@ -10,19 +11,58 @@ import ServerLock
 /// `TokenTable` (constant-time comparison against every token) refreshed every few seconds, so a GET never
 /// touches SQLite.
 public final class Authenticator: Sendable {
+    /// What the in-memory table says about a token at a request's head (`headLookup`).
+    enum HeadLookup: Sendable, Equatable {
+        /// In the table (the store still decides, off the loop: revocation, role, scope).
+        case known
+        /// Not in the table, and the database has not changed since the table was loaded: unknown for sure.
+        case unknown
+        /// Not in the table, but something committed since it was loaded (perhaps `flagserver token create` in
+        /// another process): only the store can tell; a reload has been asked for.
+        case unsure
+    }
+
+    /// The table and the state of the database's write-ahead log when it was read.
+    struct Loaded: Sendable {
+        var table: TokenTable?
+        var stamp: FileStamp
+    }
+
     let store: FlagStore
-    private let table: PThreadMutex<TokenTable?>
+    private let loaded: PThreadMutex<Loaded>
+    private let walPath: String
+    private let reloadPending = Atomic<Bool>(false)
 
     /// An authenticator over `store`'s tokens; the table is loaded now.
     public init(store: FlagStore) throws {
         self.store = store
-        table = PThreadMutex(try store.tokenTable())
+        walPath = store.path + "-wal"
+        let stamp = FileStamp(path: walPath)
+        loaded = PThreadMutex(Loaded(table: try store.tokenTable(), stamp: stamp))
     }
 
     /// Reloads the in-memory table (after tokens were created or revoked by `flagserver token ...`).
     public func reload() throws {
+        // Stamped before reading: a commit between the two is seen as a change by the next lookup.
+        let stamp = FileStamp(path: walPath)
         let fresh = try store.tokenTable()
-        table.withLock { $0 = fresh }
+        loaded.withLock { $0 = Loaded(table: fresh, stamp: stamp) }
+    }
+
+    /// Whether the token of a request's head is in the table, without SQLite (on the loop). A miss is certain
+    /// only when the database's write-ahead log is as it was when the table was read (one `stat`, on misses
+    /// only); otherwise a reload is started in the background and the answer is `unsure`.
+    func headLookup(secret: String) -> HeadLookup {
+        let (found, stamp) = loaded.withLock { ($0.table?.authenticate(secret: secret) != nil, $0.stamp) }
+        if found { return .known }
+        if FileStamp(path: walPath) == stamp { return .unknown }
+        if !reloadPending.exchange(true, ordering: .acquiringAndReleasing) {
+            DispatchQueue.global().async { [self] in
+                defer { reloadPending.store(false, ordering: .releasing) }
+                try? reload()
+            }
+        }
+        return .unsure
     }
 
     /// The secret of `Authorization: Bearer <secret>` (parsed by `HTTPBearerCredentials`), or the service's
@@ -56,17 +96,35 @@ public final class Authenticator: Sendable {
     /// The same check from the in-memory table (for reads; never touches SQLite).
     func requireCached(_ request: HTTPRequest, role needed: TokenRole) throws(ServiceError) -> TokenRecord {
         let secret = try Self.secret(request, needed: needed)
-        return try Self.check(table.withLock { $0?.authenticate(secret: secret) }, needed: needed)
+        return try Self.check(cachedRecord(secret: secret), needed: needed)
     }
 
     /// The token of a secret from the in-memory table (OFREP's reader check; never touches SQLite).
     func cachedRecord(secret: String) -> TokenRecord? {
-        table.withLock { $0?.authenticate(secret: secret) }
+        loaded.withLock { $0.table?.authenticate(secret: secret) }
     }
 
     private static func check(_ record: TokenRecord?, needed: TokenRole) throws(ServiceError) -> TokenRecord {
         guard let record else { throw ServiceError.unauthorized("unknown or revoked token", invalidToken: true) }
         guard record.role.allows(needed) else { throw ServiceError.forbidden(role: record.role, needed: needed, actor: record.name) }
         return record
+    }
+}
+
+/// A file's identity and last change (inode, size, modification time to the nanosecond), or its absence: two
+/// equal stamps mean nothing was written to it in between.
+struct FileStamp: Sendable, Equatable {
+    let inode: UInt64
+    let size: Int64
+    let seconds: Int
+    let nanoseconds: Int
+
+    init(path: String) {
+        var info = stat()
+        guard stat(path, &info) == 0 else {
+            (inode, size, seconds, nanoseconds) = (0, -1, 0, 0)
+            return
+        }
+        (inode, size, seconds, nanoseconds) = (UInt64(info.st_ino), Int64(info.st_size), info.st_mtim.tv_sec, info.st_mtim.tv_nsec)
     }
 }

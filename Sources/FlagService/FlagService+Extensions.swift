@@ -11,5 +11,6 @@ extension FlagService {
         { routes, service in service.registerConsole(into: &routes) },
         { routes, service in service.registerAudit(into: &routes) },
         { routes, service in service.registerWebhooks(into: &routes) },
+        { routes, service in service.registerTokens(into: &routes) },
     ]
 }

@@ -43,17 +43,17 @@ extension FlagService {
             authorize: authorize,
             rateLimiter: limiter,
             trustedProxies: service.options.trustedProxies)
-        // The same failed-authentication log and throttle as the core API's.
+        // The same failed-authentication log and throttle as the core API's, asked only after a failure.
         let routeGuard = service.routeGuard
-        configuration.admit = { request, context in routeGuard.throttledResponse(request, context) }
-        configuration.onUnauthorized = { request, context, reason in
-            routeGuard.recordFailure(reason: reason, client: routeGuard.clientAddress(request, context), request, context)
-        }
+        configuration.onUnauthorized = { request, context, reason in routeGuard.unauthorizedOFREP(reason: reason, request, context) }
         configuration.eventStreamPath = { FlagService.eventsPath($0) }
         // Evaluation routes: POST, yet they change nothing; OFREP's authorizer above is their access check.
         for route in OFREPRoutes.routes(configuration: configuration) {
             let handler = route.handler
-            routes.sync(.POST, route.pattern, access: .evaluation) { request, context, _ in try handler(request, context) }
+            // The head check refuses an unknown token before the evaluation context (the body) is read.
+            routes.sync(.POST, route.pattern, access: .evaluation, head: route.checkHead) { request, context, _ in
+                try handler(request, context)
+            }
         }
     }
 }

@@ -48,7 +48,7 @@ extension FlagService {
         }
 
         routes.sync(.GET, "/metrics", access: .public) { [self] _, _, _ in
-            HTTPResponse.text(metrics.render(snapshots: snapshots.all(), server: serverMetrics()),
+            HTTPResponse.text(metrics.render(snapshots: snapshots.all(), server: serverMetrics()) + routeGuard.throttle.exposition(),
                               headers: [.contentType: "text/plain; version=0.0.4; charset=utf-8"])
         }
     }

@@ -21,21 +21,26 @@ extension FlagService {
             return Self.json(["environments": .array(list)])
         }
 
-        // The hot path: a lock, a lookup, and a prebuilt response returned by reference. Never SQLite.
+        // The hot path: a lock, a lookup, and a prebuilt response returned by reference. Never SQLite, never zlib:
+        // the gzip variant was compressed when the snapshot was built.
         routes.sync(.GET, "/v1/environments/{env}/document", access: .reader) { [self] request, context, _ in
             let name = context.pathParameters["env"] ?? ""
             guard let snapshot = snapshots.snapshot(name) else {
                 _ = try environment(context)
                 throw ServiceError(.notFound, code: "no_version", message: "\(name) has no published version yet")
             }
+            let gzip = request.headers[.acceptEncoding].map { first in
+                first == "gzip" || HTTPAcceptEncoding.acceptsGzip(request.headers.values(for: .acceptEncoding))
+            } ?? false
             if let first = request.headers[.ifNoneMatch] {
-                // The common case, one field holding exactly our tag, is decided without parsing.
-                if first == snapshot.etag
-                    || HTTPEntityTagList.ifNoneMatch(request.headers.values(for: .ifNoneMatch), matches: snapshot.etag) {
-                    return snapshot.notModifiedResponse
+                // The common case, one field holding exactly one of our two tags, is decided without parsing. Either
+                // tag of this version matches, whichever coding is asked for now (the 304 names the asked one).
+                if first == snapshot.etag || first == snapshot.gzipEtag
+                    || snapshot.ifNoneMatch(request.headers.values(for: .ifNoneMatch)) {
+                    return gzip ? snapshot.gzipNotModifiedResponse : snapshot.notModifiedResponse
                 }
             }
-            return snapshot.okResponse
+            return gzip ? snapshot.gzipOkResponse : snapshot.okResponse
         }
 
         routes.deferred(.GET, "/v1/environments/{env}/versions", access: .reader) { [self] request, context, _, _ in

@@ -105,10 +105,12 @@ extension FlagService {
     func dryRunResponse(environment name: String, document: FlagDocument) -> HTTPResponse {
         let current = snapshots.snapshot(name)
         let diff = DocumentDiff(from: current?.document ?? Self.emptyDocument ?? document, to: document)
+        // Encoded and hashed once (FlagDocument.contentHash encodes and hashes on every use).
+        let contentHash = FlagStore.contentHash(document.canonicalBytes)
         var body: [String: JSONValue] = [
             "dryRun": true, "valid": true, "environment": .string(name),
-            "changed": .bool(document.contentHash != current?.record.contentHash),
-            "contentHash": .string(document.contentHash), "diff": diff.jsonValue,
+            "changed": .bool(contentHash != current?.record.contentHash),
+            "contentHash": .string(contentHash), "diff": diff.jsonValue,
         ]
         body["baseVersion"] = current.map { .integer(Int64($0.version)) } ?? .null
         // What a real write would do: a change touching a protected flag waits for a second person.

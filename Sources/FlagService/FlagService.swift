@@ -21,7 +21,9 @@ public final class FlagService: Sendable {
     public struct Options: Sendable {
         /// GETs need a reader token too (default: documents are public, like a CDN would serve them).
         public var requireReadToken: Bool = false
-        /// How often the in-memory token table used for reads is reloaded from the store.
+        /// How often the in-memory token table is reloaded from the store (reads with `requireReadToken`, and the
+        /// head check that refuses unknown tokens before a body is read): a token created while the server runs is
+        /// accepted within this time.
         public var tokenRefreshInterval: Duration = .seconds(2)
         /// Most writes in one group commit.
         public var maximumBatch: Int = 256
@@ -32,7 +34,8 @@ public final class FlagService: Sendable {
         /// Proxies whose `X-Forwarded-For`/`X-Real-IP` give the client address (for the failed-authentication
         /// throttle, its log lines and OFREP's rate limit); none by default: the TCP peer is the client.
         public var trustedProxies = HTTPTrustedProxies.none
-        /// Failed authentications a client may make per `authFailureWindow` before it gets 429 (0: no limit).
+        /// Failed authentications a client address may make per `authFailureWindow`; its further failures get 429
+        /// (0: no limit). A valid token is always served.
         public var authFailureLimit = 10
         /// The window of `authFailureLimit`.
         public var authFailureWindow: Duration = .seconds(60)
@@ -119,7 +122,7 @@ public final class FlagService: Sendable {
             catchUpOnChanges()
         }
         startScheduler()
-        if options.requireReadToken { startTokenRefresh() }
+        startTokenRefresh()
     }
 
     /// Lets `/metrics` report the server's connections; call after creating the server.
@@ -162,7 +165,7 @@ public final class FlagService: Sendable {
         server.withLock { $0 }?.metrics()
     }
 
-    /// Reloads the read-token table every `tokenRefreshInterval` until `shutdown()`.
+    /// Reloads the token table every `tokenRefreshInterval` until `shutdown()`.
     private func startTokenRefresh() {
         let interval = options.tokenRefreshInterval
         let milliseconds = max(10, Int(interval.components.seconds * 1000 + interval.components.attoseconds / 1_000_000_000_000_000))

@@ -30,6 +30,8 @@ enum RouteAudit: Sendable, Equatable {
         "PUT /v1/environments/{env}/policy": .action("policy.update"),
         "POST /v1/webhooks": .action("webhook.create"),
         "DELETE /v1/webhooks/{id}": .action("webhook.delete"),
+        "POST /v1/tokens": .action("token.create"),
+        "DELETE /v1/tokens/{name}": .action("token.revoke"),
     ]
 
     /// Why `method pattern` with `access` cannot be built under `table`, or nil. Only unsafe methods with a
@@ -74,7 +76,7 @@ struct RouteAuditor: Sendable {
         }
         let parameters = context.pathParameters
         writer.recordAudit(AuditRecord(
-            actor: actor ?? "-", action: action, environment: parameters["env"], target: parameters["key"] ?? parameters["id"],
+            actor: actor ?? "-", action: action, environment: parameters["env"], target: parameters["key"] ?? parameters["id"] ?? parameters["name"],
             outcome: status >= 500 ? .failed : .refused, status: status, reason: Self.reason(response),
             client: routeGuard.clientAddress(request, context), atMilliseconds: ServiceMetrics.wallMilliseconds()))
     }

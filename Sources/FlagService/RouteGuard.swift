@@ -3,8 +3,9 @@ import HTTPServer
 
 /// The middleware every route of the API runs through (Hummingbird's idea: authorization declared on the
 /// route, not called inside each handler). It enforces the route's `RouteAccess` and hands the handler the
-/// authenticated token: the failed-authentication throttle first, then the token check, a log line and a
-/// count for every 401 (never the token itself), 403 for a role too low or an environment out of scope.
+/// authenticated token: the token check first, then, only for a failure, the failed-authentication throttle
+/// (401 with a log line up to its limit, 429 past it; never the token itself), 403 for a role too low or an
+/// environment out of scope.
 final class RouteGuard: Sendable {
     let authenticator: Authenticator
     /// Failed authentications per client address (429 past the limit).
@@ -46,19 +47,28 @@ final class RouteGuard: Sendable {
     }
 
     /// The decision on the head of a request with a body, before the body is read (on the loop; see
-    /// `HTTPHandler.checkHead`): for a route that checks the store, a throttled client gets 429 and a request
-    /// without a usable `Authorization` 401 (logged and counted), so neither makes the server hold a body.
-    /// The token itself is checked against the store once the body is there, off the loop.
+    /// `HTTPHandler.checkHead`): for a route that checks the store, a request without a usable `Authorization`,
+    /// or with a token the in-memory table does not know, is refused (401, or 429 past the failure limit; logged
+    /// and counted), so an invented token makes the server hold no body. A known token passes; it is checked
+    /// against the store (revocation, role, scope) once the body is there, off the loop. A token missing from the
+    /// table while the database has changed since the table was read (`flagserver token create` runs in another
+    /// process) passes too unless its address is past the failure limit, and the table is reloaded.
     func checkHead(_ check: Check, _ request: HTTPRequest, _ context: HTTPRequestContext) -> HTTPResponse? {
         guard case .fresh(let role, _, _) = check else { return nil }
-        let client = clientAddress(request, context)
-        if let refusal = throttled(client) { return refusal.response }
-        do {
-            _ = try Authenticator.secret(request, needed: role)
-            return nil
+        do throws(ServiceError) {
+            let secret = try Authenticator.secret(request, needed: role)
+            switch authenticator.headLookup(secret: secret) {
+            case .known:
+                return nil
+            case .unsure where throttle.retryAfter(clientAddress(request, context)) == nil:
+                // The database changed since the table was read (a token may have been created by another
+                // process): the body is read and the store decides, as for a known token.
+                return nil
+            case .unsure, .unknown:
+                throw ServiceError.unauthorized("unknown or revoked token", invalidToken: true)
+            }
         } catch {
-            recordFailure(reason: error.message, client: client, request, context)
-            return error.response
+            return failed(error, clientAddress(request, context), request, context).response
         }
     }
 
@@ -119,38 +129,58 @@ final class RouteGuard: Sendable {
         trustedProxies.clientAddress(request, peer: context.peer)
     }
 
-    /// The token of `request` if it allows `role`: from the store (`fresh`) or the in-memory table. A client
-    /// past the failure limit gets 429 with `Retry-After` before its token is looked at; a 401 is logged
-    /// (`event=auth_failed` with the client address, the route and the reason) and counted against the client.
+    /// The token of `request` if it allows `role`: from the store (`fresh`) or the in-memory table. The
+    /// throttle is asked only after a failure, so a valid token is served whatever its address did before. A
+    /// fresh check of a token the table does not know, from an address already past the failure limit, is
+    /// refused without reading the store (a token created since the last table reload may meet that once).
     private func authenticate(_ request: HTTPRequest, _ context: HTTPRequestContext, role: TokenRole,
                               fresh: Bool) throws(ServiceError) -> TokenRecord {
-        let client = clientAddress(request, context)
-        if let refusal = throttled(client) { throw refusal }
-        do {
-            return fresh ? try authenticator.requireFresh(request, role: role) : try authenticator.requireCached(request, role: role)
+        do throws(ServiceError) {
+            if fresh {
+                let secret = try Authenticator.secret(request, needed: role)
+                // A head already looked the token up (`checkHead`); a request without a body did not.
+                if !context.headAccepted, authenticator.cachedRecord(secret: secret) == nil,
+                   throttle.retryAfter(clientAddress(request, context)) != nil {
+                    throw ServiceError.unauthorized("unknown or revoked token", invalidToken: true)
+                }
+                return try authenticator.requireFresh(request, role: role)
+            }
+            return try authenticator.requireCached(request, role: role)
         } catch {
-            if error.status == .unauthorized { recordFailure(reason: error.message, client: client, request, context) }
-            throw error
+            guard error.status == .unauthorized else { throw error }
+            throw failed(error, clientAddress(request, context), request, context)
         }
     }
 
-    /// The 429 response for a throttled client (OFREP's `admit`), or nil.
-    func throttledResponse(_ request: HTTPRequest, _ context: HTTPRequestContext) -> HTTPResponse? {
-        throttled(clientAddress(request, context))?.response
+    /// A failed authentication (`error`, a 401) of `client`: counted by the throttle, and answered with the 401
+    /// (logged as `auth_failed` with the reason, never the token) up to the limit, then with 429 and
+    /// `Retry-After` (one `auth_throttled` line per address and window, every one counted in `/metrics`).
+    func failed(_ error: ServiceError, _ client: String, _ request: HTTPRequest, _ context: HTTPRequestContext) -> ServiceError {
+        switch throttle.recordFailure(client) {
+        case .unauthorized(let failures):
+            log("auth_failed", reason: error.message, failures: failures, client: client, request, context)
+            return error
+        case .refused(let seconds, let first):
+            if first {
+                log("auth_throttled", reason: "more than \(throttle.limit) failed authentications; refused with 429 for \(seconds) s",
+                    failures: throttle.limit + 1, client: client, request, context)
+            }
+            return ServiceError(.tooManyRequests, code: "too_many_failed_authentications",
+                                message: "too many failed authentications from \(client); retry in \(seconds) s",
+                                headers: [.retryAfter: String(seconds)])
+        }
     }
 
-    /// 429 with `Retry-After` while `client` is past the failure limit.
-    private func throttled(_ client: String) -> ServiceError? {
-        guard let seconds = throttle.retryAfter(client) else { return nil }
-        return ServiceError(.tooManyRequests, code: "too_many_failed_authentications",
-                            message: "too many failed authentications from \(client); retry in \(seconds) s",
-                            headers: [.retryAfter: String(seconds)])
+    /// OFREP's 401 (`reason`) for `request`: the same count and log, and the 429 past the limit (as a response
+    /// to send instead), or nil to send the 401.
+    func unauthorizedOFREP(reason: String, _ request: HTTPRequest, _ context: HTTPRequestContext) -> HTTPResponse? {
+        let answer = failed(ServiceError.unauthorized(reason, invalidToken: true), clientAddress(request, context), request, context)
+        return answer.status == .tooManyRequests ? answer.response : nil
     }
 
-    /// Counts a failed authentication against `client` and logs it with `reason` (never the token).
-    func recordFailure(reason: String, client: String, _ request: HTTPRequest, _ context: HTTPRequestContext) {
-        let failures = throttle.recordFailure(client)
-        logger.log(.warning, "auth_failed", [
+    private func log(_ event: String, reason: String, failures: Int, client: String, _ request: HTTPRequest,
+                     _ context: HTTPRequestContext) {
+        logger.log(.warning, event, [
             "client": client, "peer": context.peer.description, "method": request.method.rawValue,
             "path": request.path, "reason": reason, "failures": "\(failures)",
         ])

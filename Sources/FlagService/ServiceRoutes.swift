@@ -42,11 +42,13 @@ struct ServiceRoutes: Sendable {
     }
 
     /// A route answered on the event-loop thread (it must not block). A thrown `ServiceError` or `HTTPError`
-    /// is sent as its JSON response; anything else becomes 500. `access` must not read the store.
-    mutating func sync(_ method: HTTPMethod, _ pattern: String, access: RouteAccess, _ body: @escaping SyncBody) {
+    /// is sent as its JSON response; anything else becomes 500. `access` must not read the store. `head`, if
+    /// given, decides on the head of a request with a body before the body is read (OFREP's authorizer).
+    mutating func sync(_ method: HTTPMethod, _ pattern: String, access: RouteAccess,
+                       head: (@Sendable (HTTPRequest, HTTPRequestContext) -> HTTPResponse?)? = nil, _ body: @escaping SyncBody) {
         declare(method, pattern, access, onLoop: true)
         builder.add(method, pattern, handler: GuardedSyncHandler(route: metrics.route(method.rawValue, pattern),
-                                                                 guarded: GuardedAccess(access, routeGuard), body: body))
+                                                                 guarded: GuardedAccess(access, routeGuard), head: head, body: body))
     }
 
     /// A route answered on the work queue: the middleware authenticates there (a store read for `token` and
@@ -138,12 +140,21 @@ extension GuardedRoute {
 final class GuardedSyncHandler: GuardedRoute, Sendable {
     let route: ServiceMetrics.Route
     let guarded: GuardedAccess
+    let head: (@Sendable (HTTPRequest, HTTPRequestContext) -> HTTPResponse?)?
     let body: ServiceRoutes.SyncBody
 
-    init(route: ServiceMetrics.Route, guarded: GuardedAccess, body: @escaping ServiceRoutes.SyncBody) {
+    init(route: ServiceMetrics.Route, guarded: GuardedAccess, head: (@Sendable (HTTPRequest, HTTPRequestContext) -> HTTPResponse?)? = nil,
+         body: @escaping ServiceRoutes.SyncBody) {
         self.route = route
         self.guarded = guarded
+        self.head = head
         self.body = body
+    }
+
+    func checkHead(_ request: HTTPRequest, context: HTTPRequestContext) -> HTTPResponse? {
+        guard let head, let refusal = head(request, context) else { return nil }
+        route.record(status: refusal.status.code, nanoseconds: ServiceRoutes.elapsed(since: context.receivedAtNanoseconds))
+        return refusal
     }
 
     func handle(_ request: HTTPRequest, context: HTTPRequestContext, responder: HTTPResponder) {

@@ -3,6 +3,7 @@ import FlagOFREP
 import FlagStore
 import Foundation
 import HTTPServer
+import Synchronization
 
 /// One environment's current version, immutable, with everything a `GET` answers encoded ONCE:
 /// the envelope bytes, the ETag, and complete 200 and 304 responses that are returned by reference.
@@ -17,14 +18,32 @@ public final class Snapshot: Sendable {
     public let document: FlagDocument
     /// The strong entity tag of the GET representation, quoted: `"12-3fa9c1e0b2d4a6f8"`.
     public let etag: String
+    /// The strong entity tag of the gzip-coded representation: `"12-3fa9c1e0b2d4a6f8-gzip"` (RFC 9110 §8.8.3).
+    public let gzipEtag: String
     /// The GET response body (the envelope, see `docs/api.md`), canonical JSON plus a newline.
     public let body: [UInt8]
+    /// `body` gzip-compressed, once per version (nil when zlib failed: then every client gets `body`).
+    public let gzipBody: [UInt8]?
     /// The prebuilt `200 OK` for GET.
     public let okResponse: HTTPResponse
     /// The prebuilt `304 Not Modified` (same ETag and Cache-Control, no body; RFC 9110 §15.4.5).
     public let notModifiedResponse: HTTPResponse
-    /// What OFREP evaluates against, built once per version with the stored content hash.
-    public let ofrep: OFREPSnapshot
+    /// The prebuilt `200 OK` with `Content-Encoding: gzip`, for clients that accept it (`okResponse` when there is
+    /// no gzip body).
+    public let gzipOkResponse: HTTPResponse
+    /// The prebuilt `304` for clients that accept gzip: the gzip representation's ETag.
+    public let gzipNotModifiedResponse: HTTPResponse
+    /// What OFREP evaluates against, built once per version with the stored content hash, by the first OFREP
+    /// request that needs it: preparing every flag's answers is the largest part of a snapshot (~450,000
+    /// instructions for the production document) and most versions are never evaluated by OFREP, while the
+    /// writer builds a snapshot per group commit on the path every flip waits on (issue #27).
+    public var ofrep: OFREPSnapshot {
+        if let built = ofrepStorage.load() { return built }
+        // Two requests may both build it; one wins and both use the winner.
+        return ofrepStorage.storeIfNil(OFREPSnapshot(document: document, version: record.number,
+                                                     environment: record.environment, contentHash: record.contentHash))
+    }
+    private let ofrepStorage = AtomicLazyReference<OFREPSnapshot>()
 
     /// The version number.
     public var version: Int { record.number }
@@ -32,6 +51,16 @@ public final class Snapshot: Sendable {
     /// `Cache-Control` of document responses: shared caches may keep it 5 s, serve it stale for 30 s
     /// while revalidating, and for a day if this server fails (RFC 9111 §5.2.2, RFC 5861).
     public static let cacheControl = "public, max-age=5, stale-while-revalidate=30, stale-if-error=86400"
+
+    /// `Vary` of document responses (RFC 9110 §12.5.5): a token-carrying request may be answered differently, and
+    /// the body's coding follows `Accept-Encoding`. Caches keep one entry per coding.
+    public static let vary = "Authorization, Accept-Encoding"
+
+    /// Whether `If-None-Match` fields match either representation of this version: a cache that stored the gzip
+    /// variant revalidates with its tag, an app with the identity one.
+    public func ifNoneMatch(_ fields: [String]) -> Bool {
+        HTTPEntityTagList.ifNoneMatch(fields, matches: etag) || HTTPEntityTagList.ifNoneMatch(fields, matches: gzipEtag)
+    }
 
     /// Builds the snapshot of `record` whose bytes decode to `document` (the caller decoded or built it).
     ///
@@ -46,14 +75,29 @@ public final class Snapshot: Sendable {
         etag = VersionMetadata.entityTag(version: record.number, contentHash: record.contentHash)
         body = Snapshot.envelopeBytes(record: record,
                                       canonicalDocument: documentIsCanonical ? record.document : document.canonicalBytes)
+        gzipEtag = VersionMetadata.entityTag(version: record.number, contentHash: record.contentHash, coding: .gzip)
+        // Compressed here, once per version, never per request (issue #27).
+        gzipBody = Gzip.compress(body)
+        let lastModified = HTTPDate.imfFixdate(epochSeconds: record.createdAtMilliseconds / 1000)
         let headers: HTTPHeaders = [
-            .eTag: etag, .cacheControl: Snapshot.cacheControl, .vary: HTTPHeaderName.authorization.rawValue,
-            .lastModified: HTTPDate.imfFixdate(epochSeconds: record.createdAtMilliseconds / 1000),
+            .eTag: etag, .cacheControl: Snapshot.cacheControl, .vary: Snapshot.vary, .lastModified: lastModified,
         ]
         okResponse = HTTPResponse.json(body, headers: headers).encodingHead()
-        ofrep = OFREPSnapshot(document: document, version: record.number, environment: record.environment,
-                              contentHash: record.contentHash)
         notModifiedResponse = HTTPResponse.empty(.notModified, headers: headers).encodingHead()
+        if let gzipBody {
+            let gzipHeaders: HTTPHeaders = [
+                .eTag: gzipEtag, .contentEncoding: "gzip", .cacheControl: Snapshot.cacheControl, .vary: Snapshot.vary,
+                .lastModified: lastModified,
+            ]
+            gzipOkResponse = HTTPResponse.json(gzipBody, headers: gzipHeaders).encodingHead()
+            // A 304 carries the ETag the 200 would have (§15.4.5), not its Content-Encoding.
+            var notModifiedHeaders = gzipHeaders
+            notModifiedHeaders.remove(.contentEncoding)
+            gzipNotModifiedResponse = HTTPResponse.empty(.notModified, headers: notModifiedHeaders).encodingHead()
+        } else {
+            gzipOkResponse = okResponse
+            gzipNotModifiedResponse = notModifiedResponse
+        }
     }
 
     /// Decodes the stored bytes of `record`. Throws `FlagStoreError.damagedVersion` when the bytes do not hash

@@ -39,21 +39,34 @@ public final class SnapshotStore: Sendable {
     }
 
     /// Installs `snapshot` as its environment's current one, unless a newer version is already installed
-    /// (the writer is the only installer, but keeping versions monotonic costs nothing).
-    /// Returns whether it was installed.
+    /// (the writer is the only installer, but keeping versions monotonic costs nothing). Returns the snapshot it
+    /// replaced, so that its release (a decoded document, its responses, its OFREP answers: thousands of objects
+    /// freed) happens after this lock, which every GET takes, is unlocked, not inside it (issue #27).
     @discardableResult
-    public func install(_ snapshot: Snapshot) -> Bool {
-        state.withLock { state in
-            if let current = state.snapshots[snapshot.environment], current.version >= snapshot.version,
-               current.version > snapshot.version || current.record.contentHash == snapshot.record.contentHash {
-                return false
-            }
-            state.snapshots[snapshot.environment] = snapshot
-            if !state.environments.contains(snapshot.environment) {
+    public func install(_ snapshot: Snapshot) -> Snapshot? {
+        state.withLock { state -> Snapshot? in
+            if let current = state.snapshots[snapshot.environment], current.version > snapshot.version { return nil }
+            let replaced = state.snapshots.updateValue(snapshot, forKey: snapshot.environment)
+            if replaced == nil, !state.environments.contains(snapshot.environment) {
                 state.environments.append(snapshot.environment)
                 state.environments.sort()
             }
-            return true
+            return replaced
+        }
+    }
+
+    /// Several nodes (`WriteQueue.catchUpWithStore`): installs `snapshot` only when it is newer than the installed one
+    /// (a version another node published and this one already installed is not installed, nor announced, twice).
+    /// Returns whether it was installed and the snapshot it replaced (to be released outside the lock, as `install`).
+    public func installIfNewer(_ snapshot: Snapshot) -> (installed: Bool, replaced: Snapshot?) {
+        state.withLock { state -> (installed: Bool, replaced: Snapshot?) in
+            if let current = state.snapshots[snapshot.environment], current.version >= snapshot.version { return (false, nil) }
+            let replaced = state.snapshots.updateValue(snapshot, forKey: snapshot.environment)
+            if replaced == nil, !state.environments.contains(snapshot.environment) {
+                state.environments.append(snapshot.environment)
+                state.environments.sort()
+            }
+            return (true, replaced)
         }
     }
 

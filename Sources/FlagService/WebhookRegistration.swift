@@ -33,18 +33,7 @@ struct WebhookRegistration: Sendable, Equatable {
         if object["events"] != nil, events.isEmpty, issues.allSatisfy({ !$0.path.hasPrefix("/events") }) {
             issues.append(ValidationIssue(path: "/events", message: #"must name at least one event (or "*")"#))
         }
-        var environments: Set<String>?
-        if let value = object["environments"], value != .null {
-            let names = Self.strings(value, path: "/environments", issues: &issues) ?? []
-            if names.isEmpty, value.arrayValue?.isEmpty == true {
-                issues.append(ValidationIssue(path: "/environments", message: "must name at least one environment (null: all)"))
-            }
-            for (index, name) in names.enumerated() where !known.contains(name) {
-                issues.append(ValidationIssue(path: "/environments/\(index)",
-                                              message: "unknown environment '\(name)' (known: \(known.joined(separator: ", ")))"))
-            }
-            environments = Set(names)
-        }
+        let environments = Self.environments(object["environments"], known: known, issues: &issues)
         var secret: String?
         if let value = object["secret"], value != .null {
             if let text = value.stringValue, !text.isEmpty, text.utf8.count <= 200 {
@@ -69,8 +58,23 @@ struct WebhookRegistration: Sendable, Equatable {
         return nil
     }
 
+    /// An `environments` member (of a webhook or a token): existing names, or nil (absent or `null`) for all; an
+    /// empty list or an unknown name is an issue at its path.
+    static func environments(_ value: JSONValue?, known: [String], issues: inout [ValidationIssue]) -> Set<String>? {
+        guard let value, value != .null else { return nil }
+        let names = strings(value, path: "/environments", issues: &issues) ?? []
+        if names.isEmpty, value.arrayValue?.isEmpty == true {
+            issues.append(ValidationIssue(path: "/environments", message: "must name at least one environment (null: all)"))
+        }
+        for (index, name) in names.enumerated() where !known.contains(name) {
+            issues.append(ValidationIssue(path: "/environments/\(index)",
+                                          message: "unknown environment '\(name)' (known: \(known.joined(separator: ", ")))"))
+        }
+        return Set(names)
+    }
+
     /// A JSON array of strings, or nil with an issue at `path`.
-    private static func strings(_ value: JSONValue?, path: String, issues: inout [ValidationIssue]) -> [String]? {
+    static func strings(_ value: JSONValue?, path: String, issues: inout [ValidationIssue]) -> [String]? {
         guard let array = value?.arrayValue else {
             issues.append(ValidationIssue(path: path, message: "must be an array of strings"))
             return nil

@@ -47,7 +47,7 @@ extension WriteQueue {
         } catch {
             let issues: JSONValue = .array(error.issues.map { .object(["path": .string($0.path), "message": .string($0.message)]) })
             finish(job, change) {
-                try store.markChangeFailed(id: id, reason: "the document would not validate (\(error.issues.count) problems)",
+                try store.markChangeFailed(id: id, reason: "the document would not validate (\(error.issues.count) problem\(error.issues.count == 1 ? "" : "s"))",
                                            details: issues, actor: job.author)
             }
             return

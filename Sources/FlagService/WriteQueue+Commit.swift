@@ -41,11 +41,8 @@ extension WriteQueue {
                                               "batch": "\(batch.count)", "message": record.message])
                 outcomes.append(.published(published))
             case .success(.unchanged(let record)):
+                // Accepted, yet nothing to publish: the store wrote the attempt's line in this same commit.
                 metrics.recordPublish(changed: false)
-                // Accepted, yet nothing to publish: the store writes no line, so the attempt is recorded here.
-                recordAudit(AuditRecord(actor: entry.job.author, action: "publish", environment: record.environment,
-                                        target: entry.request.target, client: entry.job.client, version: record.number,
-                                        detail: "unchanged: version \(record.number) already has this content"))
                 outcomes.append(.unchanged(record))
             case .failure(let error):
                 metrics.publishFailures.add(1, ordering: .relaxed)
@@ -125,17 +122,22 @@ extension WriteQueue {
     /// hand-off never blocks (a bounded queue) and costs one atomic load while no webhook is registered.
     /// `changeID`: the change that made the version, when one did (the webhooks' `data.changeId`).
     func announce(_ snapshot: Snapshot, changeID: Int64? = nil) {
+        // The replaced snapshot is freed here, on the writer thread, outside the lock GETs take.
+        let replaced: Snapshot?
         if store.isPostgres {
             // Another node's version may have been installed meanwhile (`catchUpWithStore`): once each, in order.
-            announcing.withLock { _ in
-                if snapshots.install(snapshot) { events.publish(snapshot) }
+            replaced = announcing.withLock { _ -> Snapshot? in
+                let outcome = snapshots.installIfNewer(snapshot)
+                if outcome.installed { events.publish(snapshot) }
+                return outcome.replaced
             }
         } else {
-            snapshots.install(snapshot)
+            replaced = snapshots.install(snapshot)
             events.publish(snapshot)
         }
         webhooks?.versionPublished(snapshot, changeID: changeID)
         scheduler.versionPublished(snapshot.environment)
+        withExtendedLifetime(replaced) {}
     }
 
     /// PostgreSQL: installs and announces the versions other nodes published since this node's snapshots (each
@@ -150,11 +152,13 @@ extension WriteQueue {
             for (name, number) in newest.sorted(by: { $0.key < $1.key }) where number > (snapshots.snapshot(name)?.version ?? 0) {
                 guard let record = try store.currentVersion(environment: name) else { continue }
                 let snapshot = try Snapshot(record: record)
-                let installed = announcing.withLock { _ in
-                    guard snapshots.install(snapshot) else { return false }
-                    events.publish(snapshot)
-                    return true
+                let outcome = announcing.withLock { _ in
+                    let outcome = snapshots.installIfNewer(snapshot)
+                    if outcome.installed { events.publish(snapshot) }
+                    return outcome
                 }
+                let installed = outcome.installed
+                withExtendedLifetime(outcome.replaced) {}
                 if installed {
                     scheduler.versionPublished(name)
                     logger.log(.info, "version_from_another_node", ["env": name, "version": "\(record.number)"])

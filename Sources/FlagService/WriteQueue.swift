@@ -97,13 +97,14 @@ public final class WriteQueue: Sendable {
         queue.wait(until: { $0.finished }) { _ in }
     }
 
-    /// The writer's nice value: reads come first. When a loop wakes while the writer is running, the loop
-    /// gets the core; the writer still gets about a third of a loop's share under contention (CFS weight
-    /// 335 against 1024), far more than flips need. Measured on 2 cores, wrk saturating GETs while flips
-    /// land at about 1,000-1,200/s (3 alternating rounds): read p99 3.19/4.24/3.45 ms at nice 5 against
-    /// 3.99/5.04/4.44 ms at nice 0; at nice 10 flips fell to 590-850/s. At nice -5 (the first design, so
-    /// that reads could not starve commits) every commit preempted the loops: 6.4-7.0 ms.
-    static let writerNice: Int32 = 5
+    /// The writer's nice value: the loops' own (0). The writer is the one serial stage of every flip, so its
+    /// share of the CPU bounds flips per second. At nice 5 (session 3, for a lower read p99 under a saturating
+    /// GET load: 3.2-4.2 against 4.0-5.0 ms) it got a third of a loop's weight, and with wrk, the loops and the
+    /// work queue's threads runnable it waited in the run queue for 63% of a flip benchmark's wall time (issue
+    /// #27, `/proc/PID/task/TID/schedstat`: 3.16 s waiting against 1.48 s running in 5.05 s). What the writer
+    /// does per commit was cut instead (OFREP answers built on first use, the old snapshot freed outside the
+    /// lock GETs take). At nice 10 flips fell to 590-850/s; at nice -5 every commit preempted the loops.
+    static let writerNice: Int32 = 0
 
     private func run() {
         // On Linux, nice is per thread and `who` 0 means the calling thread (setpriority(2), BUGS). Raising
@@ -200,7 +201,7 @@ public final class WriteQueue: Sendable {
             var base = pending[environment] ?? current(environment)
             if job.precondition != .none, base.etag == nil, let bytes = base.bytes {
                 // A version pending in this batch: its tag is needed only now, so hash only now.
-                base.etag = VersionMetadata.entityTag(version: base.version, contentHash: SHA256.hexDigest(bytes))
+                base.etag = VersionMetadata.entityTag(version: base.version, contentHash: FlagStore.contentHash(bytes))
                 pending[environment] = base
             }
             if let refusal = Self.check(job.precondition, etag: base.etag, version: base.version) {
@@ -256,7 +257,11 @@ public final class WriteQueue: Sendable {
         case .none:
             return nil
         case .ifMatch(let fields):
-            if HTTPEntityTagList.ifMatch(fields, matches: etag) { return nil }
+            // Either representation's tag of the current version (identity or gzip, Snapshot) names it.
+            if HTTPEntityTagList.ifMatch(fields, matches: etag)
+                || HTTPEntityTagList.ifMatch(fields, matches: etag.map(VersionMetadata.gzipEntityTag(ofIdentityTag:))) {
+                return nil
+            }
             var error = ServiceError(.preconditionFailed, code: "precondition_failed",
                                      message: "If-Match does not match the current version"
                                          + (etag.map { " (current ETag \($0))" } ?? " (the environment has no version yet)"),

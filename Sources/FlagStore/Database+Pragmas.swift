@@ -27,6 +27,13 @@ extension Database {
         try query("PRAGMA integrity_check") { $0.text(0) }
     }
 
+    /// `PRAGMA integrity_check(TABLE)` (SQLite 3.33+): the same checks limited to one table and its indexes
+    /// (the free-list and orphan-page checks of the whole file are skipped). `table` is quoted as an identifier.
+    package func integrityCheck(table: String) throws -> [String] {
+        let quoted = "\"" + table.replacingOccurrences(of: "\"", with: "\"\"") + "\""
+        return try query("PRAGMA integrity_check(\(quoted))") { $0.text(0) }
+    }
+
     /// Copies this whole database into `destination` with the online backup API
     /// (https://sqlite.org/backup.html), in one step so the copy is a single consistent snapshot.
     ///

@@ -85,7 +85,7 @@ extension FlagStore {
                             actor: String = "scheduler") throws -> ChangeApplication {
         if document.isEmpty { throw FlagStoreError.invalidArgument(name: "document", reason: "must not be empty") }
         try Self.requireNonEmpty(actor, name: "actor")
-        let hash = SHA256.hexDigest(document)
+        let hash = Self.contentHash(document)
         return try write { database in
             try database.transaction(.immediate) {
                 let change = try Self.fetchChange(database, id: id)

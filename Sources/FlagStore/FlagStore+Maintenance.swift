@@ -52,6 +52,29 @@ extension FlagStore {
         }
     }
 
+    /// The tables that grow with history (a row, and index entries, per publish, audit line or webhook
+    /// delivery): checked by `integrityCheck()` (`flagserver check`, and every backup checks its copy), not at start.
+    static let historyTables: Set<String> = ["versions", "audit", "webhook_deliveries", "webhook_attempts"]
+
+    /// What the server checks at every start, in time independent of the history's length: `integrity_check`
+    /// of every table except `historyTables`. The full check of every row against every index grew with each
+    /// version's audit line and its indexes (at 55,000 versions 0.96 billion instructions, 94% of a start;
+    /// Benchmarks/RESULTS.md, issue #27). The versions the server serves are verified against their content
+    /// hashes as they are loaded. `["ok"]` when healthy, otherwise one line per problem.
+    public func startupCheck() throws -> [String] {
+        // PostgreSQL has no per-table integrity_check: the same answer as `integrityCheck()` there.
+        if isPostgres { return try integrityCheck() }
+        return try read { database in
+            let tables = try database.query("SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name") { $0.text(0) }
+            var problems: [String] = []
+            for table in tables where !Self.historyTables.contains(table) && !table.hasPrefix("sqlite_") {
+                let lines = try database.integrityCheck(table: table)
+                if lines != ["ok"] { problems += lines }
+            }
+            return problems.isEmpty ? ["ok"] : problems
+        }
+    }
+
     /// Free bytes below which the filesystem counts as full for writes: a publish appends the document,
     /// an audit row and WAL frames, and SQLite needs room for its journal.
     public static let minimumFreeBytes: UInt64 = 4 * 1024 * 1024

@@ -13,9 +13,9 @@ extension FlagStore {
     /// `environments` limits the token to those environments (`token create --env`); nil: every environment,
     /// also ones created later. An empty set is refused (`invalidArgument`: a token for nothing is a mistake),
     /// and so is a name that is no environment (`unknownEnvironment`, checked in the insert's transaction).
-    /// The `token.create` audit line names the scope.
+    /// The `token.create` audit line names the scope, and `client` (the address of an HTTP request) when given.
     public func createToken(name: String, role: TokenRole, environments: Set<String>? = nil,
-                            actor: String = "admin") throws -> (secret: String, record: TokenRecord) {
+                            actor: String = "admin", client: String? = nil) throws -> (secret: String, record: TokenRecord) {
         guard Self.isValidTokenName(name) else { throw FlagStoreError.invalidTokenName(name) }
         try Self.requireNonEmpty(actor, name: "actor")
         if environments?.isEmpty == true {
@@ -47,7 +47,8 @@ extension FlagStore {
                                          createdAtMilliseconds: now, revokedAtMilliseconds: nil, environments: environments)
                 var detail = "name \(name) role \(role.rawValue)"
                 if let environments { detail += " environments \(environments.sorted(by: JSONValue.utf8Order).joined(separator: ","))" }
-                try Self.audit(database, AuditRecord(actor: actor, action: "token.create", target: name, detail: detail), now: now)
+                try Self.audit(database, AuditRecord(actor: actor, action: "token.create", target: name, client: client, detail: detail),
+                               now: now)
                 return (secret, record)
             }
         }
@@ -64,9 +65,9 @@ extension FlagStore {
     }
 
     /// Revokes the active token `name` (it stops authenticating at once) and returns its final record;
-    /// `tokenNotFound` when no active token has that name.
+    /// `tokenNotFound` when no active token has that name. `client`: the address of an HTTP request, for the audit line.
     @discardableResult
-    public func revokeToken(name: String, actor: String = "admin") throws -> TokenRecord {
+    public func revokeToken(name: String, actor: String = "admin", client: String? = nil) throws -> TokenRecord {
         try Self.requireNonEmpty(actor, name: "actor")
         let now = currentMilliseconds()
         return try write { database in
@@ -77,7 +78,8 @@ extension FlagStore {
                     """, [.text(name)]) { try Self.tokenRecord(from: $0) }
                 guard let found else { throw FlagStoreError.tokenNotFound(name) }
                 try database.run("UPDATE tokens SET revoked_at = ? WHERE id = ?", [.integer(now), .integer(found.id)])
-                try Self.audit(database, AuditRecord(actor: actor, action: "token.revoke", target: name, detail: "name \(name)"),
+                try Self.audit(database, AuditRecord(actor: actor, action: "token.revoke", target: name, client: client,
+                                                                 detail: "name \(name)"),
                                now: now)
                 return TokenRecord(id: found.id, name: found.name, role: found.role,
                                    createdAtMilliseconds: found.createdAtMilliseconds, revokedAtMilliseconds: now,
@@ -129,7 +131,8 @@ extension FlagStore {
                            revokedAtMilliseconds: try row.optionalInt64("revoked_at"), environments: environments)
     }
 
-    static func isValidTokenName(_ name: String) -> Bool {
+    /// Whether `name` may name a token: 1...64 bytes of ASCII letters, digits, `.`, `_` and `-`.
+    public static func isValidTokenName(_ name: String) -> Bool {
         let bytes = Array(name.utf8)
         guard !bytes.isEmpty, bytes.count <= 64 else { return false }
         return bytes.allSatisfy { byte in

@@ -19,7 +19,7 @@ extension FlagStore {
     public func publish(environment: String, document: [UInt8], author: String, message: String = "",
                         expectedCurrentVersion: Int? = nil) throws -> PublishOutcome {
         try Self.validatePublish(document: document, author: author, message: message)
-        let hash = SHA256.hexDigest(document)
+        let hash = Self.contentHash(document)
         return try write { database in
             try database.transaction(.immediate) {
                 try Self.publishInTransaction(database, environment: environment, document: document, hash: hash,
@@ -40,12 +40,14 @@ extension FlagStore {
     ///
     /// `audit` lines (refusals the writer collected since its last commit) are written in the same transaction,
     /// before the batch's publishes, so they cost no fsync of their own; they commit or fail with the batch.
+    /// A request whose document is already current (`.unchanged`) gets its `publish` line ("unchanged: ...")
+    /// in the same transaction too.
     public func publish(batch requests: [PublishRequest],
                         audit entries: [AuditRecord] = []) throws -> [Result<PublishOutcome, FlagStoreError>] {
         let hashes: [Result<String, FlagStoreError>] = requests.map { request in
             do {
                 try Self.validatePublish(document: request.document, author: request.author, message: request.message)
-                return .success(SHA256.hexDigest(request.document))
+                return .success(Self.contentHash(request.document))
             } catch {
                 return .failure(FlagStoreError.wrap(error))
             }
@@ -61,11 +63,20 @@ extension FlagStore {
                         do {
                             // A nested transaction is a savepoint: a refused request leaves nothing behind.
                             return .success(try database.transaction {
-                                try Self.publishInTransaction(
+                                let outcome = try Self.publishInTransaction(
                                     database, environment: request.environment, document: request.document, hash: hash,
                                     author: request.author, message: request.message,
                                     expectedCurrentVersion: request.expectedCurrentVersion, rolledBackFrom: nil,
                                     target: request.target, client: request.client)
+                                if case .unchanged(let current) = outcome {
+                                    // Accepted, yet nothing to publish: the attempt's line commits with the batch
+                                    // (it used to wait for a commit of its own, a second fsync; issue #27).
+                                    try Self.audit(database, AuditRecord(
+                                        actor: request.author, action: "publish", environment: request.environment,
+                                        target: request.target, client: request.client, version: current.number,
+                                        detail: "unchanged: version \(current.number) already has this content"))
+                                }
+                                return outcome
                             })
                         } catch let error as FlagStoreError {
                             return .failure(error)
@@ -156,7 +167,7 @@ extension FlagStore {
     /// hands out a document to serve or republish goes through this: the hash is the ETag and what clients
     /// verify, so bytes changed on disk must never be sent under it.
     public static func verify(_ record: VersionRecord) throws(FlagStoreError) {
-        let actual = SHA256.hexDigest(record.document)
+        let actual = contentHash(record.document)
         guard actual == record.contentHash else {
             throw .damagedVersion(environment: record.environment, number: record.number,
                                   storedHash: record.contentHash, actualHash: actual)

@@ -15,6 +15,28 @@ extension Connection {
         }
     }
 
+    /// The write timeout passed with output still queued: the client stopped reading (a pipelining client that
+    /// reads too late). The connection is closed in stages (RFC 9112 §9.6) rather than at once: the write side is
+    /// shut behind what the kernel already holds, so those answers still reach the client, followed by the FIN,
+    /// and unread requests are drained while lingering. A close with unread input would make the kernel send a
+    /// reset, which throws away every answer still on its way and tells the client nothing. The output the
+    /// kernel did not take yet is dropped.
+    func abandonOutput() {
+        outbound = []
+        outboundOffset = 0
+        if usesSharedOutput {
+            usesSharedOutput = false
+            loop.sharedOutput.removeAll(keepingCapacity: true)
+        }
+        inFlight = nil
+        releaseBodyReservation()
+        Socket.shutdownWrite(fd)
+        phase = .lingering
+        inbound = []
+        deadline = loop.now &+ loop.timeouts.linger
+        updateInterest()
+    }
+
     func updateInterest() {
         var want: UInt32 = 0
         if (phase == .open && !readPaused && !sawEndOfStream) || phase == .lingering

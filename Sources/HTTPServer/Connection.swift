@@ -64,6 +64,8 @@ final class Connection: @unchecked Sendable {
     @exclusivity(unchecked) var registered = false
     @exclusivity(unchecked) var deadline: UInt64 = .max
     @exclusivity(unchecked) var headStartedAt: UInt64 = 0
+    /// Whether the handler accepted the head of the request being received (`HTTPRequestContext.headAccepted`).
+    @exclusivity(unchecked) var headAccepted = false
     /// What the body being received holds of the server-wide budget (`Limits.maxBufferedBodyBytes`).
     @exclusivity(unchecked) var reservedBodyBytes = 0
     /// The streaming response this connection is sending, if any (see `Connection+Stream.swift`).
@@ -194,6 +196,7 @@ final class Connection: @unchecked Sendable {
                              headers: [.retryAfter: "1"], closesConnection: true).response
         }
         reservedBodyBytes = bytes
+        headAccepted = true
         return nil
     }
 
@@ -215,7 +218,11 @@ final class Connection: @unchecked Sendable {
             http10: request.version.minor == 0, startedAt: loop.now, response: nil)
         if !keepAlive { phase = .noMoreRequests }
         if !clientKeepsAlive { clientAskedToClose = true }
-        let context = HTTPRequestContext(peer: peer, connectionID: id, requestIndex: requestIndex, receivedAtNanoseconds: loop.now)
+        var context = HTTPRequestContext(peer: peer, connectionID: id, requestIndex: requestIndex, receivedAtNanoseconds: loop.now)
+        if headAccepted {
+            context.headAccepted = true
+            headAccepted = false
+        }
         requestIndex += 1
         loop.core.handler.handle(request, context: context, responder: HTTPResponder(connection: self, sequence: sequence))
     }

@@ -292,6 +292,11 @@ final class EventLoop: @unchecked Sendable {
                 continue
             }
             counters.values.withLock { $0.timedOut += 1 }
+            if connection.hasPendingOutput && connection.stream == nil {
+                // Write timeout: the answers the kernel holds still go out, then an orderly close.
+                connection.abandonOutput()
+                continue
+            }
             if connection.phase == .open && connection.inFlight == nil && !connection.hasPendingOutput && connection.headStartedAt != 0 {
                 // Slowloris: the header section did not arrive in time (RFC 9110 §15.5.9).
                 connection.refuse(HTTPError(.requestTimeout, code: "header_timeout", message: "request header not received in time", closesConnection: true))

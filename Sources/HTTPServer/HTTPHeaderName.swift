@@ -38,6 +38,8 @@ public struct HTTPHeaderName: Sendable, Hashable, RawRepresentable, ExpressibleB
 extension HTTPHeaderName {
     /// `Accept` (RFC 9110 §12.5.1).
     @inlinable public static var accept: Self { "Accept" }
+    /// `Accept-Encoding` (RFC 9110 §12.5.3), read with `HTTPAcceptEncoding`.
+    @inlinable public static var acceptEncoding: Self { "Accept-Encoding" }
     /// `Allow` (RFC 9110 §10.2.1): the methods a 405 path supports.
     @inlinable public static var allow: Self { "Allow" }
     /// `Authorization` (RFC 9110 §11.6.2).
@@ -46,6 +48,8 @@ extension HTTPHeaderName {
     @inlinable public static var cacheControl: Self { "Cache-Control" }
     /// `Connection` (RFC 9110 §7.6.1).
     @inlinable public static var connection: Self { "Connection" }
+    /// `Content-Encoding` (RFC 9110 §8.4).
+    @inlinable public static var contentEncoding: Self { "Content-Encoding" }
     /// `Content-Length` (RFC 9110 §8.6).
     @inlinable public static var contentLength: Self { "Content-Length" }
     /// `Content-Security-Policy` (W3C CSP Level 3).

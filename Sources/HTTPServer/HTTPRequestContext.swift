@@ -12,6 +12,9 @@ public struct HTTPRequestContext: Sendable {
     public let requestIndex: Int
     /// Monotonic clock reading (nanoseconds) when the request was complete.
     public let receivedAtNanoseconds: UInt64
+    /// Whether the handler's `checkHead` saw this request's head (it has a body) and accepted it, so a check it
+    /// made there need not be repeated in `handle`. Only a handler that implements `checkHead` may rely on it.
+    public var headAccepted = false
 
     /// A context, for testing handlers without a server.
     public init(

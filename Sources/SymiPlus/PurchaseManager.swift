@@ -63,8 +63,10 @@ public final class PurchaseManager {
     /// Whether the user has Symi Plus: pass it to `FlagSnapshot.isAvailable(_:entitled:)`.
     public var isPremiumEntitled: Bool { state.isPremiumEntitled }
 
-    /// Starts observing `Transaction.updates` and reads the current entitlements. Idempotent; called by `init` unless
-    /// told otherwise. Observing from launch matters: renewals, Ask to Buy approvals and refunds arrive only there.
+    /// Starts observing `Transaction.updates`, finishes what an earlier run left unfinished (`Transaction.unfinished`),
+    /// reads the current entitlements and statuses, and reads the install's origin (`AppTransaction`). Idempotent;
+    /// called by `init` unless told otherwise. Observing from launch matters: renewals, Ask to Buy approvals and
+    /// refunds arrive only there.
     public func start() {
         guard updatesTask == nil else { return }
         let updates = store.transactionUpdates()
@@ -74,18 +76,42 @@ public final class PurchaseManager {
                 await self.handle(update)
             }
         }
-        Task { await updatePurchasedProducts() }
+        Task {
+            await finishUnfinishedTransactions()
+            await updatePurchasedProducts()
+        }
+        Task {
+            let origin = await store.installOrigin()
+            mutate { $0.installOrigin = origin }
+        }
+    }
+
+    /// Finishes the transactions an earlier run left unfinished; the verified ones count like updates.
+    func finishUnfinishedTransactions() async {
+        let unfinished = await store.finishUnfinishedTransactions()
+        let now = clock.now()
+        mutate { state in
+            for case .verified(let entitlement) in unfinished { state.insert(entitlement, activeAt: now) }
+            state.decideAccess(now: now, storeFailed: false)
+        }
     }
 
     /// Takes the product ids a flag snapshot offers, through the catalogue: unknown ids are dropped and reported in
     /// ``PurchaseState/ignoredProductIds``. Products already loaded for ids no longer offered disappear.
     public func apply(_ flags: FlagSnapshot) {
         let selection = SymiCatalog.select(flags.subscriptionProductIds)
+        let now = clock.now()
         mutate { state in
             state.offeredProductIds = selection.offered
             state.ignoredProductIds = selection.unknown
             state.products = state.products.filter { selection.offered.contains($0.id) }
+            if state.billingRetryAccessDays != flags.billingRetryAccessDays {
+                state.billingRetryAccessDays = flags.billingRetryAccessDays
+                // The facts have not changed, only the window: what was granted stays (as after a failed read).
+                state.decideAccess(now: now, storeFailed: true)
+            }
         }
+        scheduleReview()
     }
 
     /// Loads the offered products. A failure leaves the products empty with ``PurchaseState/ProductsPhase/unavailable``;
@@ -122,9 +148,11 @@ public final class PurchaseManager {
         }
         switch outcome {
         case .verified(let entitlement):
+            let now = clock.now()
             mutate { state in
                 state.activity = .purchased(productId: product.id)
-                state.insert(entitlement, activeAt: clock.now())
+                state.insert(entitlement, activeAt: now)
+                state.decideAccess(now: now, storeFailed: false)
             }
             await updatePurchasedProducts()
         case .unverified(let productId, _):
@@ -161,20 +189,33 @@ public final class PurchaseManager {
         _ = await refreshEntitlements()
     }
 
-    /// Reads the entitlements and schedules the next expiry check; the store's error, if it failed.
+    /// Reads the entitlements and the statuses, decides access, and schedules the next review; the entitlements'
+    /// error, if that read failed. Any failure keeps what was decided earlier in this run (``AccessInput/storeFailed``).
     private func refreshEntitlements() async -> StoreError? {
-        defer { scheduleExpiryCheck() }
+        defer { scheduleReview() }
+        var listed: [StoreEntitlement]?
+        var entitlementsError: StoreError?
         do {
-            let current = try await store.currentEntitlements()
-            let now = clock.now()
-            mutate { state in
-                state.entitlements = current.filter { $0.isActive(at: now) }
+            listed = try await store.currentEntitlements()
+        } catch {
+            entitlementsError = error
+        }
+        var statuses: [SubscriptionStatus]?
+        do {
+            statuses = try await store.subscriptionStatuses()
+        } catch {
+            statuses = nil
+        }
+        let now = clock.now()
+        mutate { state in
+            if let listed {
+                state.entitlements = listed.filter { $0.revocationDate == nil }
                 state.entitlementsChecked = true
             }
-            return nil
-        } catch {
-            return error
+            if let statuses { state.statuses = statuses }
+            state.decideAccess(now: now, storeFailed: listed == nil || statuses == nil)
         }
+        return entitlementsError
     }
 
     /// Clears a shown result (after the user dismissed a message); an action under way is left alone.
@@ -189,21 +230,25 @@ public final class PurchaseManager {
     /// the store is asked again for the whole picture. An unverified one changes nothing.
     private func handle(_ update: StoreTransactionUpdate) async {
         guard case .verified(let entitlement) = update else { return }
+        let now = clock.now()
         mutate { state in
-            state.insert(entitlement, activeAt: clock.now())
-            if case .pending(let productId) = state.activity, productId == entitlement.productId,
-               entitlement.isActive(at: clock.now()) {
+            state.insert(entitlement, activeAt: now)
+            state.decideAccess(now: now, storeFailed: false)
+            if case .pending(let productId) = state.activity, productId == entitlement.productId, entitlement.isActive(at: now) {
                 state.activity = .purchased(productId: productId)
             }
         }
         await updatePurchasedProducts()
     }
 
-    /// Re-reads the entitlements when the earliest active one expires: StoreKit sends no update for an expiry.
-    private func scheduleExpiryCheck() {
+    /// Asks the store again when the decision may change by itself (``AccessDecision/reviewAt``: a period, grace period
+    /// or courtesy window ending): StoreKit sends no update for an expiry. Only the store's answer changes access then;
+    /// the clock alone never ends it (a grace period outlives the transaction's `expirationDate`, and a store that
+    /// cannot be asked takes nothing away).
+    private func scheduleReview() {
         expiryTask?.cancel()
         let now = clock.now()
-        guard let next = state.entitlements.compactMap(\.expirationDate).filter({ $0 > now }).min() else { return }
+        guard let next = state.access.reviewAt, next > now else { return }
         let clock = clock
         expiryTask = Task { [weak self] in
             do {
@@ -213,9 +258,6 @@ public final class PurchaseManager {
             }
             // A clock may return from a sleep whose task was cancelled meanwhile (a newer check replaced it).
             guard !Task.isCancelled, let self else { return }
-            // Until the store answers, the clock alone decides: an expired period ends access even offline.
-            let now = clock.now()
-            self.mutate { state in state.entitlements = state.entitlements.filter { $0.isActive(at: now) } }
             await self.updatePurchasedProducts()
         }
     }
@@ -261,6 +303,12 @@ extension PurchaseState {
             guard existing.transactionId == entitlement.transactionId
                 || existing.originalTransactionId == entitlement.originalTransactionId else { return false }
             return entitlement.revocationDate != nil || existing.purchaseDate <= entitlement.purchaseDate
+        }
+        // A refund ends the subscription whatever the last status read said.
+        if entitlement.revocationDate != nil {
+            for index in statuses.indices where statuses[index].transaction.originalTransactionId == entitlement.originalTransactionId {
+                statuses[index].state = .revoked
+            }
         }
     }
 

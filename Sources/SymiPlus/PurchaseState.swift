@@ -1,3 +1,5 @@
+import FlagClient
+import Foundation
 import SymiCatalog
 
 /// Everything ``PurchaseManager`` knows, as one value: what the screen model reads and what observers receive.
@@ -49,32 +51,53 @@ public struct PurchaseState: Sendable, Equatable {
     public var products: [StoreProduct]
     /// How far loading the products got.
     public var productsPhase: ProductsPhase
-    /// The verified, active entitlements as of the last check.
+    /// The verified entitlements the store listed at the last check, with verified purchases and updates since.
     public var entitlements: [StoreEntitlement]
     /// Whether the store answered an entitlements check in this run (until then nobody is known to be subscribed).
     public var entitlementsChecked: Bool
+    /// The verified statuses of the Symi Plus group as of the last check that answered (empty before).
+    public var statuses: [SubscriptionStatus]
+    /// The access decision (``SymiPlusAccess``) on the facts above: what ``isPremiumEntitled`` reads.
+    public var access: AccessDecision
+    /// Flag `billingRetryAccessDays`, as last applied (the safe default until a snapshot is applied).
+    public var billingRetryAccessDays: Int
+    /// The App Store's record of this install, once read (`nil` before): the lead's `firstInstallDate` attribute.
+    public var installOrigin: InstallOrigin?
     /// The last user action.
     public var activity: Activity
 
     /// A state from its parts; the defaults are the state at launch.
     public init(offeredProductIds: [String] = [], ignoredProductIds: [String] = [], products: [StoreProduct] = [],
                 productsPhase: ProductsPhase = .notLoaded, entitlements: [StoreEntitlement] = [],
-                entitlementsChecked: Bool = false, activity: Activity = .idle) {
+                entitlementsChecked: Bool = false, statuses: [SubscriptionStatus] = [], access: AccessDecision = .notEntitled,
+                billingRetryAccessDays: Int = SymiSafeDefaults.billingRetryAccessDays, installOrigin: InstallOrigin? = nil,
+                activity: Activity = .idle) {
         self.offeredProductIds = offeredProductIds
         self.ignoredProductIds = ignoredProductIds
         self.products = products
         self.productsPhase = productsPhase
         self.entitlements = entitlements
         self.entitlementsChecked = entitlementsChecked
+        self.statuses = statuses
+        self.access = access
+        self.billingRetryAccessDays = billingRetryAccessDays
+        self.installOrigin = installOrigin
         self.activity = activity
     }
 
     /// The product ids with an active entitlement (the brief's `purchasedProductIDs`).
     public var purchasedProductIDs: Set<String> { Set(entitlements.map(\.productId)) }
 
-    /// Whether the user has Symi Plus: an active verified entitlement for a catalogue product. What the app passes
-    /// to `FlagSnapshot.isAvailable(_:entitled:)`.
-    public var isPremiumEntitled: Bool { !purchasedProductIDs.isDisjoint(with: SymiCatalog.productIds) }
+    /// Whether the user has Symi Plus: the access decision (``SymiPlusAccess``) on verified facts for catalogue
+    /// products. What the app passes to `FlagSnapshot.isAvailable(_:entitled:)`.
+    public var isPremiumEntitled: Bool { access.isEntitled }
+
+    /// Decides access again on the facts held (``SymiPlusAccess/decide(_:)``); `storeFailed` when the read just made
+    /// failed, so that nothing decided earlier is taken away.
+    public mutating func decideAccess(now: Date, storeFailed: Bool) {
+        access = SymiPlusAccess.decide(AccessInput(entitlements: entitlements, statuses: statuses, storeFailed: storeFailed,
+                                                   billingRetryAccessDays: billingRetryAccessDays, now: now, earlier: access))
+    }
 
     /// Whether the store is being asked for something the user waits for.
     public var isLoading: Bool {

@@ -11,9 +11,22 @@ public protocol PurchaseStore: Sendable {
     /// Buys the product with this id (`product.purchase()`); a verified transaction is finished before returning.
     func purchase(_ productId: String) async throws(StoreError) -> PurchaseOutcome
 
-    /// The verified transactions that grant access now (`Transaction.currentEntitlements`), revoked and expired
-    /// ones left out.
+    /// The verified transactions StoreKit lists as current entitlements (`Transaction.currentEntitlements`), revoked
+    /// ones left out. Not filtered by date: StoreKit lists a subscription in its billing grace period although its
+    /// `expirationDate` has passed, and it must keep access (``SymiPlusAccess``).
     func currentEntitlements() async throws(StoreError) -> [StoreEntitlement]
+
+    /// The verified statuses of the Symi Plus subscription group (`Product.SubscriptionInfo.status`): renewal state
+    /// and renewal info. A status whose transaction or renewal info fails verification is left out (grants nothing).
+    func subscriptionStatuses() async throws(StoreError) -> [SubscriptionStatus]
+
+    /// Finishes the transactions left unfinished by an earlier run (`Transaction.unfinished`, at launch): verified
+    /// ones are finished and returned so their entitlement counts; unverified ones are returned, not finished.
+    func finishUnfinishedTransactions() async -> [StoreTransactionUpdate]
+
+    /// The App Store's signed record of this install (`AppTransaction.shared`): ``InstallOrigin/unknown(_:)`` when it
+    /// cannot be read or verified, never a guessed date.
+    func installOrigin() async -> InstallOrigin
 
     /// Transactions that arrive outside a purchase call (`Transaction.updates`): each call gives a new stream.
     /// Observe it from launch, or renewals, Ask to Buy approvals and refunds are missed.

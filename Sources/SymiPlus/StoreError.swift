@@ -11,6 +11,8 @@ public struct StoreError: Error, Sendable, Equatable, CustomStringConvertible {
         case purchaseFailed
         /// The current entitlements could not be read.
         case entitlementsUnavailable
+        /// The subscription statuses (`Product.SubscriptionInfo.status`) could not be read.
+        case statusUnavailable
         /// `AppStore.sync()` failed.
         case syncFailed
         /// The user cancelled a dialog the system showed (the App Store sign-in during a restore): no error to show.

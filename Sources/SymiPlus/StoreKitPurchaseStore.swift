@@ -1,6 +1,7 @@
 #if canImport(StoreKit)
 import Foundation
 import StoreKit
+import SymiCatalog
 
 /// ``PurchaseStore`` on StoreKit 2: the only file of the module that touches StoreKit.
 ///
@@ -60,16 +61,57 @@ public struct StoreKitPurchaseStore: PurchaseStore {
         }
     }
 
-    /// `Transaction.currentEntitlements`, verified ones only, revoked and expired ones left out.
+    /// `Transaction.currentEntitlements`, verified ones only, revoked ones left out. Not filtered by date: StoreKit
+    /// lists a subscription in its billing grace period with an `expirationDate` in the past, and it keeps access.
     public func currentEntitlements() async throws(StoreError) -> [StoreEntitlement] {
         var result: [StoreEntitlement] = []
-        let now = Date()
         for await verification in StoreKit.Transaction.currentEntitlements {
-            guard case .verified(let transaction) = verification else { continue }
-            let entitlement = Self.entitlement(transaction)
-            if entitlement.isActive(at: now) { result.append(entitlement) }
+            guard case .verified(let transaction) = verification, transaction.revocationDate == nil else { continue }
+            result.append(Self.entitlement(transaction))
         }
         return result
+    }
+
+    /// The statuses of the Symi Plus group: `product.subscription?.status` on a catalogue product (every product of a
+    /// group reports the whole group; App Store Connect's numeric group id is never needed). A status counts only when
+    /// both its transaction and its renewal info are `.verified`.
+    public func subscriptionStatuses() async throws(StoreError) -> [SubscriptionStatus] {
+        let statuses: [Product.SubscriptionInfo.Status]
+        do {
+            let products = try await Product.products(for: SymiCatalog.products.map(\.id))
+            guard let subscription = products.first(where: { $0.subscription != nil })?.subscription else { return [] }
+            statuses = try await subscription.status
+        } catch {
+            throw StoreError(.statusUnavailable, causedBy: error)
+        }
+        return statuses.compactMap(Self.subscriptionStatus)
+    }
+
+    /// `Transaction.unfinished`: verified transactions are finished (their entitlement is returned), unverified ones are
+    /// reported and left for StoreKit to deliver again.
+    public func finishUnfinishedTransactions() async -> [StoreTransactionUpdate] {
+        var result: [StoreTransactionUpdate] = []
+        for await verification in StoreKit.Transaction.unfinished {
+            result.append(await Self.finishedUpdate(verification))
+        }
+        return result
+    }
+
+    /// `AppTransaction.shared` (iOS 16): the first download date and version when verified, else unknown.
+    public func installOrigin() async -> InstallOrigin {
+        guard #available(iOS 16.0, macOS 13.0, tvOS 16.0, watchOS 9.0, *) else {
+            return .unknown("AppTransaction needs iOS 16")
+        }
+        do {
+            switch try await AppTransaction.shared {
+            case .verified(let transaction):
+                return .verified(firstInstallDate: transaction.originalPurchaseDate, originalAppVersion: transaction.originalAppVersion)
+            case .unverified(_, let verificationError):
+                return .unknown("unverified app transaction: \(verificationError)")
+            }
+        } catch {
+            return .unknown("app transaction unavailable: \(error)")
+        }
     }
 
     /// `Transaction.updates` as a stream; verified transactions are finished after they were converted. Cancelling
@@ -78,14 +120,7 @@ public struct StoreKitPurchaseStore: PurchaseStore {
         AsyncStream { continuation in
             let task = Task {
                 for await verification in StoreKit.Transaction.updates {
-                    switch verification {
-                    case .verified(let transaction):
-                        continuation.yield(.verified(Self.entitlement(transaction)))
-                        await transaction.finish()
-                    case .unverified(let transaction, let verificationError):
-                        continuation.yield(.unverified(productId: transaction.productID,
-                                                       reason: String(describing: verificationError)))
-                    }
+                    continuation.yield(await Self.finishedUpdate(verification))
                 }
                 continuation.finish()
             }
@@ -105,6 +140,19 @@ public struct StoreKitPurchaseStore: PurchaseStore {
     }
 
     // MARK: Conversions
+
+    /// A transaction from `Transaction.updates` or `Transaction.unfinished` as an update: a verified one is finished
+    /// once converted; an unverified one is reported and left unfinished, so StoreKit delivers it again.
+    static func finishedUpdate(_ verification: VerificationResult<StoreKit.Transaction>) async -> StoreTransactionUpdate {
+        switch verification {
+        case .verified(let transaction):
+            let update = StoreTransactionUpdate.verified(entitlement(transaction))
+            await transaction.finish()
+            return update
+        case .unverified(let transaction, let verificationError):
+            return .unverified(productId: transaction.productID, reason: String(describing: verificationError))
+        }
+    }
 
     static func storeProduct(_ product: Product) async -> StoreProduct {
         var period: StoreProduct.Period?
@@ -127,6 +175,62 @@ public struct StoreKitPurchaseStore: PurchaseStore {
         StoreEntitlement(productId: transaction.productID, transactionId: transaction.id,
                          originalTransactionId: transaction.originalID, purchaseDate: transaction.purchaseDate,
                          expirationDate: transaction.expirationDate, revocationDate: transaction.revocationDate)
+    }
+
+    /// A verified status, or `nil` when its transaction or renewal info is unverified or its state unknown to this version.
+    static func subscriptionStatus(_ status: Product.SubscriptionInfo.Status) -> SubscriptionStatus? {
+        guard case .verified(let transaction) = status.transaction, case .verified(let renewal) = status.renewalInfo else {
+            return nil
+        }
+        // `RenewalState` is a struct of static values, not an enum, hence `default`.
+        let state: SubscriptionStatus.RenewalState
+        switch status.state {
+        case .subscribed: state = .subscribed
+        case .expired: state = .expired
+        case .inBillingRetryPeriod: state = .inBillingRetryPeriod
+        case .inGracePeriod: state = .inGracePeriod
+        case .revoked: state = .revoked
+        default: return nil
+        }
+        return SubscriptionStatus(state: state, transaction: entitlement(transaction), renewal: renewalInfo(renewal))
+    }
+
+    static func renewalInfo(_ info: Product.SubscriptionInfo.RenewalInfo) -> SubscriptionRenewalInfo {
+        let priceIncrease: SubscriptionRenewalInfo.PriceIncreaseStatus = switch info.priceIncreaseStatus {
+        case .noIncreasePending: .noIncreasePending
+        case .pending: .pending
+        case .agreed: .agreed
+        // A non-frozen SDK enum: Swift 6 needs `@unknown default`; an unknown status mentions no increase.
+        @unknown default: .noIncreasePending
+        }
+        // `ExpirationReason` is a struct of static values as well.
+        let reason = info.expirationReason.map { reason -> SubscriptionRenewalInfo.ExpirationReason in
+            switch reason {
+            case .autoRenewDisabled: .autoRenewDisabled
+            case .billingError: .billingError
+            case .didNotConsentToPriceIncrease: .didNotConsentToPriceIncrease
+            case .productUnavailable: .productUnavailable
+            default: .unknown
+            }
+        }
+        return SubscriptionRenewalInfo(currentProductId: info.currentProductID, willAutoRenew: info.willAutoRenew,
+                                       autoRenewProductId: info.autoRenewPreference, expirationReason: reason,
+                                       priceIncreaseStatus: priceIncrease, gracePeriodExpirationDate: info.gracePeriodExpirationDate,
+                                       isInBillingRetry: info.isInBillingRetry, offer: offer(info))
+    }
+
+    /// `RenewalInfo.offer` exists from iOS 18; before it the offer is left out rather than read from the deprecated
+    /// `offerType`/`offerID` (the screen does not depend on it).
+    static func offer(_ info: Product.SubscriptionInfo.RenewalInfo) -> SubscriptionRenewalInfo.Offer? {
+        guard #available(iOS 18.0, macOS 15.0, tvOS 18.0, watchOS 11.0, visionOS 2.0, *), let offer = info.offer else { return nil }
+        let kind: SubscriptionRenewalInfo.Offer.Kind = switch offer.type {
+        case .introductory: .introductory
+        case .promotional: .promotional
+        case .code: .code
+        case .winBack: .winBack
+        default: .other
+        }
+        return SubscriptionRenewalInfo.Offer(kind: kind, id: offer.id)
     }
 
     static func period(_ period: Product.SubscriptionPeriod) -> StoreProduct.Period? {

@@ -1,4 +1,5 @@
 import FlagClient
+import Foundation
 
 /// Where Symi Plus appears outside its own screen (brief section 8), decided from the flags and the purchase state:
 /// the "Symi Plus" section in the settings, the small card on the start screen, and the premium gate of contexts
@@ -29,19 +30,33 @@ public struct SymiPlusEntryPoints: Sendable, Equatable {
     /// subscriber, and not once the loaded products show that no free introductory offer applies to this user (the
     /// card promises one).
     public var startScreenCard: Card?
+    /// The calm notice that a renewal payment failed, leading to the Symi Plus screen ("Abo verwalten"); only while
+    /// `monetizationEnabled`, whatever the banner flag says (it is about a subscription, not an offer).
+    public var billingIssueCard: Card?
     /// Whether the user has Symi Plus (what premium contexts pass to the gate).
     public var isPremiumEntitled: Bool
     private let flags: FlagSnapshotBox
 
-    /// The entry points for these flags and this purchase state.
-    public init(flags: FlagSnapshot, purchases: PurchaseState) {
-        let screen = SymiPlusScreen(flags: flags, purchases: purchases)
+    /// The entry points for these flags and this purchase state; dates in `timeZone`.
+    public init(flags: FlagSnapshot, purchases: PurchaseState, timeZone: TimeZone = .current) {
+        let screen = SymiPlusScreen(flags: flags, purchases: purchases, timeZone: timeZone)
         let language = screen.language
         let subscribed = purchases.isPremiumEntitled
         isPremiumEntitled = subscribed
         self.flags = FlagSnapshotBox(snapshot: flags)
-        settingsSection = flags.monetizationEnabled
-            ? SettingsSection(title: screen.headline, detail: subscribed ? SymiPlusMessages.active(language) : screen.subline)
+        let access = purchases.access
+        let detail: String
+        if access.billingIssue != nil {
+            detail = SymiPlusMessages.checkPayment(language)
+        } else if subscribed, let end = access.endsAt {
+            detail = SymiPlusMessages.fill(SymiPlusMessages.activeUntil, language, [
+                "date": SymiPlusMessages.date(end, language, localeIdentifier: flags.context.locale, timeZone: timeZone)])
+        } else {
+            detail = subscribed ? SymiPlusMessages.active(language) : screen.subline
+        }
+        settingsSection = flags.monetizationEnabled ? SettingsSection(title: screen.headline, detail: detail) : nil
+        billingIssueCard = flags.monetizationEnabled
+            ? screen.subscription?.billingNotice.map { Card(title: screen.headline, message: $0) }
             : nil
         let knownNotFree = purchases.productsPhase == .loaded && !purchases.products.contains(where: \.offersFreeIntroduction)
         startScreenCard = flags.monetizationEnabled && flags.showIntroFreeSubscriptionBanner && !subscribed && !knownNotFree

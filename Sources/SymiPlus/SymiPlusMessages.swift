@@ -1,3 +1,5 @@
+import Foundation
+
 /// The system messages of the Symi Plus screen in German and English: states of the store and of a purchase, which
 /// are the app's own words rather than marketing copy, so they are compiled in (the remote copy flags hold the
 /// marketing texts). Calm and honest: no urgency, no blame, and always the reassurance that Symi stays usable.
@@ -57,13 +59,64 @@ public enum SymiPlusMessages {
     /// The settings row's status for a subscriber.
     public static let active = Text(german: "Aktiv", english: "Active")
 
+    // MARK: The paid state (placeholders: {date} is a long date in the install's locale, {name} and {price} StoreKit's)
+
+    /// "Abo verwalten": opens Apple's subscription management (`AppStore.showManageSubscriptions`).
+    public static let manageSubscription = Text(german: "Abo verwalten", english: "Manage subscription")
+    /// "Code einlösen": Apple's offer code sheet.
+    public static let redeemCode = Text(german: "Code einlösen", english: "Redeem code")
+    /// Apple's refund request sheet (`Transaction.beginRefundRequest`).
+    public static let requestRefund = Text(german: "Rückerstattung anfordern", english: "Request a refund")
+    /// The settings row's status while a renewal payment failed.
+    public static let checkPayment = Text(german: "Zahlung prüfen", english: "Check payment")
+    /// A paid-up subscription that renews.
+    public static let renewsOn = Text(german: "Aktiv. Verlängert sich am {date}.", english: "Active. Renews on {date}.")
+    /// A cancelled subscription that is still active.
+    public static let endsOn = Text(
+        german: "Aktiv, endet am {date}. Bis dahin kannst du alles wie gewohnt nutzen.",
+        english: "Active, ends on {date}. Until then you can use everything as usual.")
+    /// The settings row's status for a cancelled subscription that is still active.
+    public static let activeUntil = Text(german: "Aktiv bis {date}", english: "Active until {date}")
+    /// A switch (monthly to yearly) scheduled for the next renewal.
+    public static let switchesOn = Text(german: "Aktiv. Wechselt am {date} zu {name}.", english: "Active. Switches to {name} on {date}.")
+    /// A switch whose product is not loaded (so has no name to show).
+    public static let switchesOnUnnamed = Text(german: "Aktiv. Dein Abo wechselt am {date}.",
+                                               english: "Active. Your subscription changes on {date}.")
+    /// The button that switches to the other product.
+    public static let switchTo = Text(german: "Zu {name} wechseln ({price})", english: "Switch to {name} ({price})")
+    /// A failed renewal while access lasts (grace period or courtesy window): calm, no blame, one way to fix it.
+    public static let billingIssueActive = Text(
+        german: "Bei der Verlängerung deines Abos hat die Zahlung nicht geklappt. Symi Plus bleibt bis zum {date} aktiv. Du kannst deine Zahlungsmethode in Ruhe unter „Abo verwalten“ prüfen.",
+        english: "The payment for your subscription's renewal didn't go through. Symi Plus stays active until {date}. You can check your payment method under “Manage subscription” whenever it suits you.")
+    /// A failed renewal after access ended (Apple still retries).
+    public static let billingIssueEnded = Text(
+        german: "Dein Abo konnte nicht verlängert werden, weil die Zahlung nicht geklappt hat. Sobald deine Zahlungsmethode unter „Abo verwalten“ aktualisiert ist, ist Symi Plus wieder da.",
+        english: "Your subscription couldn't be renewed because the payment didn't go through. As soon as your payment method is updated under “Manage subscription”, Symi Plus is back.")
+
+    /// `text` in `language` with its placeholders filled.
+    public static func fill(_ text: Text, _ language: SymiPlusLanguage, _ values: [String: String]) -> String {
+        values.reduce(text(language)) { result, pair in result.replacingOccurrences(of: "{\(pair.key)}", with: pair.value) }
+    }
+
+    /// A long date ("15. Januar 2027", "January 15, 2027") in the install's locale when it speaks `language`, else in
+    /// the language's own (a French install reads the German texts with a German date).
+    public static func date(_ date: Date, _ language: SymiPlusLanguage, localeIdentifier: String?, timeZone: TimeZone) -> String {
+        let formatter = DateFormatter()
+        let identifier = localeIdentifier.flatMap { SymiPlusLanguage(localeIdentifier: $0) == language && $0.hasPrefix(language.rawValue) ? $0 : nil }
+        formatter.locale = Locale(identifier: identifier ?? (language == .german ? "de_DE" : "en_US"))
+        formatter.dateStyle = .long
+        formatter.timeStyle = .none
+        formatter.timeZone = timeZone
+        return formatter.string(from: date)
+    }
+
     /// The friendly message for a failure; `nil` for a cancellation, which is the user's choice, not an error.
     public static func message(for error: StoreError) -> Text? {
         switch error.kind {
         case .cancelled: nil
         case .productsUnavailable: productsUnavailable
         case .syncFailed: restoreFailed
-        case .purchaseFailed, .unknownProduct, .entitlementsUnavailable: purchaseFailed
+        case .purchaseFailed, .unknownProduct, .entitlementsUnavailable, .statusUnavailable: purchaseFailed
         }
     }
 }

@@ -61,8 +61,13 @@ public struct SymiPlusScreen: Sendable, Equatable {
     public var activationMessage: String?
     /// That selected premium features may become paid later: always shown, the honest counterpart of "free".
     public var futurePricingNotice: String
-    /// The price-change notice, while `subscriptionPriceIncreaseMessagingEnabled` is on.
+    /// The price-change notice: only while `subscriptionPriceIncreaseMessagingEnabled` is on and only for a subscriber
+    /// whose price increase awaits consent (``AccessDecision/priceIncreasePending``); nobody else has anything to decide.
     public var priceChangeNotice: String?
+    /// The subscriber's panel (status, billing notice, "Abo verwalten", refund, plan switch); `nil` for others.
+    public var subscription: SymiPlusSubscriptionPanel?
+    /// "Code einlösen": Apple's offer code sheet, for everyone.
+    public var redeemCodeButton: String
     /// The benefits, in order.
     public var benefits: [String]
     /// One row per loaded product, in the flags' order; empty for a subscriber and while nothing is loaded.
@@ -84,8 +89,8 @@ public struct SymiPlusScreen: Sendable, Equatable {
     /// The state in words; `nil` for ``Status/ready``.
     public var message: String?
 
-    /// The screen for these flags and this purchase state, in the flags' language.
-    public init(flags: FlagSnapshot, purchases: PurchaseState) {
+    /// The screen for these flags and this purchase state, in the flags' language; dates in `timeZone`.
+    public init(flags: FlagSnapshot, purchases: PurchaseState, timeZone: TimeZone = .current) {
         let language = SymiPlusLanguage(localeIdentifier: flags.context.locale)
         let copy = flags.subscriptionScreenCopy
         let paid = flags.subscriptionPaidCopy
@@ -96,7 +101,11 @@ public struct SymiPlusScreen: Sendable, Equatable {
         subline = freeApplies ? copy.subline : paid.subline
         activationMessage = freeApplies ? copy.activationMessage : nil
         futurePricingNotice = copy.futurePricingNotice
-        priceChangeNotice = flags.subscriptionPriceIncreaseMessagingEnabled ? paid.priceChangeNotice : nil
+        priceChangeNotice = flags.subscriptionPriceIncreaseMessagingEnabled && subscribed && purchases.access.priceIncreasePending
+            ? paid.priceChangeNotice : nil
+        subscription = SymiPlusSubscriptionPanel(purchases: purchases, language: language, localeIdentifier: flags.context.locale,
+                                                 timeZone: timeZone)
+        redeemCodeButton = SymiPlusMessages.redeemCode(language)
         benefits = copy.benefits
         offers = subscribed ? [] : purchases.products.map { product in
             let free = product.offersFreeIntroduction

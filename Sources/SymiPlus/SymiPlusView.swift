@@ -1,5 +1,6 @@
 #if canImport(SwiftUI) && canImport(Combine)
 import FlagClient
+import StoreKit
 import SwiftUI
 
 /// The Symi Plus screen (brief section 4) in Symi's design: a calm page on #F6F4EF, petrol text and buttons, sage for
@@ -13,6 +14,7 @@ import SwiftUI
 public struct SymiPlusView: View {
     @ObservedObject private var purchases: PurchaseManager
     private let flags: FlagSnapshot
+    @State private var sheets = SubscriptionSheets.Requests()
 
     /// The screen for these flags, buying through `purchases`.
     public init(flags: FlagSnapshot, purchases: PurchaseManager) {
@@ -42,6 +44,7 @@ public struct SymiPlusView: View {
                     Text(message).font(.callout).frame(maxWidth: .infinity, alignment: .leading)
                         .padding(16).background(SymiPlusColors.sage.opacity(0.25), in: RoundedRectangle(cornerRadius: 12))
                 }
+                if let panel = screen.subscription { SubscriptionPanelView(panel: panel, purchases: purchases, sheets: $sheets) }
                 if let retry = screen.retryButton {
                     Button(retry) { Task { await purchases.loadProducts() } }.buttonStyle(.bordered).tint(SymiPlusColors.petrol)
                 }
@@ -70,6 +73,7 @@ public struct SymiPlusView: View {
                         Text(notice).font(.callout)
                     }
                 }
+                Button(screen.redeemCodeButton) { sheets.redeemsCode = true }.tint(SymiPlusColors.petrol)
                 Text(screen.futurePricingNotice).font(.footnote)
                 HStack(spacing: 20) {
                     Link(screen.privacyPolicy.title, destination: screen.privacyPolicy.url)
@@ -81,10 +85,79 @@ public struct SymiPlusView: View {
             .foregroundStyle(SymiPlusColors.petrol)
         }
         .background(SymiPlusColors.background.ignoresSafeArea())
+        .modifier(SubscriptionSheets(state: $sheets, purchases: purchases))
         .task {
             purchases.apply(flags)
             if purchases.state.productsPhase == .notLoaded { await purchases.loadProducts() }
         }
+    }
+}
+
+/// The subscriber's panel: status, the calm billing notice (sage, never coral: nothing is wrong with the person),
+/// "Abo verwalten", the plan switch and the refund request.
+@available(iOS 16.0, macOS 13.0, *)
+private struct SubscriptionPanelView: View {
+    let panel: SymiPlusSubscriptionPanel
+    @ObservedObject var purchases: PurchaseManager
+    @Binding var sheets: SubscriptionSheets.Requests
+
+    var body: some View {
+        VStack(alignment: .leading, spacing: 12) {
+            if let status = panel.status { Text(status).font(.callout) }
+            if let notice = panel.billingNotice {
+                Text(notice).font(.callout).frame(maxWidth: .infinity, alignment: .leading)
+                    .padding(16).background(SymiPlusColors.sage.opacity(0.25), in: RoundedRectangle(cornerRadius: 12))
+            }
+            Button(panel.manageButton) { sheets.managesSubscription = true }
+                .buttonStyle(.bordered).tint(SymiPlusColors.petrol)
+            ForEach(panel.switchOffers) { offer in
+                Button(offer.buttonTitle) {
+                    guard let product = purchases.products.first(where: { $0.id == offer.id }) else { return }
+                    Task { await purchases.purchase(product) }
+                }
+                .buttonStyle(.bordered).tint(SymiPlusColors.petrol)
+            }
+            if let refund = panel.refund {
+                Button(refund.title) { sheets.refundTransactionId = refund.transactionId }
+                    .font(.footnote).tint(SymiPlusColors.petrol)
+            }
+        }
+    }
+}
+
+/// Apple's own sheets for the paid state: manage subscriptions (iOS 15), offer code redemption (iOS 16) and the refund
+/// request (iOS 15), as SwiftUI's modifiers present them. They exist on iOS (and Mac Catalyst) only; elsewhere the
+/// buttons do nothing. After each sheet the manager asks the store again (a change also arrives as an update).
+@available(iOS 16.0, macOS 13.0, *)
+struct SubscriptionSheets: ViewModifier {
+    /// Which sheet is requested.
+    struct Requests {
+        var managesSubscription = false
+        var redeemsCode = false
+        var refundTransactionId: UInt64?
+    }
+
+    @Binding var state: Requests
+    @ObservedObject var purchases: PurchaseManager
+
+    func body(content: Content) -> some View {
+        #if os(iOS)
+        return content
+            .manageSubscriptionsSheet(isPresented: $state.managesSubscription)
+            .offerCodeRedemption(isPresented: $state.redeemsCode) { _ in
+                Task { await purchases.updatePurchasedProducts() }
+            }
+            .refundRequestSheet(for: state.refundTransactionId ?? 0, isPresented: Binding(
+                get: { state.refundTransactionId != nil },
+                set: { if !$0 { state.refundTransactionId = nil } })) { _ in
+                Task { await purchases.updatePurchasedProducts() }
+            }
+            .onChange(of: state.managesSubscription) { presented in
+                if !presented { Task { await purchases.updatePurchasedProducts() } }
+            }
+        #else
+        return content
+        #endif
     }
 }
 

@@ -1,9 +1,9 @@
 import Testing
 @testable import CommandLineKit
 
-/// The parser on arrays: options, flags, positionals, environment fallbacks, and each refusal.
+/// The parser on arrays: options, switches, positionals, environment fallbacks, and each refusal.
 @Suite struct ArgumentParserTests {
-    static let json = Flag("json", help: "")
+    static let json = Switch("json", help: "")
     static let sample = Option("sample", valueName: "n", help: "") { text throws(UsageError) in
         guard let value = Int(text) else { throw UsageError("--sample '\(text)' is not a number") }
         return value
@@ -79,7 +79,7 @@ import Testing
 
     @Test func environmentFillsWhatTheCommandLineDoesNotGive() throws {
         let host = Option<String>("host", valueName: "address", help: "", environment: "HOST_VARIABLE")
-        let strict = Flag("strict", help: "", environment: "STRICT_VARIABLE")
+        let strict = Switch("strict", help: "", environment: "STRICT_VARIABLE")
         let declared: [any OptionDeclaration] = [host, strict]
         let fromEnvironment = try ArgumentParser.parse([], options: declared, arguments: [],
                                                        environment: ["HOST_VARIABLE": "0.0.0.0", "STRICT_VARIABLE": "Yes"])

@@ -10,7 +10,7 @@ import Testing
         #expect(context.synopsis == "--context <key=value> ...")
         let target = Option<String>("to", valueName: "file", help: "", required: true).spec
         #expect(target.usageItem == "--to <file>")
-        #expect(Flag("strict", help: "Be strict.", environment: "STRICT").spec.helpText == "Be strict. (env: STRICT=1)")
+        #expect(Switch("strict", help: "Be strict.", environment: "STRICT").spec.helpText == "Be strict. (env: STRICT=1)")
         #expect(Option<String>("host", valueName: "a", help: "Host.", environment: "HOST").spec.helpText == "Host. (env: HOST)")
     }
 

@@ -155,6 +155,37 @@ import TransportTestSupport
         #expect(client.snapshot.context.installId == client.installId)
         #expect(client.source.version == 2)
     }
+
+    /// The verified AppTransaction's date arrives after launch through `updateApp`: until then the early-user
+    /// rule locks nothing; then the install is evaluated by its date.
+    @Test func updateAppCarriesTheFirstInstallDate() throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let document = try FlagDocument.decode("""
+        {"flags": {"premiumFeaturesLocked": {"type": "boolean", "default": false, "rules": [
+           {"cohort": "earlyUsers", "value": false}, {"cohort": "installedSinceSwitch", "value": true}]}},
+         "cohorts": {"earlyUsers": {"firstInstallDate": {"before": "2027-03-01T00:00:00Z"}},
+                     "installedSinceSwitch": {"firstInstallDate": {"after": "2027-03-01T00:00:00Z"}}}}
+        """)
+        let envelope = Envelopes.make(document, version: 4)
+        try FlagCache(directory: directory.url).store(FlagCacheEntry(environment: "production", etag: envelope.etag, version: 4,
+                                                                     fetchedAt: Date(), document: Data(envelope.body)))
+        let url = try #require(URL(string: "http://127.0.0.1:9/"))
+        let client = FlagClient(configuration: TestClients.configuration(url, directory.url))
+        #expect(client.source.version == 4)
+        #expect(client.premiumFeaturesLocked == false, "date not known yet")
+        var app = TestClients.germanApp
+        app.firstInstallDate = Date(timeIntervalSince1970: 1_803_859_200.5)
+        client.updateApp(app)
+        #expect(client.snapshot.context.firstInstallDate == "2027-03-01T00:00:00.500Z")
+        #expect(client.premiumFeaturesLocked == true)
+        app.firstInstallDate = Date(timeIntervalSince1970: 1_795_158_900)
+        client.updateApp(app)
+        #expect(client.premiumFeaturesLocked == false, "an early user")
+        app.firstInstallDate = nil
+        client.updateApp(app)
+        #expect(client.premiumFeaturesLocked == false, "unknown again (verification failed): never locked")
+    }
 }
 
 /// A cache directory the app cannot use at all.

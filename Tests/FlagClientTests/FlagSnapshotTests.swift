@@ -19,7 +19,8 @@ import Testing
         #expect(snapshot.subscriptionProductIds == ["symi_plus_monthly"])
         #expect(snapshot.premiumFeatures.contains("pdfExport"))
         #expect(snapshot.legalLinks == SymiSafeDefaults.legalLinks)
-        #expect(snapshot.results.count == 10)
+        #expect(snapshot.billingRetryAccessDays == 3)
+        #expect(snapshot.results.count == 11)
     }
 
     @Test func premiumGate() throws {
@@ -74,6 +75,24 @@ import Testing
         #expect(snapshot.premiumFeatures == SymiSafeDefaults.premiumFeatures)
         #expect(snapshot.introOfferMessage == SymiSafeDefaults.introOfferMessage)
         #expect(snapshot.showIntroFreeSubscriptionBanner == SymiSafeDefaults.showIntroFreeSubscriptionBanner)
+    }
+
+    @Test(arguments: [(JSONValue.integer(7), 7), (.integer(0), 0), (.integer(-4), 0), (.integer(365), 60), (.integer(.max), 60)])
+    func billingRetryAccessDaysIsClampedToApplesRetryPeriod(value: JSONValue, expected: Int) throws {
+        let document = try Envelopes.modified(try Envelopes.production()) { flags in
+            flags["billingRetryAccessDays"] = ["type": "integer", "default": value]
+        }
+        #expect(try Self.snapshot(document).billingRetryAccessDays == expected)
+    }
+
+    @Test func billingRetryAccessDaysMissingOrMistypedIsTheSafeDefault() throws {
+        let missing = try Envelopes.modified(try Envelopes.production()) { flags in flags["billingRetryAccessDays"] = nil }
+        #expect(try Self.snapshot(missing).billingRetryAccessDays == SymiSafeDefaults.billingRetryAccessDays)
+        let text = try Envelopes.modified(try Envelopes.production()) { flags in
+            flags["billingRetryAccessDays"] = ["type": "string", "default": "7"]
+        }
+        #expect(try Self.snapshot(text).billingRetryAccessDays == SymiSafeDefaults.billingRetryAccessDays)
+        #expect(FlagSnapshot(envelope: nil, source: .safeDefaults, context: EvaluationContext()).billingRetryAccessDays == 3)
     }
 
     @Test func evaluatedForAnotherContextKeepsSourceAndDocument() throws {

@@ -145,6 +145,29 @@ import Testing
                 == run.stdout)
     }
 
+    /// What the paid day's early-user rule changes, from what a real flagserver serves to the file: the sample's
+    /// installs get install dates (5 % unknown), and the count equals a direct one over the same installs.
+    @Test func impactOfTheEarlyUserRuleAgainstARealServer() throws {
+        let server = try FlagServerProcess()
+        defer { server.stop() }
+        let directory = try TestSupport.directory(with: ["production.json": try InstallDateFixtures.runbookText()])
+        let run = try server.flagctl(["diff", "--impact", "--json", "--sample", "20000", "--seed", "5", "production", "production.json"],
+                                     in: directory)
+        #expect(run.status == 1, "\(run.stderr)")
+        let impact = try #require(try JSONParser.parse(run.stdout).value.objectValue?["impact"]?.objectValue)
+        let old = try FlagDocument.decode(TestSupport.bytes("flags/production.json"))
+        let new = try FlagDocument.decode(InstallDateFixtures.runbookText())
+        let sample = ImpactSample.generate(count: 20_000, seed: 5, pools: ImpactSample.pools(for: [old, new]))
+        let locked = sample.filter { old.evaluate("premiumFeaturesLocked", context: $0).value == false
+            && new.evaluate("premiumFeaturesLocked", context: $0).value == true }
+        let transitions = impact["flags"]?.objectValue?["premiumFeaturesLocked"]?.objectValue?["transitions"]?.arrayValue ?? []
+        #expect(transitions == [["from": false, "to": true, "count": .integer(Int64(locked.count))]], "\(transitions)")
+        // About one year of three in the window is after the switch, less the unknown and boundary shares.
+        #expect(locked.count > 5_000 && locked.count < 6_600, "\(locked.count)")
+        #expect(locked.allSatisfy { ($0.firstInstallMilliseconds ?? 0) > 1_803_859_200_000 }, "only known late installs are locked")
+        #expect(sample.contains { $0.firstInstallDate == nil }, "the sample has installs whose date is unknown")
+    }
+
     @Test func badContextsFileIsTrouble() throws {
         let directory = try TestSupport.directory(with: ["c.jsonl": "{\"locale\": \"en\"}\n42\n"])
         let production = TestSupport.packageRoot.appendingPathComponent("flags/production.json").path

@@ -15,7 +15,7 @@ import Testing
         let run = try TestSupport.run(["eval", "flags/staging.json", "--context", "locale=en_US", "--context", "appVersion=2.4"])
         #expect(run.status == 0)
         let lines = run.stdout.split(separator: "\n")
-        #expect(lines.count == 10)
+        #expect(lines.count == 11)
         #expect(lines.contains(#"introOfferMessage = "Symi is free for a limited time." (variant rule-0, reason TARGETING_MATCH)"#))
         #expect(lines.contains("monetizationEnabled = true (variant default, reason STATIC)"))
         #expect(lines.contains("premiumFeaturesLocked = false (variant default, reason DEFAULT)"))
@@ -52,5 +52,65 @@ import Testing
         See 'flagctl eval --help'.
 
         """)
+    }
+
+    @Test func theInstallDateIsAnOptionCheckedAsRFC3339() throws {
+        let parsed = try TestSupport.parse(EvalCommand.self, ["d.json", "--first-install-date", "2026-11-20T08:15:00+01:00"]).get()
+        #expect(parsed.attributes == ["firstInstallDate": "2026-11-20T08:15:00+01:00"])
+        #expect(try TestSupport.parse(EvalCommand.self, ["d.json"]).get().attributes["firstInstallDate"] == nil, "default: unknown")
+        #expect(TestSupport.usageError(EvalCommand.self, ["d.json", "--first-install-date", "2026-11-20"])
+                == "--first-install-date must be an RFC 3339 date-time with an offset, such as 2027-03-01T00:00:00+01:00 or "
+                    + "2027-02-28T23:00:00Z: the time is missing (got \"2026-11-20\")")
+        #expect(TestSupport.usageError(EvalCommand.self, ["d.json", "--context", "firstInstallDate=2026-11-20T08:15:00"])?
+            .hasPrefix("--context firstInstallDate must be an RFC 3339 date-time") == true)
+        #expect(TestSupport.usageError(EvalCommand.self, ["d.json", "--first-install-date", "2026-11-20T08:15:00Z",
+                                                          "--context", "firstInstallDate=2026-11-20T08:15:00Z"])
+                == "--first-install-date and --context firstInstallDate= given together")
+    }
+
+    /// flagctl agrees with docs/evaluation-vectors.json, through the real binary: every case, and a usage error
+    /// (exit 64) exactly where OFREP answers INVALID_CONTEXT.
+    @Test func agreesWithTheEvaluationVectors() throws {
+        let root = try JSONParser.parse(TestSupport.bytes("docs/evaluation-vectors.json")).value
+        let document = try #require(root.objectValue?["document"])
+        let directory = try TestSupport.directory(with: ["vectors.json": document.canonicalString])
+        let cases = root.objectValue?["cases"]?.arrayValue ?? []
+        #expect(cases.count >= 30)
+        for vector in cases {
+            let members = vector.objectValue ?? [:]
+            let flag = try #require(members["flag"]?.stringValue)
+            var arguments = ["eval", "vectors.json", flag, "--json"]
+            for (name, value) in (members["context"]?.objectValue ?? [:]).sorted(by: { $0.key < $1.key }) {
+                let text = value.stringValue ?? value.canonicalString
+                arguments += name == "firstInstallDate" ? ["--first-install-date", text] : ["--context", "\(name)=\(text)"]
+            }
+            let run = try TestSupport.run(arguments, in: directory)
+            let note = members["note"]?.stringValue ?? ""
+            if members["invalidContext"] == true {
+                #expect(run.status == 64 && run.stderr.contains("--first-install-date must be"), "\(note): \(run.stderr)")
+                continue
+            }
+            #expect(run.status == 0, "\(note): \(run.stderr)")
+            let result = try JSONParser.parse(run.stdout).value
+            #expect(result.objectValue?["value"] == members["value"], "\(note)")
+            #expect(result.objectValue?["variant"] == members["variant"], "\(note)")
+            #expect(result.objectValue?["reason"] == members["reason"], "\(note)")
+        }
+    }
+
+    /// `flagctl eval ENV --first-install-date` against a real flagserver serving the runbook's early-user rule.
+    @Test func anEnvironmentOnARealServerForAnInstallDate() throws {
+        let server = try FlagServerProcess(flags: ["production": try InstallDateFixtures.runbookText(), "staging": try InstallDateFixtures.productionText()])
+        defer { server.stop() }
+        let key = ["--context", "installId=0FEE0000-0000-4000-8000-000000000042", "premiumFeaturesLocked"]
+        let early = try server.flagctl(["eval", "production", "--first-install-date", "2026-11-20T08:15:00Z"] + key)
+        #expect(early.stdout == "premiumFeaturesLocked = false (variant rule-1, reason TARGETING_MATCH)\n", "\(early.stderr)")
+        let late = try server.flagctl(["eval", "production", "--first-install-date", "2027-03-01T00:00:01+00:00"] + key)
+        #expect(late.stdout == "premiumFeaturesLocked = true (variant rule-2, reason TARGETING_MATCH)\n", "\(late.stderr)")
+        let unknown = try server.flagctl(["eval", "production"] + key)
+        #expect(unknown.stdout == "premiumFeaturesLocked = false (variant default, reason DEFAULT)\n", "\(unknown.stderr)")
+        let tester = try server.flagctl(["eval", "production@1", "--context", "installId=9F1C2D7E-0000-4000-8000-000000000001",
+                                           "premiumFeaturesLocked"])
+        #expect(tester.stdout == "premiumFeaturesLocked = true (variant rule-0, reason TARGETING_MATCH)\n", "the testers' rule stays first")
     }
 }

@@ -33,9 +33,32 @@ import Testing
 
     @Test func aProductTheFlagsOfferIsMissing() throws {
         let configuration = try Self.storeKit([(#""productID" : "symi_plus_yearly""#, #""productID" : "symi_plus_yearly_v2""#)])
-        #expect(try findings(configuration, "production") == [], "production offers only the monthly product")
+        let missingInXcode = #"Symi.storekit: /subscriptionGroups/0/subscriptions: [paid-state-testing] symi_plus_yearly is in the catalogue but not in group "Symi Plus": Xcode cannot test the switch to it"#
+        #expect(try findings(configuration, "production").map(\.description) == [missingInXcode],
+                "production offers only the monthly product, but the switch to yearly must be testable")
         #expect(try findings(configuration).map(\.description) == [
+            missingInXcode,
             #"staging.json: /flags/subscriptionProductIds/default/1: [storekit-product] "symi_plus_yearly" is not a subscription in Symi.storekit"#,
+        ])
+    }
+
+    @Test func whatXcodeNeedsToTestThePaidStates() throws {
+        let noGrace = try Self.storeKit([(#""_billingGracePeriodEnabled" : true"#, #""_billingGracePeriodEnabled" : false"#)])
+        #expect(try findings(noGrace, "production").map(\.description) == [
+            "Symi.storekit: /settings/_billingGracePeriodEnabled: [paid-state-testing] the billing grace period is off: turn it on (Editor > Enable Billing Grace Period), as App Store Connect will have it",
+        ])
+        let levels = try Self.storeKit([("\"groupNumber\" : 1,\n          \"internalID\" : \"6A0F2C21\"",
+                                         "\"groupNumber\" : 2,\n          \"internalID\" : \"6A0F2C21\"")])
+        #expect(try findings(levels, "production").map(\.path) == ["/subscriptionGroups/0/subscriptions/0/groupNumber",
+                                                                   "/subscriptionGroups/0/subscriptions/1/groupNumber"])
+        var text = try Self.storeKitText()
+        let codeOffers = try #require(text.range(of: #""codeOffers" : ["#))
+        // The array's own closing bracket, at the subscription's indentation (the eligibility list closes earlier).
+        let end = try #require(text.range(of: "\n          ],", range: codeOffers.upperBound..<text.endIndex))
+        text.replaceSubrange(codeOffers.lowerBound..<end.upperBound, with: #""codeOffers" : [],"#)
+        let noCode = try StoreKitConfiguration.parse(Array(text.utf8))
+        #expect(try findings(noCode, "production").map(\.description) == [
+            #"Symi.storekit: /subscriptionGroups/0/subscriptions/0/codeOffers: [paid-state-testing] symi_plus_monthly has no offer code: add one to try "Code einlösen" in Xcode"#,
         ])
     }
 

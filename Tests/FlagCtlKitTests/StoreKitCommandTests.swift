@@ -28,7 +28,7 @@ import Testing
         let run = try TestSupport.run(["storekit", "check", "Symi.storekit", "production.json", "staging.json"], in: directory)
         #expect(run.status == 1)
         #expect(run.stdout == """
-        Symi.storekit: no findings
+        Symi.storekit: /subscriptionGroups/0/subscriptions: [paid-state-testing] symi_plus_yearly is in the catalogue but not in group "Symi Plus": Xcode cannot test the switch to it
         production.json: no findings
         staging.json: /flags/subscriptionProductIds/default/1: [storekit-product] "symi_plus_yearly" is not a subscription in Symi.storekit
 

@@ -168,12 +168,42 @@ import Testing
             "/cohorts/x/channel/exists: must be true or false (got string \"yes\")",
             "/cohorts/x/country/in: must be an array (got string \"DE\")",
             "/cohorts/x/empty: must be an object of operators such as {\"eq\": ...} (got {})",
-            "/cohorts/x/locale/like: unknown operator (expected one of: eq, ne, in, notIn, startsWith, endsWith, contains, gt, gte, lt, lte, exists)",
+            "/cohorts/x/locale/like: unknown operator (expected one of: eq, ne, in, notIn, startsWith, endsWith, contains, gt, gte, lt, lte, exists, before, after)",
             "/cohorts/x/locale/startsWith: must be a string (got integer 1)",
             "/cohorts/x/not: must be an object of conditions (got array)",
             "/cohorts/x/score/eq: must be a string, number or boolean (got array [1])",
             "/cohorts/x/score/gt: must be a number or a string (got boolean true)",
         ])
+    }
+
+    @Test func checksInstantOperandsAndTheInstallDatesOperators() {
+        expectIssues("""
+        {"flags": {"f": {"type": "boolean", "default": false}},
+         "cohorts": {
+           "x": {
+             "firstInstallDate": {"before": "2027-03-01", "after": 1803859200000, "gte": "2027-03-01T00:00:00Z"},
+             "appVersion": {"after": "2027-03-01T00:00:00Z"},
+             "trialStartedAt": {"before": "2027-02-29T00:00:00Z", "after": "2027-03-01T00:00:60Z"}
+           },
+           "fine": {"firstInstallDate": {"after": "2025-12-31T23:59:59.999-05:00", "before": "2027-03-01t00:00:00z", "exists": true}}
+         }}
+        """, [
+            "/cohorts/x/appVersion/after: appVersion is compared as a semantic version: use lt or gt (before and after take RFC 3339 instants)",
+            "/cohorts/x/firstInstallDate/after: must be an RFC 3339 date-time string (got integer 1803859200000)",
+            "/cohorts/x/firstInstallDate/before: must be an RFC 3339 date-time with an offset, such as 2027-03-01T00:00:00+01:00 "
+                + "or 2027-02-28T23:00:00Z: the time is missing (got \"2027-03-01\")",
+            "/cohorts/x/firstInstallDate/gte: firstInstallDate is an instant: compare it with before, after or exists (gte would compare text)",
+            "/cohorts/x/trialStartedAt/after: must be an RFC 3339 date-time with an offset, such as 2027-03-01T00:00:00+01:00 "
+                + "or 2027-02-28T23:00:00Z: a leap second names no Unix time (got \"2027-03-01T00:00:60Z\")",
+            "/cohorts/x/trialStartedAt/before: must be an RFC 3339 date-time with an offset, such as 2027-03-01T00:00:00+01:00 "
+                + "or 2027-02-28T23:00:00Z: that month has no day 29 (got \"2027-02-29T00:00:00Z\")",
+        ])
+    }
+
+    @Test func instantOperatorsRoundTripAsWritten() throws {
+        let json = #"{"cohorts":{"early":{"firstInstallDate":{"before":"2027-03-01T01:00:00+01:00"}}},"flags":{}}"#
+        let document = try FlagDocument.decode(json)
+        #expect(String(decoding: document.canonicalBytes, as: UTF8.self) == json, "the operand keeps its offset: what was written")
     }
 
     @Test func reportsDuplicateKeysAlongsideOtherProblems() {

@@ -40,6 +40,10 @@ import Testing
                                                              publishedAt: "2026-11-29T15:30:00.123Z", author: "ops", message: "m",
                                                              epoch: 1_764_600_000_000).members, "members round-trip")
         #expect(envelope.entityTag == "\"12-\(production.contentHash.prefix(16))\"")
+        // The gzip representation of the same version: another strong tag (RFC 9110 §8.8.3), one grammar.
+        let gzipTag = VersionMetadata.entityTag(version: 12, contentHash: production.contentHash, coding: .gzip)
+        #expect(gzipTag == "\"12-\(production.contentHash.prefix(16))-gzip\"")
+        #expect(VersionMetadata.gzipEntityTag(ofIdentityTag: envelope.entityTag) == gzipTag)
     }
 
     static let refusals: [(String, String)] = [

@@ -51,6 +51,54 @@ import Testing
         #expect(try member(#"{"appVersion": {"startsWith": "2."}}"#, app("2.4")), "string operators see the text")
     }
 
+    @Test func instantsCompareStrictlyToTheMillisecondWhateverTheOffset() throws {
+        func installed(_ date: String) -> EvaluationContext { EvaluationContext(firstInstallDate: date) }
+        let before = #"{"firstInstallDate": {"before": "2027-03-01T00:00:00Z"}}"#
+        let after = #"{"firstInstallDate": {"after": "2027-03-01T00:00:00Z"}}"#
+        #expect(try member(before, installed("2027-02-28T23:59:59.999Z")))
+        #expect(try !member(before, installed("2027-03-01T00:00:00Z")), "strict: the instant itself is not before")
+        #expect(try !member(after, installed("2027-03-01T00:00:00Z")), "strict: nor after")
+        #expect(try member(after, installed("2027-03-01T00:00:00.001Z")))
+        #expect(try !member(after, installed("2027-03-01T01:00:00+01:00")), "the same instant in another offset")
+        #expect(try member(before, installed("2027-03-01T00:59:59.999+01:00")))
+        #expect(try member(after, installed("2027-02-28T19:00:00.001-05:00")))
+        #expect(try !member(after, installed("2027-03-01T00:00:00.000999Z")), "digits past the millisecond are dropped")
+        #expect(try member(#"{"firstInstallDate": {"after": "2027-02-28T23:00:00-01:00"}}"#, installed("2027-03-01T00:00:00.001Z")),
+                "the operand's offset counts too")
+        #expect(try member(#"{"firstInstallDate": {"after": "2026-01-01T00:00:00Z", "before": "2027-01-01T00:00:00Z"}}"#,
+                           installed("2026-06-30T12:00:00Z")))
+        // On a custom attribute, parsed at evaluation; anything but an RFC 3339 string matches neither.
+        let trial = #"{"trialStartedAt": {"before": "2027-01-01T00:00:00Z"}}"#
+        #expect(try member(trial, EvaluationContext(custom: ["trialStartedAt": "2026-05-01T10:00:00+02:00"])))
+        #expect(try !member(trial, EvaluationContext(custom: ["trialStartedAt": "May 2026"])))
+        #expect(try !member(trial, EvaluationContext(custom: ["trialStartedAt": 1_777_622_400_000])))
+    }
+
+    /// The early-user safety rule: an install whose date is unknown (absent, or sent as something that is not an
+    /// RFC 3339 date-time) is never before and never after anything; only `exists: false` takes it in.
+    @Test func anUnknownInstallDateIsNeverBeforeOrAfterAnything() throws {
+        let unknown = [EvaluationContext(installId: "i"), EvaluationContext(installId: "i", firstInstallDate: "2027-03-01"),
+                       EvaluationContext(installId: "i", firstInstallDate: ""), EvaluationContext(attributes: ["firstInstallDate": 0])]
+        for context in unknown {
+            for condition in [#"{"firstInstallDate": {"before": "9999-12-31T23:59:59Z"}}"#, #"{"firstInstallDate": {"after": "0001-01-01T00:00:00Z"}}"#,
+                              #"{"firstInstallDate": {"exists": true}}"#] {
+                #expect(try !member(condition, context), "\(condition) for \(context)")
+            }
+            #expect(try member(#"{"firstInstallDate": {"exists": false}}"#, context))
+        }
+        let document = try FlagDocument.decode("""
+        {"flags": {"premiumFeaturesLocked": {"type": "boolean", "default": false, "rules": [
+           {"cohort": "earlyUsers", "value": false}, {"cohort": "installedSinceSwitch", "value": true}]}},
+         "cohorts": {"earlyUsers": {"firstInstallDate": {"before": "2027-03-01T00:00:00Z"}},
+                     "installedSinceSwitch": {"firstInstallDate": {"after": "2027-03-01T00:00:00Z"}}}}
+        """)
+        for context in unknown {
+            let result = document.evaluate("premiumFeaturesLocked", context: context)
+            #expect(result.value == false && result.reason == .defaultValue, "an unknown date never locks: \(context)")
+        }
+        #expect(document.evaluate("premiumFeaturesLocked", context: EvaluationContext(firstInstallDate: "2027-03-02T00:00:00Z")).value == true)
+    }
+
     @Test func customAttributesOfEveryJSONKind() throws {
         let context = EvaluationContext(custom: ["entries": 42, "ratio": 0.5, "pro": true, "plan": "family"])
         #expect(try member(#"{"entries": {"gt": 41, "lte": 42}}"#, context))

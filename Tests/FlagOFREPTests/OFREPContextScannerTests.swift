@@ -84,12 +84,13 @@ import Testing
 /// wrong types, non-ASCII, and some corrupted by a dropped, inserted or replaced byte.
 enum GeneratedBody {
     static let names = ["targetingKey", "installId", "appVersion", "osVersion", "platform", "locale", "country", "channel",
-                        "plan", "age", "é", "a\\u0062", "beta", "context"]
+                        "plan", "age", "é", "a\\u0062", "beta", "context", "firstInstallDate"]
     static let values = [
         #""9F1C2D7E-0000-4000-8000-000000000001""#, #""install-7""#, #""""#, #""2.4.0""#, #""2.4""#, #""1.02.0""#,
         #""2.5.0-beta.1""#, #""en-GB""#, #""de-DE""#, #""testflight""#, #""appstore""#, #""ios""#, #""Köln""#, #""a\nb""#,
         #""\u00e9""#, #""\ud83d\ude00""#, "1", "-0", "0", "41", "1.5", "-2.5e3", "1E2", "1e400", "12345678901234567890",
         "-9223372036854775808", "true", "false", "null", "[1,2]", #"{"a":1}"#, "01", "1.", "tru", #""x"#,
+        #""2026-11-20T08:15:00Z""#, #""2027-03-01T01:00:00.5+01:00""#, #""2026-11-20""#, #""2027-02-29T00:00:00Z""#,
     ]
     static let whitespace = ["", "", "", " ", "\n", "\t", "\r\n  "]
 

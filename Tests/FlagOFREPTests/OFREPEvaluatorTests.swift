@@ -1,3 +1,4 @@
+import Foundation
 import FlagKit
 import HTTPServer
 import Testing
@@ -173,5 +174,37 @@ import Testing
         let flags = try #require(try json(bulk).objectValue?["flags"]?.arrayValue)
         #expect(flags.count == snapshot.document.flags.count)
         #expect(flags.allSatisfy { $0.objectValue?["errorCode"] == nil })
+    }
+
+    /// OFREP agrees with docs/evaluation-vectors.json, single and bulk, through both body parsers (the vectors'
+    /// contexts are plain, so the scanner takes them): every case's value, variant and reason, and
+    /// 400 INVALID_CONTEXT naming /context/firstInstallDate exactly for the cases marked invalidContext.
+    @Test func agreesWithTheEvaluationVectors() throws {
+        let root = try JSONParser.parse(Array(try Data(contentsOf: Fixtures.root.appendingPathComponent("docs/evaluation-vectors.json")))).value
+        let document = try FlagDocument.decode(try #require(root.objectValue?["document"]).canonicalBytes)
+        let snapshot = OFREPSnapshot(document: document, version: 1, environment: "vectors")
+        let cases = root.objectValue?["cases"]?.arrayValue ?? []
+        #expect(cases.count >= 30)
+        for vector in cases {
+            let members = vector.objectValue ?? [:]
+            let key = try #require(members["flag"]?.stringValue)
+            let context = try #require(members["context"])
+            let note = members["note"]?.stringValue ?? ""
+            let response = single(key, context, snapshot)
+            let answer = try json(response).objectValue ?? [:]
+            let bulk = OFREPEvaluator.evaluateAll(body: body(context), snapshot: snapshot)
+            if members["invalidContext"] == true {
+                #expect(response.status.code == 400 && answer["errorCode"] == "INVALID_CONTEXT", "\(note)")
+                #expect(answer["errorDetails"]?.stringValue?.hasPrefix("/context/firstInstallDate must be") == true, "\(note): \(answer)")
+                #expect(bulk.status.code == 400, "\(note)")
+                continue
+            }
+            #expect(response.status.code == 200, "\(note): \(answer)")
+            #expect(answer["value"] == members["value"] && answer["variant"] == members["variant"] && answer["reason"] == members["reason"],
+                    "\(note): \(answer)")
+            let flags = try json(bulk).objectValue?["flags"]?.arrayValue ?? []
+            let entry = flags.first { $0.objectValue?["key"]?.stringValue == key }?.objectValue ?? [:]
+            #expect(entry["value"] == members["value"] && entry["variant"] == members["variant"], "bulk: \(note)")
+        }
     }
 }

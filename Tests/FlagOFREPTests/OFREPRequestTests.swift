@@ -71,4 +71,17 @@ import Testing
         #expect(refusal(#"{"context":{"targetingKey":"a","installId":"b"}}"#)?.code == .invalidContext)
         #expect(refusal(#"{"context":{"targetingKey":"a","installId":"a"}}"#) == nil)
     }
+
+    @Test func theInstallDateIsAnRFC3339DateTimeOrTheRequestIsRefused() throws {
+        let request = try OFREPRequest.parse(Array(#"{"context":{"targetingKey":"a","firstInstallDate":"2026-11-20T08:15:00+01:00"}}"#.utf8)).get()
+        #expect(request.context.firstInstallMilliseconds == 1_795_158_900_000)
+        #expect(try OFREPRequest.parse(Array(#"{"context":{"targetingKey":"a"}}"#.utf8)).get().context.firstInstallDate == nil, "absent: unknown")
+        for (date, problem) in [(#""2026-11-20""#, "the time is missing"), (#""2026-11-20T08:15:00""#, "the offset is missing"),
+                                ("1795158900000", "must be a string, not integer"), ("null", "must be a string, not null"),
+                                (#""2026-11-20T08:15:60Z""#, "a leap second")] {
+            let failure = try #require(refusal(#"{"context":{"targetingKey":"a","firstInstallDate":\#(date)}}"#), "\(date)")
+            #expect(failure.code == .invalidContext)
+            #expect(failure.details.hasPrefix("/context/firstInstallDate ") && failure.details.contains(problem), "\(failure.details)")
+        }
+    }
 }

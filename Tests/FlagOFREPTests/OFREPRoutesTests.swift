@@ -1,6 +1,7 @@
 import FlagKit
 import HTTPServer
 import RawHTTPClient
+import Synchronization
 import Testing
 @testable import FlagOFREP
 
@@ -56,7 +57,7 @@ import Testing
             let first = try client.request("POST", "/ofrep/v1/evaluate/flags", body: Self.english)
             #expect(first.status == 200)
             let etag = try #require(first.header("ETag"))
-            #expect(try parse(first)["flags"]?.arrayValue?.count == 11)
+            #expect(try parse(first)["flags"]?.arrayValue?.count == 12)
             let second = try client.request("POST", "/ofrep/v1/evaluate/flags", body: Self.english, headers: [("If-None-Match", etag)])
             #expect(second.status == 304)
             #expect(second.body.isEmpty)
@@ -120,19 +121,46 @@ import Testing
             }
         }
         try withOFREPServer(try configuration(authorize: authorize)) { port in
-            let client = try RawClient(port: port)
-            let none = try client.request("POST", "/ofrep/v1/evaluate/flags/greeting", body: Self.english)
+            // Refused from the head, before the body is read: each refusal closes its connection.
+            let noneClient = try RawClient(port: port)
+            let none = try noneClient.request("POST", "/ofrep/v1/evaluate/flags/greeting", body: Self.english)
             #expect(none.status == 401)
             #expect(none.header("WWW-Authenticate")?.hasPrefix("Bearer") == true)
-            let wrong = try client.request("POST", "/ofrep/v1/evaluate/flags/greeting", body: Self.english,
-                                           headers: [("Authorization", "Bearer guess")])
+            #expect(none.header("Connection") == "close")
+            let wrong = try RawClient(port: port).request("POST", "/ofrep/v1/evaluate/flags/greeting", body: Self.english,
+                                                          headers: [("Authorization", "Bearer guess")])
             #expect(wrong.status == 401)
-            let forbidden = try client.request("POST", "/v1/environments/production/ofrep/v1/evaluate/flags/monetizationEnabled",
-                                               body: Self.english, headers: [("Authorization", "Bearer reader-test")])
+            let forbidden = try RawClient(port: port).request(
+                "POST", "/v1/environments/production/ofrep/v1/evaluate/flags/monetizationEnabled",
+                body: Self.english, headers: [("Authorization", "Bearer reader-test")])
             #expect(forbidden.status == 403)
+            let client = try RawClient(port: port)
             let ok = try client.request("POST", "/ofrep/v1/evaluate/flags/greeting", body: Self.english,
                                         headers: [("Authorization", "bearer reader-test")])
             #expect(ok.status == 200)
+            #expect(try client.request("POST", "/ofrep/v1/evaluate/flags/greeting", body: Self.english,
+                                       headers: [("Authorization", "Bearer reader-all")]).status == 200, "an accepted one keeps it open")
+        }
+    }
+
+    /// The head check runs the authorizer once, before the body: an unknown credential with a body announced
+    /// but never sent is answered at once, and an accepted head is not authorized a second time.
+    @Test func credentialsAreCheckedFromTheHeadOnce() throws {
+        let calls = Mutex(0)
+        let authorize: @Sendable (HTTPRequest, String) -> OFREPAccess = { request, _ in
+            calls.withLock { $0 += 1 }
+            return HTTPBearerCredentials(request.headers).token == "good" ? .allowed : .unauthorized("unknown token")
+        }
+        try withOFREPServer(try configuration(authorize: authorize)) { port in
+            let client = try RawClient(port: port, timeoutSeconds: 5)
+            try client.send("POST /ofrep/v1/evaluate/flags/greeting HTTP/1.1\r\nHost: h\r\nAuthorization: Bearer guess\r\n"
+                + "Content-Type: application/json\r\nContent-Length: 1000000\r\n\r\n")
+            #expect(try client.readResponse()?.status == 401)
+            #expect(calls.withLock { $0 } == 1)
+            let ok = try RawClient(port: port).request("POST", "/ofrep/v1/evaluate/flags/greeting", body: Self.english,
+                                                       headers: [("Authorization", "Bearer good")])
+            #expect(ok.status == 200)
+            #expect(calls.withLock { $0 } == 2, "not authorized again after the head")
         }
     }
 

@@ -16,7 +16,7 @@ import Testing
         #expect(options.logLevel == .info && !options.requireReadToken && options.ofrepEnvironment == "production")
         #expect(options.ofrepRateLimit == nil && options.ofrepBurst == 50 && options.consoleDirectory == nil)
         #expect(options.authFailureLimit == 10 && options.eventHeartbeatSeconds == 25 && options.trustedProxies == .none)
-        #expect(options.webhookRetryBaseMilliseconds == 1000)
+        #expect(options.webhookRetryBaseMilliseconds == 1000 && options.maxBufferedBodyBytes == 32 * 1024 * 1024)
     }
 
     @Test func everyOptionAndItsVariable() throws {
@@ -30,6 +30,8 @@ import Testing
         #expect(given.consoleDirectory == "off" && given.authFailureLimit == 0 && given.eventHeartbeatSeconds == 1 && given.maxStreams == 3)
         #expect(given.webhookRetryBaseMilliseconds == 50)
         #expect(try serve([], environment: ["FLAGSERVER_WEBHOOK_RETRY_BASE_MS": "200"]).webhookRetryBaseMilliseconds == 200)
+        #expect(try serve(["--max-buffered-body-bytes", "4096"]).maxBufferedBodyBytes == 4096)
+        #expect(try serve([], environment: ["FLAGSERVER_MAX_BUFFERED_BODY_BYTES": "8192"]).maxBufferedBodyBytes == 8192)
         let environment = ["FLAGSERVER_HOST": "::", "FLAGSERVER_PORT": "9", "FLAGSERVER_REQUIRE_READ_TOKEN": "true",
                            "FLAGSERVER_LOG_LEVEL": "off", "FLAGSERVER_MAX_STREAMS": "4"]
         let fromVariables = try serve([], environment: environment)
@@ -55,6 +57,7 @@ import Testing
         (["--ofrep-burst", "0.5"], "--ofrep-burst must be a number between 1 and 1000000, got '0.5'"),
         (["--console-dir", ""], "--console-dir must not be empty (\"off\" serves no console)"),
         (["--trusted-proxy", "proxy.local"], "--trusted-proxy takes numeric IP addresses, got 'proxy.local'"),
+        (["--max-buffered-body-bytes", "0"], "--max-buffered-body-bytes must be an integer between 1 and 1099511627776, got '0'"),
         (["--webhook-retry-base-ms", "0"], "--webhook-retry-base-ms must be an integer between 1 and 3600000, got '0'"),
     ])
     func refusals(arguments: [String], message: String) {
@@ -63,9 +66,10 @@ import Testing
     }
 
     @Test func theHTTPConfigurationFollowsTheOptions() throws {
-        let configuration = try serve(["--port", "0", "--max-body-bytes", "10", "--max-streams", "3", "--event-heartbeat", "2"])
+        let configuration = try serve(["--port", "0", "--max-body-bytes", "10", "--max-streams", "3", "--event-heartbeat", "2",
+                                       "--max-buffered-body-bytes", "65536"])
             .serverConfiguration(logger: ServiceLogger(minimumLevel: .off) { _ in })
-        #expect(configuration.port == 0 && configuration.limits.maxBodyBytes == 10)
+        #expect(configuration.port == 0 && configuration.limits.maxBodyBytes == 10 && configuration.limits.maxBufferedBodyBytes == 65536)
         #expect(configuration.streams.maxStreams == 3 && configuration.streams.heartbeatInterval == .seconds(2))
     }
 }

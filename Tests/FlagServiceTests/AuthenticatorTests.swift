@@ -58,4 +58,28 @@ import Testing
         try authenticator.reload()
         #expect(try authenticator.requireCached(request("Bearer \(late)"), role: .reader).name == "late")
     }
+
+    /// The head check's lookup (issue #25): a miss is certain only while the database is as it was when the table
+    /// was read. A token created since (here in the same file, as `flagserver token create` does from another
+    /// process) makes a miss `unsure` and starts a reload, after which the token is known.
+    @Test func aHeadMissIsCertainOnlyWhileTheDatabaseIsUnchanged() async throws {
+        let directory = try makeTemporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let store = try FlagStore.open(path: directory + "/a.sqlite")
+        defer { store.close() }
+        let writer = try store.createToken(name: "w", role: .writer).secret
+        let authenticator = try Authenticator(store: store)
+        #expect(authenticator.headLookup(secret: writer) == .known)
+        #expect(authenticator.headLookup(secret: "sfl_invented") == .unknown)
+        let other = try FlagStore.open(path: directory + "/a.sqlite")
+        let late = try other.createToken(name: "late", role: .writer).secret
+        other.close()
+        #expect(authenticator.headLookup(secret: late) == .unsure)
+        let deadline = ContinuousClock.now + .seconds(10)
+        while authenticator.headLookup(secret: late) != .known && ContinuousClock.now < deadline {
+            try await Task.sleep(for: .milliseconds(10))
+        }
+        #expect(authenticator.headLookup(secret: late) == .known, "the background reload found it")
+        #expect(authenticator.headLookup(secret: "sfl_invented") == .unknown, "certain again once reloaded")
+    }
 }

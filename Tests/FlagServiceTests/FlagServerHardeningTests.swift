@@ -9,22 +9,31 @@ import Testing
 @Suite struct FlagServerHardeningTests {
     static var flagsDirectory: String { repositoryRoot.appendingPathComponent("flags").path }
 
-    /// A started server with a writer token in a fresh directory.
+    /// A started server with a writer token (`secret`) and a reader token in a fresh directory.
     struct Running {
         let directory: String
         let server: ServerProcess
         let port: Int
         let secret: String
+        let reader: String
 
         static func start(_ extra: [String] = []) async throws -> Running {
             let directory = try makeTemporaryDirectory()
             let store = try FlagStore.open(path: directory + "/flags.sqlite")
             let secret = try store.createToken(name: "ops", role: .writer).secret
+            let reader = try store.createToken(name: "app", role: .reader).secret
             store.close()
             let server = try ServerProcess(["--port", "0", "--database", "flags.sqlite", "--flags-dir", flagsDirectory] + extra,
                                            directory: directory)
             let port = try await server.waitUntilReady()
-            return Running(directory: directory, server: server, port: port, secret: secret)
+            return Running(directory: directory, server: server, port: port, secret: secret, reader: reader)
+        }
+
+        /// The server's resident set in KiB (`VmRSS`).
+        var residentKiB: Int {
+            let status = (try? String(contentsOfFile: "/proc/\(server.process.processIdentifier)/status", encoding: .utf8)) ?? ""
+            let line = status.split(separator: "\n").first { $0.hasPrefix("VmRSS:") } ?? ""
+            return Int(line.split(separator: " ").dropFirst().first ?? "") ?? 0
         }
 
         func put(_ path: String, _ body: String) async throws -> ClientResponse {
@@ -133,9 +142,14 @@ import Testing
                 body: Array("false".utf8))
             #expect(guess.status == 401)
         }
-        let throttled = try await running.put("/v1/environments/production/flags/showIntroFreeSubscriptionBanner", "false")
+        let throttled = try await RawHTTP.request(
+            port: running.port, method: "PUT", path: "/v1/environments/production/flags/monetizationEnabled",
+            headers: [("Authorization", "Bearer sfl_guessed"), ("Content-Type", "application/json"), ("X-Change-Message", "x")],
+            body: Array("false".utf8))
         #expect(throttled.status == 429)
         #expect(throttled.header("Retry-After") != nil)
+        #expect(try await running.put("/v1/environments/production/flags/showIntroFreeSubscriptionBanner", "false").status == 200,
+                "the valid token is served")
         let log = running.server.errors
         #expect(log.contains("event=auth_failed client=127.0.0.1"))
         #expect(log.contains("path=/v1/environments/production/flags/monetizationEnabled"))

@@ -235,7 +235,7 @@ import Testing
         let help = try await ServerProcess.run(["--help"], directory: directory)
         #expect(help.status == 0)
         for option in ["--host", "--port", "--database", "--flags-dir", "--loops", "--log-level", "--require-read-token",
-                       "FLAGSERVER_HOST", "token create"] {
+                       "FLAGSERVER_HOST", "token create", "--max-buffered-body-bytes", "FLAGSERVER_MAX_BUFFERED_BODY_BYTES"] {
             #expect(help.stdout.contains(option), "\(option)")
         }
         let unknown = try await ServerProcess.run(["--prot", "1"], directory: directory)

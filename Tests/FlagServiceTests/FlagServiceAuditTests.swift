@@ -95,7 +95,7 @@ import Testing
         defer { server.stop() }
         #expect(try await server.get("/v1/audit").status == 401)
         #expect(try await audit(server, token: server.writerToken).status == 403)
-        let scoped = try server.store.createToken(name: "staging-admin", role: .admin, environments: ["staging"]).secret
+        let scoped = try server.token("staging-admin", .admin, environments: ["staging"])
         let refused = try await audit(server, "?env=staging", token: scoped)
         #expect(refused.status == 403)
 

@@ -31,12 +31,21 @@ import Testing
         #expect(failures.allSatisfy { $0.contains("client=127.0.0.1") && $0.contains("method=PUT") && $0.contains("path=\(Self.flip)") })
         #expect(failures.last?.contains("failures=3") == true)
         #expect(!failures.contains { $0.contains("sfl_guess") })
-        // Past the limit even the right token is not looked at: 429 with Retry-After.
-        let throttled = try await server.write("PUT", Self.flip, json: "false")
+        // Past the limit a further failure gets 429 with Retry-After (one auth_throttled line, never the token)...
+        let throttled = try await server.write("PUT", Self.flip, json: "false", token: "sfl_guess4")
         #expect(throttled.status == 429)
         #expect(try throttled.errorCode() == "too_many_failed_authentications")
-        #expect((50...60).contains(Int(throttled.header("Retry-After") ?? "") ?? 0))
+        // The rest of the window (exact in FailedAuthThrottleTests, on a stepped clock; a loaded machine takes seconds here).
+        #expect((1...60).contains(Int(throttled.header("Retry-After") ?? "") ?? 0))
+        #expect(try await server.write("PUT", Self.flip, json: "false", token: "sfl_guess5").status == 429)
         #expect(try server.store.currentVersion(environment: "production")?.number == 1)
+        let throttledLines = server.logLines.all.filter { $0.contains("event=auth_throttled") }
+        #expect(throttledLines.count == 1 && throttledLines.allSatisfy { $0.contains("client=127.0.0.1") && !$0.contains("sfl_guess") })
+        // ...but the right token from the same address is served: failures are throttled, never credentials.
+        #expect(try await server.write("PUT", Self.flip, json: "false").status == 200)
+        let metrics = try await server.get("/metrics").text
+        #expect(metrics.contains(#"flagserver_auth_failures_total{answer="unauthorized"} 3"#), "\(metrics)")
+        #expect(metrics.contains(#"flagserver_auth_failures_total{answer="throttled"} 2"#))
         // Public reads are not affected.
         #expect(try await server.get("/v1/environments/production/document").status == 200)
     }
@@ -51,11 +60,12 @@ import Testing
                                            headers: [("X-Forwarded-For", "203.0.113.7")])
         #expect(first.status == 401)
         #expect(server.logLines.all.contains { $0.contains("event=auth_failed") && $0.contains("client=203.0.113.7") })
-        let same = try await server.write("PUT", Self.flip, json: "false", headers: [("X-Forwarded-For", "203.0.113.7")])
+        let same = try await server.write("PUT", Self.flip, json: "false", token: "sfl_wrong", headers: [("X-Forwarded-For", "203.0.113.7")])
         #expect(same.status == 429)
-        // Another client behind the same proxy is not locked out.
-        let other = try await server.write("PUT", Self.flip, json: "false", headers: [("X-Forwarded-For", "203.0.113.8")])
-        #expect(other.status == 200)
+        // Another client behind the same proxy is not throttled.
+        let other = try await server.write("PUT", Self.flip, json: "false", token: "sfl_wrong", headers: [("X-Forwarded-For", "203.0.113.8")])
+        #expect(other.status == 401)
+        #expect(try await server.write("PUT", Self.flip, json: "false", headers: [("X-Forwarded-For", "203.0.113.7")]).status == 200)
     }
 
     @Test func aWriteWithoutATokenIsRefusedFromItsHeadBeforeTheBody() async throws {
@@ -84,8 +94,9 @@ import Testing
         let failures = server.logLines.all.filter { $0.contains("event=auth_failed") }
         #expect(failures.contains { $0.contains("path=/v1/whoami") })
         #expect(failures.contains { $0.contains("path=/v1/environments/production/preview") })
-        let throttled = try await server.get("/v1/whoami", headers: [("Authorization", "Bearer \(server.readerToken)")])
+        let throttled = try await server.get("/v1/whoami", headers: [("Authorization", "Bearer sfl_guess2")])
         #expect(throttled.status == 429)
+        #expect(try await server.get("/v1/whoami", headers: [("Authorization", "Bearer \(server.readerToken)")]).status == 200)
     }
 
     /// A request with a body to a route that needs a token is refused from its head when it has none,

@@ -114,8 +114,7 @@ import Testing
     @Test func aScopedTokenGets403ForAnotherEnvironmentsStream() async throws {
         let server = try TestServer(options: FlagService.Options(requireReadToken: true))
         defer { server.stop() }
-        let scoped = try server.store.createToken(name: "staging-reader", role: .reader, environments: ["staging"]).secret
-        try server.service.authenticator.reload()
+        let scoped = try server.token("staging-reader", .reader, environments: ["staging"])
         let refused = try await server.get("/v1/environments/production/events", headers: [("Authorization", "Bearer \(scoped)")])
         #expect(refused.status == 403)
         #expect(try refused.errorCode() == "environment_not_allowed")

@@ -87,8 +87,7 @@ import Testing
     @Test func aScopedReaderReadsOnlyItsEnvironments() async throws {
         let server = try TestServer(options: FlagService.Options(requireReadToken: true))
         defer { server.stop() }
-        let scoped = try server.store.createToken(name: "staging-reader", role: .reader, environments: ["staging"]).secret
-        try server.service.authenticator.reload()
+        let scoped = try server.token("staging-reader", .reader, environments: ["staging"])
         let bearer = [("Authorization", "Bearer \(scoped)")]
         let staging = "/v1/environments/staging/ofrep/v1/evaluate/flags/monetizationEnabled"
         #expect(try await evaluate(server, staging, context: #"{"targetingKey": "a"}"#, headers: bearer).status == 200)
@@ -114,11 +113,14 @@ import Testing
         let failures = server.logLines.all.filter { $0.contains("event=auth_failed") && $0.contains("path=\(path)") }
         #expect(failures.count == 2)
         #expect(!failures.contains { $0.contains("sfl_guess") })
-        // Throttled: the valid token is not even looked at.
-        let throttled = try await evaluate(server, path, context: #"{"targetingKey": "a"}"#,
-                                           headers: [("Authorization", "Bearer \(server.readerToken)")])
+        // Past the limit a failure gets 429; the valid token from the same address is still served.
+        let throttled = try await evaluate(server, path, context: #"{"targetingKey": "a"}"#, headers: [("X-API-Key", "sfl_guess3")])
         #expect(throttled.status == 429)
         #expect(try throttled.errorCode() == "too_many_failed_authentications")
+        #expect(throttled.header("Retry-After") != nil)
+        let served = try await evaluate(server, path, context: #"{"targetingKey": "a"}"#,
+                                        headers: [("Authorization", "Bearer \(server.readerToken)")])
+        #expect(served.status == 200)
     }
 }
 

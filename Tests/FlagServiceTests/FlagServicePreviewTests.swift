@@ -39,6 +39,27 @@ import Testing
         #expect(try server.store.currentVersion(environment: "production")?.number == 1, "a preview publishes nothing")
     }
 
+    /// The paid day's early-user rule previewed as a whole document: the sampled installs carry install dates
+    /// (ImpactSample, shared with flagctl), so the console shows the numbers `flagctl diff --impact` prints, and
+    /// only installs known to be late are locked.
+    @Test func theEarlyUserRuleIsPreviewedWithSampledInstallDates() async throws {
+        let server = try TestServer()
+        defer { server.stop() }
+        let old = try #require(server.service.snapshots.snapshot("production")?.document)
+        let rule = try Data(contentsOf: repositoryRoot.appendingPathComponent("Tests/FlagKitTests/Fixtures/early-user-rule.changes.json"))
+        let newJSON = try ChangeSet.decode(Array(rule)).apply(to: old).jsonValue
+        let response = try await server.write("POST", Self.path, json: (["document": newJSON] as JSONValue).canonicalString, message: nil)
+        #expect(response.status == 200, "\(response.text)")
+        let new = try FlagDocument.decode(newJSON.canonicalBytes)
+        let sample = ImpactSample.generate(count: 100_000, seed: ImpactSample.defaultSeed, pools: ImpactSample.pools(for: [old, new]))
+        let locked = sample.filter { new.evaluate("premiumFeaturesLocked", context: $0).value == true }
+        #expect(locked.allSatisfy { ($0.firstInstallMilliseconds ?? 0) > 1_803_859_200_000 })
+        #expect(sample.filter { $0.firstInstallDate == nil }.count > 4_000, "about 5 % of the sample has no date")
+        let impact = try #require(try response.json()["impact"])
+        #expect(impact["flags"]?["premiumFeaturesLocked"]?["changed"] == .integer(Int64(locked.count)))
+        #expect(impact["lines"]?.arrayValue?.compactMap(\.stringValue) == ImpactAnalysis.measure(from: old, to: new, sample: sample).lines)
+    }
+
     @Test func aTypeMismatchIsRefusedAtItsDocumentPath() async throws {
         let server = try TestServer()
         defer { server.stop() }

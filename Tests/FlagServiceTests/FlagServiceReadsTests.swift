@@ -46,6 +46,53 @@ import Testing
         }
     }
 
+    @Test func gzipIsServedToClientsThatAcceptItWithItsOwnTag() async throws {
+        let server = try TestServer()
+        defer { server.stop() }
+        let path = "/v1/environments/production/document"
+        let plain = try await server.get(path)
+        let etag = try #require(plain.header("ETag"))
+        #expect(plain.header("Content-Encoding") == nil)
+        #expect(plain.header("Vary") == "Authorization, Accept-Encoding")
+        for accept in ["gzip", "gzip, deflate, br", "br;q=1.0, GZIP;q=0.5", "*", "x-gzip"] {
+            let response = try await server.get(path, headers: [("Accept-Encoding", accept)])
+            #expect(response.status == 200, "\(accept)")
+            #expect(response.header("Content-Encoding") == "gzip", "\(accept)")
+            #expect(response.header("Vary") == "Authorization, Accept-Encoding")
+            // Another representation, another strong tag (RFC 9110 §8.8.3), of the same version.
+            #expect(response.header("ETag") == String(etag.dropLast()) + "-gzip\"", "\(accept)")
+            #expect(response.body.count < plain.body.count / 2, "\(response.body.count) of \(plain.body.count)")
+            #expect(Gzip.decompress(response.body) == plain.body, "the same envelope, byte for byte")
+        }
+        for accept in ["identity", "gzip;q=0", "br", "*, gzip;q=0", "deflate;q=1, *;q=0", "gzip;q=x"] {
+            let response = try await server.get(path, headers: [("Accept-Encoding", accept)])
+            #expect(response.header("Content-Encoding") == nil, "\(accept)")
+            #expect(response.body == plain.body, "\(accept)")
+            #expect(response.header("ETag") == etag, "\(accept)")
+        }
+    }
+
+    @Test func eitherTagOfTheCurrentVersionGives304NamingTheAskedCoding() async throws {
+        let server = try TestServer()
+        defer { server.stop() }
+        let path = "/v1/environments/production/document"
+        let etag = try await server.etag()
+        let gzipTag = try #require(try await server.get(path, headers: [("Accept-Encoding", "gzip")]).header("ETag"))
+        #expect(gzipTag != etag)
+        for tag in [etag, gzipTag, "\"x\", W/\(gzipTag)"] {
+            let gzipped = try await server.get(path, headers: [("If-None-Match", tag), ("Accept-Encoding", "gzip")])
+            #expect(gzipped.status == 304, "\(tag)")
+            #expect(gzipped.header("ETag") == gzipTag)
+            #expect(gzipped.header("Vary") == "Authorization, Accept-Encoding")
+            let plain = try await server.get(path, headers: [("If-None-Match", tag)])
+            #expect(plain.status == 304, "\(tag)")
+            #expect(plain.header("ETag") == etag)
+        }
+        // A gzip tag of another version is not this one's.
+        let stale = try await server.get(path, headers: [("If-None-Match", "\"1-0000000000000000-gzip\""), ("Accept-Encoding", "gzip")])
+        #expect(stale.status == 200)
+    }
+
     @Test func headAnswersWithoutBody() async throws {
         let server = try TestServer()
         defer { server.stop() }
@@ -135,8 +182,7 @@ import Testing
     @Test func aScopedTokenListsOnlyItsEnvironmentsWhenReadsNeedAToken() async throws {
         let server = try TestServer(options: FlagService.Options(requireReadToken: true))
         defer { server.stop() }
-        let scoped = try server.store.createToken(name: "staging-reader", role: .reader, environments: ["staging"]).secret
-        try server.service.authenticator.reload()
+        let scoped = try server.token("staging-reader", .reader, environments: ["staging"])
         let list = try await server.get("/v1/environments", headers: [("Authorization", "Bearer \(scoped)")]).json()
         #expect(list["environments"]?.arrayValue?.map { $0["name"] } == ["staging"])
         let all = try await server.get("/v1/environments", headers: [("Authorization", "Bearer \(server.readerToken)")]).json()
@@ -150,7 +196,7 @@ import Testing
         // Every document is anyone's then: no token is looked at, so a scoped one changes nothing (docs/api.md).
         let server = try TestServer()
         defer { server.stop() }
-        let scoped = try server.store.createToken(name: "staging-reader", role: .reader, environments: ["staging"]).secret
+        let scoped = try server.token("staging-reader", .reader, environments: ["staging"])
         let list = try await server.get("/v1/environments", headers: [("Authorization", "Bearer \(scoped)")]).json()
         #expect(list["environments"]?.arrayValue?.map { $0["name"] } == ["production", "staging"])
     }

@@ -7,17 +7,10 @@ import Testing
 /// `/v1/webhooks` over real HTTP: register (the secret once), list, show, delete, the delivery log, refusals
 /// with their paths, an unscoped admin only, and the audit lines of each change.
 @Suite struct FlagServiceWebhooksTests {
-    func call(_ server: TestServer, _ method: String, _ path: String, json: String? = nil,
-              token: String? = nil) async throws -> ClientResponse {
-        var headers = [("Authorization", "Bearer \(token ?? server.adminToken)")]
-        if json != nil { headers.append(("Content-Type", "application/json")) }
-        return try await RawHTTP.request(port: server.port, method: method, path: path, headers: headers, body: json.map { Array($0.utf8) })
-    }
-
     @Test func registersListsShowsAndDeletes() async throws {
         let server = try TestServer()
         defer { server.stop() }
-        let created = try await call(server, "POST", "/v1/webhooks",
+        let created = try await server.asAdmin("POST", "/v1/webhooks",
                                      json: #"{"url": "https://hooks.example/symi", "events": ["version.published"], "environments": ["production"]}"#)
         #expect(created.status == 201)
         let body = try created.json()
@@ -26,22 +19,22 @@ import Testing
         #expect(body["secret"]?.stringValue?.hasPrefix("whsec_") == true && body["secret"]?.stringValue?.count == 49)
         #expect(body["url"] == "https://hooks.example/symi" && body["events"] == ["version.published"] && body["environments"] == ["production"])
         #expect(body["createdBy"] == "test-admin" && body["active"] == true && body["deletedAt"] == .null)
-        let list = try await call(server, "GET", "/v1/webhooks").json()
+        let list = try await server.asAdmin("GET", "/v1/webhooks").json()
         #expect(list["webhooks"]?.arrayValue?.map { $0["id"] } == [.integer(id)])
-        #expect(!(try await call(server, "GET", "/v1/webhooks").text).contains("whsec_"), "the secret is shown once")
-        #expect(try await call(server, "GET", "/v1/webhooks/\(id)").json()["url"] == "https://hooks.example/symi")
-        #expect(try await call(server, "GET", "/v1/webhooks/\(id)/deliveries").json() == ["deliveries": [], "next": nil])
-        let deleted = try await call(server, "DELETE", "/v1/webhooks/\(id)")
+        #expect(!(try await server.asAdmin("GET", "/v1/webhooks").text).contains("whsec_"), "the secret is shown once")
+        #expect(try await server.asAdmin("GET", "/v1/webhooks/\(id)").json()["url"] == "https://hooks.example/symi")
+        #expect(try await server.asAdmin("GET", "/v1/webhooks/\(id)/deliveries").json() == ["deliveries": [], "next": nil])
+        let deleted = try await server.asAdmin("DELETE", "/v1/webhooks/\(id)")
         #expect(deleted.status == 200)
 
         #expect(try deleted.json()["active"] == false)
-        #expect(try await call(server, "GET", "/v1/webhooks").json()["webhooks"] == [])
-        #expect(try await call(server, "GET", "/v1/webhooks?includeDeleted=true").json()["webhooks"]?.arrayValue?.count == 1)
-        #expect(try await call(server, "DELETE", "/v1/webhooks/\(id)").status == 404, "already deleted")
-        #expect(try await call(server, "GET", "/v1/webhooks/\(id)").status == 404, "a deleted webhook is gone")
-        #expect(try await call(server, "GET", "/v1/webhooks/\(id)/deliveries").status == 404)
+        #expect(try await server.asAdmin("GET", "/v1/webhooks").json()["webhooks"] == [])
+        #expect(try await server.asAdmin("GET", "/v1/webhooks?includeDeleted=true").json()["webhooks"]?.arrayValue?.count == 1)
+        #expect(try await server.asAdmin("DELETE", "/v1/webhooks/\(id)").status == 404, "already deleted")
+        #expect(try await server.asAdmin("GET", "/v1/webhooks/\(id)").status == 404, "a deleted webhook is gone")
+        #expect(try await server.asAdmin("GET", "/v1/webhooks/\(id)/deliveries").status == 404)
         for path in ["/v1/webhooks/999", "/v1/webhooks/abc", "/v1/webhooks/0/deliveries"] {
-            let missing = try await call(server, "GET", path)
+            let missing = try await server.asAdmin("GET", path)
             #expect(missing.status == 404, "\(path)")
 
             #expect(try missing.errorCode() == "webhook_not_found", "\(path)")
@@ -59,7 +52,7 @@ import Testing
         let server = try TestServer()
         defer { server.stop() }
         let events = #"["policy.updated", "request.created", "request.approved", "change.applied", "version.published"]"#
-        let created = try await call(server, "POST", "/v1/webhooks",
+        let created = try await server.asAdmin("POST", "/v1/webhooks",
                                      json: #"{"url": "https://hooks.example/symi", "events": \#(events), "environments": ["production"]}"#)
         let webhook = try #require(try created.json()["id"]?.integerValue)
         try await server.protectProduction()
@@ -74,7 +67,7 @@ import Testing
         let deadline = Date().addingTimeInterval(10)
         while deliveries.count < expected.count, Date() < deadline {
             try await Task.sleep(for: .milliseconds(50))
-            deliveries = try await call(server, "GET", "/v1/webhooks/\(webhook)/deliveries").json()["deliveries"]?.arrayValue ?? []
+            deliveries = try await server.asAdmin("GET", "/v1/webhooks/\(webhook)/deliveries").json()["deliveries"]?.arrayValue ?? []
         }
         #expect(deliveries.map { $0["type"] } == expected, "newest first: the version is announced before the writer completes the change")
         #expect(deliveries.allSatisfy { $0["environment"] == "production" })
@@ -83,7 +76,7 @@ import Testing
     @Test func aGivenSecretIsKeptAndSignsDeliveries() async throws {
         let server = try TestServer()
         defer { server.stop() }
-        let created = try await call(server, "POST", "/v1/webhooks", json: #"{"url": "http://127.0.0.1:9/", "events": ["*"], "secret": "whsec_given"}"#)
+        let created = try await server.asAdmin("POST", "/v1/webhooks", json: #"{"url": "http://127.0.0.1:9/", "events": ["*"], "secret": "whsec_given"}"#)
         #expect(try created.json()["secret"] == "whsec_given")
         let id = try #require(try created.json()["id"]?.integerValue)
         #expect(try server.store.webhookEndpoint(id: id).secret == "whsec_given")
@@ -100,7 +93,7 @@ import Testing
     func refusesABadRegistrationNamingTheMember(body: String, path: String) async throws {
         let server = try TestServer()
         defer { server.stop() }
-        let response = try await call(server, "POST", "/v1/webhooks", json: body)
+        let response = try await server.asAdmin("POST", "/v1/webhooks", json: body)
         #expect(response.status == 422)
 
         #expect(try response.errorCode() == "invalid_body")
@@ -114,13 +107,13 @@ import Testing
         let server = try TestServer()
         defer { server.stop() }
         let body = #"{"url": "https://a.example", "events": ["*"]}"#
-        #expect(try await call(server, "POST", "/v1/webhooks", json: body, token: server.writerToken).status == 403)
-        let scoped = try server.store.createToken(name: "prod-admin", role: .admin, environments: ["production"]).secret
-        let refused = try await call(server, "POST", "/v1/webhooks", json: body, token: scoped)
+        #expect(try await server.asAdmin("POST", "/v1/webhooks", json: body, token: server.writerToken).status == 403)
+        let scoped = try server.token("prod-admin", .admin, environments: ["production"])
+        let refused = try await server.asAdmin("POST", "/v1/webhooks", json: body, token: scoped)
         #expect(refused.status == 403)
 
         #expect(try refused.errorCode() == "environment_not_allowed")
-        #expect(try await call(server, "GET", "/v1/webhooks", token: scoped).status == 403)
+        #expect(try await server.asAdmin("GET", "/v1/webhooks", token: scoped).status == 403)
         #expect(try await RawHTTP.request(port: server.port, method: "GET", path: "/v1/webhooks").status == 401)
         let lines = try await ServiceRoutesTests.pollAudit(server.store, count: 2) { $0.outcome == .refused }
         #expect(lines.map(\.actor) == ["prod-admin", "test-writer"], "a refused token is named; GETs are not audited")
@@ -135,13 +128,13 @@ import Testing
             _ = try server.store.enqueueWebhookEvent(WebhookEvent(id: "evt_\(index)", type: "version.published", environment: "production",
                                                                    payload: Array("{}".utf8), createdAtMilliseconds: .max / 2))
         }
-        let first = try await call(server, "GET", "/v1/webhooks/\(webhook.id)/deliveries?limit=2").json()
+        let first = try await server.asAdmin("GET", "/v1/webhooks/\(webhook.id)/deliveries?limit=2").json()
         #expect(first["deliveries"]?.arrayValue?.map { $0["eventId"] } == ["evt_2", "evt_1"])
         #expect(first["deliveries"]?.arrayValue?.first?["status"] == "pending" && first["deliveries"]?.arrayValue?.first?["attempts"] == [])
         let next = try #require(first["next"]?.integerValue)
-        let second = try await call(server, "GET", "/v1/webhooks/\(webhook.id)/deliveries?limit=2&before=\(next)").json()
+        let second = try await server.asAdmin("GET", "/v1/webhooks/\(webhook.id)/deliveries?limit=2&before=\(next)").json()
         #expect(second["deliveries"]?.arrayValue?.map { $0["eventId"] } == ["evt_0"] && second["next"] == .null)
-        #expect(try await call(server, "GET", "/v1/webhooks/\(webhook.id)/deliveries?limit=0").status == 400)
-        #expect(try await call(server, "GET", "/v1/webhooks?includeDeleted=perhaps").status == 400)
+        #expect(try await server.asAdmin("GET", "/v1/webhooks/\(webhook.id)/deliveries?limit=0").status == 400)
+        #expect(try await server.asAdmin("GET", "/v1/webhooks?includeDeleted=perhaps").status == 400)
     }
 }

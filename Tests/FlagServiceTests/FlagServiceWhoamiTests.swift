@@ -38,7 +38,7 @@ import Testing
     @Test func showsAScopedTokensEnvironments() async throws {
         let server = try TestServer()
         defer { server.stop() }
-        let secret = try server.store.createToken(name: "qa", role: .writer, environments: ["staging", "production"]).secret
+        let secret = try server.token("qa", .writer, environments: ["staging", "production"])
         #expect(try await whoami(server, secret).json()["environments"] == ["production", "staging"], "sorted")
     }
 

@@ -31,6 +31,7 @@ import Testing
             "PUT /v1/environments/{env}/policy": "policy.update", "POST /v1/webhooks": "webhook.create",
             "DELETE /v1/webhooks/{id}": "webhook.delete", "PUT /v1/environments/{env}/document": "publish",
             "PUT /v1/environments/{env}/flags/{key}": "publish", "POST /v1/environments/{env}/rollback": "publish",
+            "POST /v1/tokens": "token.create", "DELETE /v1/tokens/{name}": "token.revoke",
         ]
         for (route, action) in expected { #expect(RouteAudit.table[route] == .action(action), "\(route)") }
         #expect(Set(RouteAudit.table.keys) == Set(expected.keys).union(["POST /v1/environments/{env}/preview"]))

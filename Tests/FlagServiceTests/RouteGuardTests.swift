@@ -65,11 +65,50 @@ import Testing
             let routeGuard = try fixture.routeGuard(requireReadToken: true)
             let none = Self.request(token: nil)
             #expect(routeGuard.checkHead(routeGuard.check(for: .token(.writer)), none, HTTPRequestContext())?.status == .unauthorized)
-            #expect(routeGuard.checkHead(routeGuard.check(for: .token(.writer)), Self.request(token: "sfl_x"), HTTPRequestContext()) == nil,
-                    "a token is looked up once the body is in, off the loop")
+            #expect(routeGuard.checkHead(routeGuard.check(for: .token(.writer)), Self.request(token: "sfl_x"), HTTPRequestContext())?.status
+                    == .unauthorized, "a token the in-memory table does not know is refused before its body")
+            #expect(routeGuard.checkHead(routeGuard.check(for: .token(.writer)), Self.request(token: fixture.writer), HTTPRequestContext()) == nil,
+                    "a known token is checked against the store once the body is in, off the loop")
+            #expect(routeGuard.checkHead(routeGuard.check(for: .token(.admin)), Self.request(token: fixture.reader), HTTPRequestContext()) == nil,
+                    "the role is decided with the store's record")
             #expect(routeGuard.checkHead(routeGuard.check(for: .reader), none, HTTPRequestContext()) == nil)
             #expect(routeGuard.checkHead(routeGuard.check(for: .evaluation), none, HTTPRequestContext()) == nil)
-            #expect(fixture.lines.all.filter { $0.contains("event=auth_failed") }.count == 1, "the refused head was logged")
+            #expect(fixture.lines.all.filter { $0.contains("event=auth_failed") }.count == 2, "the refused heads were logged")
+        }
+    }
+
+    /// Issue #25: failures are throttled, never credentials. After 1,000 invented tokens from one address (401 up to
+    /// the limit, then 429), that address's real writer and reader tokens are served, on the store's check and on
+    /// the in-memory one; every refusal is counted, and the log names the address, never a token.
+    @Test func aThousandInventedTokensNeverLockOutTheRealOnes() throws {
+        try Self.withFixture { fixture in
+            let routeGuard = try fixture.routeGuard(requireReadToken: true)
+            let write = routeGuard.check(for: .write(.writer, dryRun: .reader)), read = routeGuard.check(for: .reader)
+            var answers: [Int: Int] = [:]
+            for index in 0..<1000 {
+                let check = index % 2 == 0 ? write : read
+                let request = Self.request(index % 2 == 0 ? .PUT : .GET, token: "sfl_invented\(index)")
+                if index % 4 == 0, let refusal = routeGuard.checkHead(check, request, HTTPRequestContext()) {
+                    answers[refusal.status.code, default: 0] += 1
+                    continue
+                }
+                do throws(ServiceError) {
+                    _ = try routeGuard.authorize(check, request, HTTPRequestContext())
+                    Issue.record("an invented token was accepted")
+                } catch {
+                    answers[error.status.code, default: 0] += 1
+                }
+            }
+            #expect(answers == [401: 10, 429: 990])
+            #expect(routeGuard.checkHead(write, Self.request(token: fixture.writer), HTTPRequestContext()) == nil)
+            #expect(try routeGuard.authorize(write, Self.request(token: fixture.writer), HTTPRequestContext())?.name == "w")
+            #expect(try routeGuard.authorize(read, Self.request(.GET, token: fixture.reader), HTTPRequestContext())?.name == "r")
+            #expect(routeGuard.throttle.unauthorizedCount.load(ordering: .relaxed) == 10)
+            #expect(routeGuard.throttle.refusedCount.load(ordering: .relaxed) == 990)
+            let lines = fixture.lines.all
+            #expect(lines.filter { $0.contains("event=auth_failed") }.count == 10)
+            #expect(lines.filter { $0.contains("event=auth_throttled") }.count == 1, "one line per address and window")
+            #expect(!lines.contains { $0.contains("sfl_invented") })
         }
     }
 

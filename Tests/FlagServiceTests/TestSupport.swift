@@ -1,5 +1,5 @@
 import FlagKit
-import FlagService
+@testable import FlagService
 import FlagStore
 import Foundation
 import Glibc
@@ -265,12 +265,22 @@ extension TestServer {
         guard response.status == 200 else { throw TestFailure("PUT policy: \(response.status) \(response.text)") }
     }
 
-    /// A new token named `name` with `role` (and a scope), for a second person.
+    /// A new token named `name` with `role` (and a scope), for a second person, created while the server runs. The
+    /// server's token table is reloaded at once, as its periodic reload would within `tokenRefreshInterval`: heads
+    /// with a token the table does not know are refused before their body.
     func token(_ name: String, _ role: TokenRole = .writer, environments: Set<String>? = nil) throws -> String {
-        try store.createToken(name: name, role: role, environments: environments).secret
+        let secret = try store.createToken(name: name, role: role, environments: environments).secret
+        try service.authenticator.reload()
+        return secret
     }
 
-    /// A POST or DELETE of a change (`/v1/changes/...`) with `token`, the body as JSON when given.
+    /// A request with the admin token unless `token` is given (the admin routes: webhooks, tokens), the body as
+    /// JSON when given.
+    func asAdmin(_ method: String, _ path: String, json: String? = nil, token: String? = nil) async throws -> ClientResponse {
+        try await change(method, path, json: json, token: token ?? adminToken)
+    }
+
+    /// A request with `token` (a POST or DELETE of a change, `/v1/changes/...`), the body as JSON when given.
     func change(_ method: String, _ path: String, json: String? = nil, token: String) async throws -> ClientResponse {
         var headers = [("Authorization", "Bearer \(token)")]
         if json != nil { headers.append(("Content-Type", "application/json")) }

@@ -65,18 +65,22 @@ import Testing
         #expect(queue.metrics.render(snapshots: [:], server: nil).contains("flagserver_audit_lines_total{outcome=\"dropped\"} 3"))
     }
 
-    @Test func aWriteThatChangesNothingIsRecordedWithTheNextCommit() throws {
+    @Test func aWriteThatChangesNothingIsRecordedInItsOwnCommit() throws {
         let (queue, snapshots, store, directory) = try WriteQueueTests.fixture()
         defer { store.close(); try? FileManager.default.removeItem(atPath: directory) }
         let outcomes = WriteQueueTests.Outcomes()
         let current = try #require(snapshots.snapshot("production")?.document.flags["monetizationEnabled"]?.defaultValue)
+        let linesBefore = try store.auditEntries(limit: 1000).count
         queue.process([WriteJob(environment: "production", kind: .flag(key: "monetizationEnabled", edit: .value(current)),
                                 precondition: .none, author: "ops", message: "m", client: "192.0.2.5") { outcomes.set(0, $0) }])
         #expect(outcomes.version(0) == 1)
-        let waiting = queue.queue.withLock { $0.audit }
-        #expect(waiting.count == 1)
-        #expect(waiting.first?.detail == "unchanged: version 1 already has this content")
-        #expect(waiting.first?.target == "monetizationEnabled" && waiting.first?.client == "192.0.2.5" && waiting.first?.outcome == .ok)
+        // Written by the group commit that answered the write (issue #27: no second commit), nothing left waiting.
+        #expect(queue.queue.withLock { $0.audit }.isEmpty)
+        let lines = try store.auditEntries(limit: 1000)
+        #expect(lines.count == linesBefore + 1)
+        let line = try #require(lines.first)
+        #expect(line.detail == "unchanged: version 1 already has this content")
+        #expect(line.target == "monetizationEnabled" && line.client == "192.0.2.5" && line.outcome == .ok && line.actor == "ops")
     }
 
     @Test func linesAfterStopAreDroppedNotLost() throws {

@@ -4,9 +4,10 @@ import Testing
 /// The derived values of the purchase state.
 @Suite struct PurchaseStateTests {
     @Test func entitlementOnlyForCatalogueProducts() {
-        #expect(PurchaseState(entitlements: [Fixtures.entitlement()]).isPremiumEntitled)
-        #expect(PurchaseState(entitlements: [Fixtures.entitlement("symi_plus_yearly")]).isPremiumEntitled)
-        let other = PurchaseState(entitlements: [Fixtures.entitlement("tip_jar_small")])
+        #expect(Fixtures.decided(PurchaseState(entitlements: [Fixtures.entitlement()])).isPremiumEntitled)
+        #expect(Fixtures.decided(PurchaseState(entitlements: [Fixtures.entitlement("symi_plus_yearly")])).isPremiumEntitled)
+        #expect(!PurchaseState(entitlements: [Fixtures.entitlement()]).isPremiumEntitled, "nothing counts before a decision")
+        let other = Fixtures.decided(PurchaseState(entitlements: [Fixtures.entitlement("tip_jar_small")]))
         #expect(!other.isPremiumEntitled)
         #expect(other.purchasedProductIDs == ["tip_jar_small"])
         #expect(!PurchaseState().isPremiumEntitled)
@@ -27,7 +28,7 @@ import Testing
     @Test func insertingVerifiedTransactions() {
         var state = PurchaseState()
         state.insert(Fixtures.entitlement(), activeAt: Fixtures.now)
-        #expect(state.isPremiumEntitled)
+        #expect(Fixtures.decided(state).isPremiumEntitled)
         state.insert(Fixtures.entitlement(id: 2, purchased: Fixtures.inAMonth, expires: Fixtures.inAMonth.addingTimeInterval(86_400)),
                      activeAt: Fixtures.now)
         #expect(state.entitlements.map(\.transactionId) == [2], "a renewal replaces its product's entitlement")

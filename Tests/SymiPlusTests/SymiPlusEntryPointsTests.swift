@@ -6,8 +6,9 @@ import Testing
 /// Settings section, start-screen card, and the premium gate; the brief's "App bleibt aktuell ohne Kauf vollständig
 /// nutzbar" checked on real documents.
 @Suite struct SymiPlusEntryPointsTests {
-    static let subscribed = PurchaseState(offeredProductIds: ["symi_plus_monthly"], products: [Fixtures.monthly()],
-                                          productsPhase: .loaded, entitlements: [Fixtures.entitlement()], entitlementsChecked: true)
+    static let subscribed = Fixtures.decided(PurchaseState(offeredProductIds: ["symi_plus_monthly"], products: [Fixtures.monthly()],
+                                                           productsPhase: .loaded, entitlements: [Fixtures.entitlement()],
+                                                           entitlementsChecked: true))
     static let notSubscribed = PurchaseState(offeredProductIds: ["symi_plus_monthly"], products: [Fixtures.monthly()],
                                              productsPhase: .loaded, entitlementsChecked: true)
     /// The store failing at everything: no products, no entitlement check answered, the last action failed.
@@ -109,5 +110,40 @@ import Testing
         let flags = FlagSnapshot(document: nil, context: Fixtures.context())
         let entry = SymiPlusEntryPoints(flags: flags, purchases: Self.storeDown)
         for feature in Self.features { #expect(entry.isAvailable(feature)) }
+    }
+
+    /// A subscriber whose renewal failed yesterday, in Apple's billing retry, inside the courtesy window.
+    static func retrying() -> PurchaseState {
+        let lapsed = Fixtures.entitlement(id: 2, original: 1, purchased: Fixtures.now.addingTimeInterval(-30 * 86_400),
+                                          expires: Fixtures.now.addingTimeInterval(-86_400))
+        return Fixtures.decided(PurchaseState(offeredProductIds: ["symi_plus_monthly"], products: [Fixtures.monthly()],
+                                              productsPhase: .loaded, entitlementsChecked: true,
+                                              statuses: [Fixtures.status(.inBillingRetryPeriod, lapsed)]))
+    }
+
+    @Test(arguments: ["de_DE", "en_US"])
+    func aFailedRenewalGetsACalmCardAndTheSettingsRowSaysSo(locale: String) throws {
+        let german = locale == "de_DE"
+        let utc = TimeZone(identifier: "UTC") ?? .current
+        let entry = SymiPlusEntryPoints(flags: try Fixtures.production(locale: locale), purchases: Self.retrying(), timeZone: utc)
+        #expect(entry.isPremiumEntitled, "the courtesy window keeps access")
+        #expect(entry.settingsSection?.detail == (german ? "Zahlung prüfen" : "Check payment"))
+        #expect(entry.billingIssueCard?.message.contains(german ? "bis zum 17. Januar 2027" : "until January 17, 2027") == true)
+        let bannerOff = try Fixtures.production(setting: "showIntroFreeSubscriptionBanner", to: false, locale: locale)
+        #expect(SymiPlusEntryPoints(flags: bannerOff, purchases: Self.retrying()).billingIssueCard != nil,
+                "about a subscription, not an offer")
+        let off = try Fixtures.production(setting: "monetizationEnabled", to: false, locale: locale)
+        #expect(SymiPlusEntryPoints(flags: off, purchases: Self.retrying()).billingIssueCard == nil)
+        #expect(SymiPlusEntryPoints(flags: try Fixtures.production(locale: locale), purchases: Self.subscribed).billingIssueCard == nil)
+    }
+
+    @Test(arguments: ["de_DE", "en_US"])
+    func aCancelledSubscriptionShowsItsEndInTheSettings(locale: String) throws {
+        let cancelled = Fixtures.decided(PurchaseState(
+            entitlements: [Fixtures.entitlement()], entitlementsChecked: true,
+            statuses: [Fixtures.status(.subscribed, Fixtures.entitlement(), Fixtures.renewal(willAutoRenew: false))]))
+        let entry = SymiPlusEntryPoints(flags: try Fixtures.production(locale: locale), purchases: cancelled,
+                                        timeZone: TimeZone(identifier: "UTC") ?? .current)
+        #expect(entry.settingsSection?.detail == (locale == "de_DE" ? "Aktiv bis 14. Februar 2027" : "Active until February 14, 2027"))
     }
 }

@@ -13,8 +13,8 @@ import Testing
 
     func loaded(_ products: [StoreProduct], activity: PurchaseState.Activity = .idle,
                 entitlements: [StoreEntitlement] = []) -> PurchaseState {
-        PurchaseState(offeredProductIds: products.map(\.id), products: products, productsPhase: .loaded,
-                      entitlements: entitlements, entitlementsChecked: true, activity: activity)
+        Fixtures.decided(PurchaseState(offeredProductIds: products.map(\.id), products: products, productsPhase: .loaded,
+                                       entitlements: entitlements, entitlementsChecked: true, activity: activity))
     }
 
     @Test(arguments: locales)
@@ -165,17 +165,26 @@ import Testing
     }
 
     @Test(arguments: locales)
-    func priceChangeNoticeOnlyWhileItsFlagIsOn(locale: String) throws {
+    func priceChangeNoticeOnlyForAPendingIncreaseWhileItsFlagIsOn(locale: String) throws {
         let on = try Fixtures.production(setting: "subscriptionPriceIncreaseMessagingEnabled", to: true, locale: locale)
-        let screen = try screen(locale, loaded([Fixtures.monthly()]), flags: on)
+        let pending = Fixtures.decided(PurchaseState(
+            offeredProductIds: ["symi_plus_monthly"], products: [Fixtures.monthly()], productsPhase: .loaded,
+            entitlements: [Fixtures.entitlement()], entitlementsChecked: true,
+            statuses: [Fixtures.status(.subscribed, Fixtures.entitlement(), Fixtures.renewal(priceIncrease: .pending))]))
+        let screen = try screen(locale, pending, flags: on)
         #expect(screen.priceChangeNotice == on.subscriptionPaidCopy.priceChangeNotice)
         #expect(screen.priceChangeNotice?.hasPrefix(locale == "de_DE" ? "Der Preis" : "The price") == true)
+        #expect(try self.screen(locale, loaded([Fixtures.monthly()]), flags: on).priceChangeNotice == nil,
+                "nobody without a subscription has an increase to decide on")
+        #expect(try self.screen(locale, loaded([Fixtures.monthly()], entitlements: [Fixtures.entitlement()]), flags: on)
+            .priceChangeNotice == nil, "a subscriber without a pending increase")
+        #expect(try self.screen(locale, pending).priceChangeNotice == nil, "the flag is off in production")
         let monetizationOff = try Fixtures.modified(try Fixtures.document()) { flags in
             flags["subscriptionPriceIncreaseMessagingEnabled"] = ["type": "boolean", "default": true]
             flags["monetizationEnabled"] = ["type": "boolean", "default": false]
         }
         let off = SymiPlusScreen(flags: FlagSnapshot(document: monetizationOff, context: Fixtures.context(locale: locale)),
-                                 purchases: loaded([Fixtures.monthly()]))
+                                 purchases: pending)
         #expect(off.priceChangeNotice == nil)
     }
 

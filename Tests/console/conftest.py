@@ -46,7 +46,9 @@ class Server:
             shutil.copy(ROOT / "flags" / name, os.path.join(flags, name))
         self.process = subprocess.Popen(
             [self.binary, "--port", "0", "--database", self.database, "--flags-dir", flags,
-             "--console-dir", str(ROOT / "console"), "--log-level", "warning"],
+             "--console-dir", str(ROOT / "console"), "--log-level", "warning",
+             # A failed webhook delivery is retried after 0.2 s, not 1 s: the webhooks test sees two attempts quickly.
+             "--webhook-retry-base-ms", "200"],
             cwd=directory, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
         line = self.process.stdout.readline()
         match = re.search(r"listening on (http://[^\s]+)", line)

@@ -210,6 +210,50 @@ def test_what_an_install_gets(page, server):
     assert "true" in rows["premiumFeaturesLocked"], "the internal cohort's install gets the rule's value"
 
 
+def test_what_an_install_gets_by_its_first_install_date(page, server):
+    # The runbook's early-user rule: locked only for installs known to be first downloaded after the switch.
+    etag, envelope = server.document()
+    document = envelope["document"]
+    document["cohorts"]["earlyUsers"] = {"firstInstallDate": {"before": "2027-03-01T00:00:00Z"}}
+    document["cohorts"]["installedSinceSwitch"] = {"firstInstallDate": {"after": "2027-03-01T00:00:00Z"}}
+    document["flags"]["premiumFeaturesLocked"]["rules"] += [{"cohort": "earlyUsers", "value": False},
+                                                             {"cohort": "installedSinceSwitch", "value": True}]
+    status, _, body = server.call("PUT", "/v1/environments/production/document", document, token=server.writer,
+                                  headers={"If-Match": etag, "X-Change-Message": "early users stay open"})
+    assert status == 200, body
+    sign_in(page, server.writer)
+    page.find_element(By.ID, "tab-evaluate").click()
+    assert page.find_element(By.CSS_SELECTOR, "label[for=ctx-install-date]").text == "First install date"
+    page.find_element(By.ID, "ctx-install").send_keys("0FEE0000-0000-4000-8000-000000000042")
+    date = page.find_element(By.ID, "ctx-install-date")
+
+    def premium_row(first_install):
+        date.clear()
+        if first_install:
+            date.send_keys(first_install)
+        page.execute_script("document.querySelector('#evaluate-result tbody').replaceChildren()")
+        page.find_element(By.CSS_SELECTOR, "#evaluate-form button[type=submit]").click()
+        row = visible(page, '#evaluate-result tbody tr:first-child')
+        rows = {r.find_element(By.TAG_NAME, "th").text: r.text for r in row.find_elements(By.XPATH, "../tr")}
+        return rows["premiumFeaturesLocked"]
+
+    early = premium_row("2026-11-20T08:15:00+01:00")
+    assert "false" in early and "rule-1" in early, early
+    late = premium_row("2027-03-01T00:00:00.001Z")
+    assert "true" in late and "rule-2" in late, late
+    at_switch = premium_row("2027-03-01T01:00:00+01:00")
+    assert "false" in at_switch and "DEFAULT" in at_switch, "the switch itself is neither before nor after"
+    unknown = premium_row("")
+    assert "false" in unknown and "DEFAULT" in unknown, "an unknown date never locks"
+    date.clear()
+    date.send_keys("2027-03-01")
+    page.find_element(By.CSS_SELECTOR, "#evaluate-form button[type=submit]").click()
+    error = text_in(page, "#evaluate-error", "firstInstallDate")
+    assert "RFC 3339" in error and "the time is missing" in error, error
+    assert not page.find_element(By.ID, "evaluate-result").is_displayed()
+    page.save_screenshot(str(SCREENSHOTS / "console-install-date.png"))
+
+
 def test_375_pixels_wide_without_horizontal_scrolling(page, server):
     page.set_window_size(375, 812)
     width = page.execute_script("return window.innerWidth")

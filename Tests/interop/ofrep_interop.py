@@ -213,7 +213,7 @@ def check_bulk(base_url, lines, tally, headers=None):
                     f"If-None-Match: {again.status_code} {again.headers}")
 
 
-def check_auth_and_rate_limit(limited_url, token, lines, tally, check_forbidden=True):
+def check_auth_and_rate_limit(limited_url, token, lines, tally):
     """Against a server that requires a reader token and limits each client to a few requests per second."""
     line = lines[-1]
     key, expected = next((k, v) for k, v in sorted(line["flags"].items()) if "errorCode" not in v)
@@ -227,14 +227,12 @@ def check_auth_and_rate_limit(limited_url, token, lines, tally, check_forbidden=
     r = requests.post(ofrep_url(limited_url, f"evaluate/flags/{key}"), json={"context": line["context"]}, timeout=10)
     tally.check("auth", r.status_code == 401 and r.headers.get("WWW-Authenticate", "").startswith("Bearer"),
                 f"raw no token: {r.status_code} {r.headers}")
-    if check_forbidden:
-        forbidden_url = limited_url.rstrip("/") + "/v1/environments/forbidden-for-interop"
-        restricted, _ = make_client(forbidden_url, "interop-restricted", headers={"Authorization": f"Bearer {token}"})
-        details = getattr(restricted, method)(key, default, context)
-        tally.check("auth", details.error_code == ErrorCode.GENERAL and details.error_message == "forbidden",
-                    f"token for another environment: {details.error_code} {details.error_message}")
-    else:
-        tally.skipped.append("403 for a token of another environment (the server's tokens are not scoped by environment)")
+    # production exists on the server; the token may read only the default environment ("test").
+    forbidden_url = limited_url.rstrip("/") + "/v1/environments/production"
+    restricted, _ = make_client(forbidden_url, "interop-restricted", headers={"Authorization": f"Bearer {token}"})
+    details = getattr(restricted, method)(key, default, context)
+    tally.check("auth", details.error_code == ErrorCode.GENERAL and details.error_message == "forbidden",
+                f"token for another environment: {details.error_code} {details.error_message}")
 
     client, provider = make_client(limited_url, "interop-limited", headers={"Authorization": f"Bearer {token}"})
     started = time.monotonic()
@@ -274,8 +272,6 @@ def main():
     parser.add_argument("--expectations", required=True, help="JSON lines from ofrep-expectations")
     parser.add_argument("--limited-url", help="a server requiring --token and rate-limiting (auth and 429 checks)")
     parser.add_argument("--token", help="a reader token valid on --limited-url for its default environment only")
-    parser.add_argument("--skip-forbidden", action="store_true",
-                        help="the server has no environment-scoped tokens, so no 403 to check")
     parser.add_argument("--workers", type=int, default=4)
     args = parser.parse_args()
 
@@ -292,7 +288,7 @@ def main():
     check_errors(client, args.base_url, lines, tally)
     check_bulk(args.base_url, lines, tally)
     if args.limited_url and args.token:
-        check_auth_and_rate_limit(args.limited_url, args.token, lines, tally, check_forbidden=not args.skip_forbidden)
+        check_auth_and_rate_limit(args.limited_url, args.token, lines, tally)
     else:
         tally.skipped.append("auth and rate limit (no --limited-url/--token)")
 

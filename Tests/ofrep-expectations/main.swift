@@ -27,13 +27,17 @@ func context(_ index: Int) -> [String: JSONValue] {
     let locales = ["de-DE", "en-US", "en-GB", "fr-FR", "de-AT"]
     let versions = ["2.3.0", "2.4.0", "2.5.1", "2.4", "3.0.0-beta.1"]
     let channels = ["appstore", "testflight", "debug"]
-    return [
+    // The install date as an app sends it (RFC 3339), unknown (absent) for every fourth install.
+    let installDates = ["2026-11-20T08:15:00Z", "2027-03-01T00:00:00Z", "2027-06-01T12:00:00.250+02:00"]
+    var attributes: [String: JSONValue] = [
         "targetingKey": .string(installId(index)),
         "locale": .string(locales[index % locales.count]),
         "appVersion": .string(versions[(index / 5) % versions.count]),
         "channel": .string(channels[(index / 25) % channels.count]),
         "platform": "ios",
     ]
+    if index % 4 != 0 { attributes["firstInstallDate"] = .string(installDates[index % 3]) }
+    return attributes
 }
 
 func run() throws -> Int32 {

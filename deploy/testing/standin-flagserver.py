@@ -11,12 +11,14 @@ the way flagserver's spec describes it (so the test runs unchanged with FLAGSERV
       prints the secret (sfl_...) once.
 
 HTTP: GET /v1/environments/{env}/document (envelope with version + document, strong ETag,
-flagserver's Cache-Control, 304 on If-None-Match), PUT /v1/environments/{env}/flags/{key}
+flagserver's Cache-Control, the gzip variant with its own tag for Accept-Encoding: gzip, 304 on If-None-Match),
+PUT /v1/environments/{env}/flags/{key}
 (Bearer writer token, application/json, X-Change-Message, optional If-Match -> 412),
 PUT /v1/environments/{env}/document (If-Match required -> 428), /healthz, /readyz, /metrics.
 
 NOT flagserver: the "database" is a JSON file, nothing is validated beyond JSON syntax.
 """
+import gzip
 import hashlib
 import http.server
 import json
@@ -127,11 +129,18 @@ class Handler(http.server.BaseHTTPRequestHandler):
             if entry is None:
                 return self.error(404, "no_version", f"{env} has no published version yet")
             body, etag = State.body_and_etag(env, entry)
-        headers = {"ETag": etag, "Cache-Control": CACHE_CONTROL, "Vary": "Authorization",
-                   "Last-Modified": formatdate(usegmt=True)}
+        # As flagserver: a gzip representation with its own strong tag ("...-gzip") for clients that accept gzip
+        # (the nginx front sends exactly "gzip" or nothing), and either tag of the version gives a 304.
+        gzip_etag = etag[:-1] + '-gzip"'
+        accepts_gzip = "gzip" in [c.split(";")[0].strip().lower() for c in self.headers.get("Accept-Encoding", "").split(",")]
+        headers = {"ETag": gzip_etag if accepts_gzip else etag, "Cache-Control": CACHE_CONTROL,
+                   "Vary": "Authorization, Accept-Encoding", "Last-Modified": formatdate(usegmt=True)}
         none_match = [t.strip() for t in self.headers.get("If-None-Match", "").split(",") if t.strip()]
-        if etag in none_match or "*" in none_match:
+        if etag in none_match or gzip_etag in none_match or "*" in none_match:
             return self.send(304, headers=headers)
+        if accepts_gzip:
+            body = gzip.compress(body, mtime=0)
+            headers["Content-Encoding"] = "gzip"
         self.send(200, body, headers)
 
     def do_PUT(self):

@@ -7,7 +7,7 @@ final class SampleContext {
 
 /// A small tool with every shape the real ones use: plain commands, a group, a default command, global options.
 enum SampleTool {
-    static let verbose = Flag("verbose", short: "v", help: "Say more.")
+    static let verbose = Switch("verbose", short: "v", help: "Say more.")
     static let server = Option<String>("server", valueName: "url", help: "The server.", environment: "SAMPLE_SERVER")
     static let token = RefusedOption("token", reason: "there is no token option: set SAMPLE_TOKEN")
 

@@ -37,6 +37,28 @@ enum Fixtures {
                          expirationDate: expires, revocationDate: revoked)
     }
 
+    /// `state` with its access decided on its own facts at `now` (what the manager does after each read).
+    static func decided(_ state: PurchaseState, at date: Date = now) -> PurchaseState {
+        var decided = state
+        decided.decideAccess(now: date, storeFailed: false)
+        return decided
+    }
+
+    /// Renewal info for `productId` (renewing as it is unless told otherwise).
+    static func renewal(_ productId: String = "symi_plus_monthly", willAutoRenew: Bool = true, to next: String? = nil,
+                        priceIncrease: SubscriptionRenewalInfo.PriceIncreaseStatus = .noIncreasePending, graceUntil: Date? = nil,
+                        retrying: Bool = false, expired: SubscriptionRenewalInfo.ExpirationReason? = nil) -> SubscriptionRenewalInfo {
+        SubscriptionRenewalInfo(currentProductId: productId, willAutoRenew: willAutoRenew, autoRenewProductId: next,
+                                expirationReason: expired, priceIncreaseStatus: priceIncrease, gracePeriodExpirationDate: graceUntil,
+                                isInBillingRetry: retrying)
+    }
+
+    /// A verified status of `transaction`.
+    static func status(_ state: SubscriptionStatus.RenewalState, _ transaction: StoreEntitlement = entitlement(),
+                       _ renewal: SubscriptionRenewalInfo? = nil) -> SubscriptionStatus {
+        SubscriptionStatus(state: state, transaction: transaction, renewal: renewal ?? Fixtures.renewal(transaction.productId))
+    }
+
     /// `flags/<name>.json`, decoded.
     static func document(_ name: String = "production") throws -> FlagDocument {
         try FlagDocument.decode([UInt8](try Data(contentsOf: repositoryRoot.appendingPathComponent("flags/\(name).json"))))
@@ -65,6 +87,14 @@ enum Fixtures {
     static func locked(locale: String = "de_DE") throws -> FlagSnapshot {
         let document = try modified(try document()) { flags in
             flags["premiumFeaturesLocked"] = ["type": "boolean", "default": true, "requires": ["monetizationEnabled": true]]
+        }
+        return FlagSnapshot(document: document, context: context(locale: locale))
+    }
+
+    /// Production offering both products (monthly, then yearly), as staging does.
+    static func offeringBoth(locale: String = "de_DE") throws -> FlagSnapshot {
+        let document = try modified(try document()) { flags in
+            flags["subscriptionProductIds"] = ["type": "json", "default": ["symi_plus_monthly", "symi_plus_yearly"]]
         }
         return FlagSnapshot(document: document, context: context(locale: locale))
     }

@@ -16,6 +16,14 @@ actor ScriptedStore: PurchaseStore {
     var syncResult: Result<[StoreEntitlement], StoreError> = .success([])
     /// A purchase that succeeds also adds its entitlement to ``entitlements`` (as StoreKit would).
     var purchaseAddsEntitlement = true
+    /// The group's statuses (`Product.SubscriptionInfo.status`), as verified values.
+    var statuses: [SubscriptionStatus] = []
+    /// When set, `subscriptionStatuses()` fails with it.
+    var statusesError: StoreError?
+    /// What `Transaction.unfinished` holds; `finishUnfinishedTransactions()` finishes the verified ones.
+    var unfinished: [StoreTransactionUpdate] = []
+    /// What `installOrigin()` answers.
+    var origin: InstallOrigin = .unknown("not scripted")
 
     /// The ids each `products(for:)` call asked for.
     private(set) var productRequests: [[String]] = []
@@ -23,6 +31,8 @@ actor ScriptedStore: PurchaseStore {
     private(set) var purchases: [String] = []
     /// How often `currentEntitlements()` was called.
     private(set) var entitlementChecks = 0
+    /// The transactions finished by `finishUnfinishedTransactions()`.
+    private(set) var finished: [UInt64] = []
 
     private let clock: any PurchaseClock
     nonisolated private let updates: AsyncStream<StoreTransactionUpdate>
@@ -45,12 +55,35 @@ actor ScriptedStore: PurchaseStore {
         return outcome
     }
 
+    /// As StoreKit: unrevoked and unexpired transactions, and those whose subscription is in its billing grace period
+    /// (listed although the `expirationDate` has passed).
     func currentEntitlements() async throws(StoreError) -> [StoreEntitlement] {
         entitlementChecks += 1
         if let entitlementsError { throw entitlementsError }
         let now = clock.now()
-        return entitlements.filter { $0.isActive(at: now) }
+        return entitlements.filter { entitlement in
+            entitlement.isActive(at: now) || (entitlement.revocationDate == nil && statuses.contains { status in
+                status.state == .inGracePeriod && status.transaction.originalTransactionId == entitlement.originalTransactionId
+            })
+        }
     }
+
+    func subscriptionStatuses() async throws(StoreError) -> [SubscriptionStatus] {
+        if let statusesError { throw statusesError }
+        return statuses
+    }
+
+    func finishUnfinishedTransactions() async -> [StoreTransactionUpdate] {
+        let all = unfinished
+        finished += all.compactMap { update in
+            guard case .verified(let entitlement) = update else { return nil }
+            return entitlement.transactionId
+        }
+        unfinished.removeAll { if case .verified = $0 { true } else { false } }
+        return all
+    }
+
+    func installOrigin() async -> InstallOrigin { origin }
 
     nonisolated func transactionUpdates() -> AsyncStream<StoreTransactionUpdate> { updates }
 
@@ -66,6 +99,25 @@ actor ScriptedStore: PurchaseStore {
     func setEntitlementsError(_ error: StoreError?) { entitlementsError = error }
     func setSync(_ result: Result<[StoreEntitlement], StoreError>) { syncResult = result }
     func setPurchaseAddsEntitlement(_ adds: Bool) { purchaseAddsEntitlement = adds }
+    func setStatuses(_ statuses: [SubscriptionStatus]) { self.statuses = statuses }
+    func setStatusesError(_ error: StoreError?) { statusesError = error }
+    func setUnfinished(_ updates: [StoreTransactionUpdate]) { unfinished = updates }
+    func setOrigin(_ origin: InstallOrigin) { self.origin = origin }
+    /// The store failing at everything it can fail at (or answering again, with the products it had before).
+    func setFailing(_ failing: Bool) {
+        entitlementsError = failing ? StoreError(.entitlementsUnavailable, cause: "offline") : nil
+        statusesError = failing ? StoreError(.statusUnavailable, cause: "offline") : nil
+        syncResult = failing ? .failure(StoreError(.syncFailed, cause: "offline")) : .success([])
+        if failing, productsBeforeFailure == nil {
+            productsBeforeFailure = productsResult
+            productsResult = .failure(StoreError(.productsUnavailable, cause: "offline"))
+        } else if !failing, let before = productsBeforeFailure {
+            productsResult = before
+            productsBeforeFailure = nil
+        }
+    }
+
+    private var productsBeforeFailure: Result<[StoreProduct], StoreError>?
 
     /// Delivers a transaction update, as `Transaction.updates` would.
     nonisolated func send(_ update: StoreTransactionUpdate) { continuation.yield(update) }

@@ -1,8 +1,8 @@
 /// An option without a value (`--json`); its value is whether it was given.
 ///
 /// Declared once, as a static property of the command, and read with ``ParsedArguments/isSet(_:)``.
-public struct Flag: OptionDeclaration {
-    /// The values of a flag's environment variable that set it (compared without case); any other value leaves it off.
+public struct Switch: OptionDeclaration {
+    /// The values of a switch's environment variable that set it (compared without case); any other value leaves it off.
     public static let environmentTrueValues: Set<String> = ["1", "true", "yes"]
 
     /// What the parser and the help text need.
