@@ -12,6 +12,9 @@ import Testing
 /// node reaches the others' GETs and event streams, racing writes on two nodes serialize (one 412, no gap), a
 /// token made on one node writes on another, a schedule is applied once, and the jobs move to another node
 /// within seconds when the node holding them is killed with SIGKILL.
+///
+/// `./scripts/test` runs this suite in a process of its own (its nodes load both cores and would slow the
+/// timing-sensitive tests of the rest of FlagServiceTests, e.g. the webhook dispatcher's prompt stop).
 @Suite(.serialized) struct FlagServerClusterTests {
     /// Nodes over one fresh database, seeded from the repository's `flags/`, with a writer token.
     final class Cluster: @unchecked Sendable {
