@@ -193,6 +193,30 @@ import Testing
         #expect(try await cluster.version(survivor) == before + 2)
     }
 
+    @Test func withoutTheDatabaseReadsGoOnWritesAre503AndReadyzDegradedThenWritesResumeWithoutARestart() async throws {
+        let cluster = try await Cluster(nodes: 1)
+        defer { cluster.finish() }
+        let postgres = try PostgresTestCluster.shared()
+        let name = try #require(cluster.uri.split(separator: "?").first?.split(separator: "/").last)
+        let before = try #require(try await cluster.version(0))
+        // The database stops taking connections and every session ends, as when the primary is gone.
+        try postgres.psql("ALTER DATABASE \(name) ALLOW_CONNECTIONS false")
+        try postgres.psql("SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = '\(name)'")
+        #expect(try await cluster.version(0) == before, "reads are served from memory")
+        let write = try await cluster.request(0, "PUT", Self.banner, token: cluster.token, json: Self.flip(false))
+        #expect(write.status == 503 && (try? write.json()["error"]?["code"]) == "database_unavailable", "\(write.status) \(write.text)")
+        #expect(write.header("Retry-After") == "1")
+        let ready = try await cluster.request(0, "GET", "/readyz")
+        #expect(ready.status == 503 && (try? ready.json()["status"]) == "degraded" && (try? ready.json()["reads"]) == "ok",
+                "\(ready.text)")
+        // Back: the same process writes again.
+        try postgres.psql("ALTER DATABASE \(name) ALLOW_CONNECTIONS true")
+        let again = try await cluster.request(0, "PUT", Self.banner, token: cluster.token, json: Self.flip(false))
+        #expect(again.status == 200, "\(again.text)")
+        #expect(try await cluster.request(0, "GET", "/readyz").status == 200)
+        #expect(try await cluster.version(0) == before + 1)
+    }
+
     @Test func threeNodesStartedAtOnceOnAnEmptyDatabaseMigrateAndSeedItOnce() async throws {
         let directory = try makeTemporaryDirectory()
         defer { try? FileManager.default.removeItem(atPath: directory) }
