@@ -22,7 +22,7 @@ final class ClusterSync: Sendable {
         self.interval = interval
     }
 
-    /// Starts the thread; `round(notified)` runs after every wait, `lead(leading)` after every renewal.
+    /// Starts the thread; `round` runs after every wait, `leadershipChanged` when the lease is taken or lost.
     func start(store: FlagStore, logger: ServiceLogger, round: @escaping @Sendable () -> Void,
                leadershipChanged: @escaping @Sendable (Bool) -> Void) {
         let thread = Thread { [self] in
@@ -35,6 +35,9 @@ final class ClusterSync: Sendable {
     /// Stops the thread after its current round (at most `interval`) and releases the lease.
     func stop() {
         state.withLock { $0.stopping = true }
+        // Wakes a round that sleeps after a failure (the database away); a round waiting for notifications ends
+        // within `interval`.
+        state.broadcast()
         state.wait(until: { $0.finished }) { _ in }
     }
 
