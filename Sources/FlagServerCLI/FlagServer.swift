@@ -8,7 +8,9 @@ public enum FlagServer {
 
     /// `--database PATH`: every command's, before or after the command's name.
     public static let databaseOption = Option(
-        "database", valueName: "path", help: "SQLite file, default \(defaultDatabase)", environment: "FLAGSERVER_DATABASE"
+        "database", valueName: "path|uri",
+        help: "SQLite file (default \(defaultDatabase)) or PostgreSQL URI (postgresql://...; several hosts with target_session_attrs=read-write)",
+        environment: "FLAGSERVER_DATABASE"
     ) { text throws(UsageError) in
         guard !text.isEmpty else { throw UsageError("--database must not be empty") }
         return text

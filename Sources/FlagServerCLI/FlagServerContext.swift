@@ -2,7 +2,7 @@ import CommandLineKit
 
 /// What every `flagserver` command gets at run time: the database the tool's `--database` names, and where to write.
 public struct FlagServerContext {
-    /// The SQLite file (`--database`, else `FLAGSERVER_DATABASE`, else `./data/flags.sqlite`).
+    /// The SQLite file or PostgreSQL URI (`--database`, else `FLAGSERVER_DATABASE`, else `./data/flags.sqlite`).
     public let database: String
     /// Normal output (the ready line, an admin command's result).
     public let stdout: TextOutput

@@ -55,6 +55,9 @@ public final class Authenticator: Sendable {
     func headLookup(secret: String) -> HeadLookup {
         let (found, stamp) = loaded.withLock { ($0.table?.authenticate(secret: secret) != nil, $0.stamp) }
         if found { return .known }
+        // PostgreSQL: other nodes create tokens and there is no file to stamp; the database decides every miss
+        // (off the loop), and the cluster thread reloads the table each round (`ClusterSync`).
+        if store.isPostgres { return .unsure }
         if FileStamp(path: walPath) == stamp { return .unknown }
         if !reloadPending.exchange(true, ordering: .acquiringAndReleasing) {
             DispatchQueue.global().async { [self] in

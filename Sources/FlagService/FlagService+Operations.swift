@@ -16,6 +16,17 @@ extension FlagService {
         routes.deferred(.GET, "/readyz", access: .public) { [self] _, _, _, _ in
             do {
                 try store.ping()
+            } catch FlagStoreError.unavailable(let cause) {
+                // PostgreSQL is gone (or a failover is under way): every node still serves its snapshots.
+                logger.log(.warning, "database_unavailable", ["error": "\(cause)"])
+                var versions: [String: JSONValue] = [:]
+                for (name, snapshot) in snapshots.all() { versions[name] = .integer(Int64(snapshot.version)) }
+                return Self.json([
+                    "status": "degraded", "reads": "ok", "writes": "failing", "versions": .object(versions),
+                    "writeError": .string("\(cause)"),
+                    "error": .object(["code": "database_unavailable",
+                                      "message": "reads are served from memory; the database is unavailable, writes fail until it is back"]),
+                ], status: .serviceUnavailable, headers: [.retryAfter: "1"])
             } catch {
                 logger.log(.warning, "not_ready", ["error": "\(error)"])
                 throw ServiceError(.serviceUnavailable, code: "not_ready", message: "the database does not answer",

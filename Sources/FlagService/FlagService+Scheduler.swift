@@ -37,6 +37,8 @@ extension FlagService {
     /// environments in `published` whose items a publish changed, hand every due change to the writer (once:
     /// `ChangeScheduler.claim`), and say when the next thing is due.
     func schedulerPass(published: Set<String>) -> ChangeScheduler.Outcome {
+        // Several nodes: only the holder of the jobs' lease runs them; the others are woken when they take it.
+        if store.isPostgres, !cluster.leads.load(ordering: .acquiring) { return ChangeScheduler.Outcome() }
         let now = ChangeScheduler.wallClock()
         do {
             for request in try store.expiredRequests(now: now) {

@@ -24,15 +24,24 @@ extension FlagService {
         do {
             let existing = Set(try store.environments())
             for entry in documents {
+                // Several nodes starting at once on an empty PostgreSQL database: the first creates and seeds,
+                // the others find it done (environmentExists, a conflict on version 0) and go on.
                 if !existing.contains(entry.environment) {
-                    try store.createEnvironment(name: entry.environment, actor: "flagserver")
+                    do {
+                        try store.createEnvironment(name: entry.environment, actor: "flagserver")
+                    } catch FlagStoreError.environmentExists {}
                 }
                 guard try store.currentVersion(environment: entry.environment) == nil else { continue }
                 // The message is public (every GET shows it): the file's name, not where the server keeps it.
                 let name = entry.file.split(separator: "/").last.map(String.init) ?? entry.file
-                let outcome = try store.publish(environment: entry.environment, document: entry.document.canonicalBytes,
+                let outcome: PublishOutcome
+                do {
+                    outcome = try store.publish(environment: entry.environment, document: entry.document.canonicalBytes,
                                                 author: "flagserver", message: "initial import of \(name)",
                                                 expectedCurrentVersion: 0)
+                } catch FlagStoreError.versionConflict(_, 0, _) {
+                    continue
+                }
                 logger.log(.info, "seeded", ["env": entry.environment, "version": "\(outcome.record.number)", "file": entry.file])
                 seeded.append(entry.environment)
             }

@@ -46,6 +46,10 @@ public final class FlagService: Sendable {
         /// (a debug build spends seconds of CPU on 100,000).
         public var changeImpactSample = ChangePreview.maximumSample
 
+        /// PostgreSQL: how long a node waits for another node's publish notification before it compares every
+        /// environment's newest version anyway, and how often it renews the jobs' lease (`docs/scaling.md`).
+        public var clusterSyncInterval: Duration = .seconds(1)
+
         /// Defaults.
         public init(requireReadToken: Bool = false) { self.requireReadToken = requireReadToken }
     }
@@ -76,6 +80,8 @@ public final class FlagService: Sendable {
     let impactSamples = ImpactSampleCache()
     /// Off-loop work that may touch SQLite or parse bodies (auth, history, validation).
     let work = DispatchQueue(label: "flagserver.work", qos: .userInitiated, attributes: .concurrent)
+    /// PostgreSQL: keeps this node in step with the others and holds the jobs' lease (`ClusterSync`).
+    let cluster: ClusterSync
     private let server = PThreadMutex<HTTPServer?>(nil)
     private let refreshStopped = Atomic<Bool>(false)
 
@@ -100,13 +106,21 @@ public final class FlagService: Sendable {
                                 throttle: FailedAuthThrottle(limit: options.authFailureLimit, window: options.authFailureWindow),
                                 logger: logger, trustedProxies: options.trustedProxies, requireReadToken: options.requireReadToken)
         webhooks = WebhookDispatcher(store: store, metrics: metrics, logger: logger, options: options.webhooks)
+        cluster = ClusterSync(interval: options.clusterSyncInterval)
+        // Several nodes: the jobs wait for the lease; SQLite's one process always runs them.
+        if store.isPostgres { webhooks.leads.store(false, ordering: .releasing) }
         writer = WriteQueue(store: store, snapshots: snapshots, metrics: metrics, logger: logger, maximumBatch: options.maximumBatch,
                             events: events, webhooks: webhooks, policies: policies, scheduler: scheduler)
         webhooks.start()
         writer.start()
         // Changes that fell due while the server was down, and approved ones a crash left unpublished, are
-        // published before the server takes requests; then the scheduler keeps time.
-        catchUpOnChanges()
+        // published before the server takes requests; then the scheduler keeps time. Several nodes: the node
+        // that takes the jobs' lease does this in its first scheduler pass.
+        if store.isPostgres {
+            startClusterSync()
+        } else {
+            catchUpOnChanges()
+        }
         startScheduler()
         startTokenRefresh()
     }
@@ -139,6 +153,7 @@ public final class FlagService: Sendable {
     /// Call after `HTTPServer.shutdown()` so no new write arrives.
     public func shutdown() {
         refreshStopped.store(true, ordering: .releasing)
+        if store.isPostgres { cluster.stop() }
         scheduler.stop()
         writer.stop()
         webhooks.stop()

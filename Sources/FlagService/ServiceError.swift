@@ -117,6 +117,10 @@ public struct ServiceError: Error, Sendable, CustomStringConvertible {
         case .busy:
             return ServiceError(.serviceUnavailable, code: "busy", message: "the database is busy; retry shortly",
                                 headers: [.retryAfter: "1"])
+        case .unavailable:
+            return ServiceError(.serviceUnavailable, code: "database_unavailable",
+                                message: "the database is unavailable; reads are served from memory, retry writes shortly",
+                                headers: [.retryAfter: "1"])
         case .invalidArgument(let name, let reason):
             return badRequest("invalid_argument", "\(name): \(reason)")
         case .damagedVersion(let environment, let number, _, _):

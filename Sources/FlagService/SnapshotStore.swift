@@ -55,6 +55,21 @@ public final class SnapshotStore: Sendable {
         }
     }
 
+    /// Several nodes (`WriteQueue.catchUpWithStore`): installs `snapshot` only when it is newer than the installed one
+    /// (a version another node published and this one already installed is not installed, nor announced, twice).
+    /// Returns whether it was installed and the snapshot it replaced (to be released outside the lock, as `install`).
+    public func installIfNewer(_ snapshot: Snapshot) -> (installed: Bool, replaced: Snapshot?) {
+        state.withLock { state -> (installed: Bool, replaced: Snapshot?) in
+            if let current = state.snapshots[snapshot.environment], current.version >= snapshot.version { return (false, nil) }
+            let replaced = state.snapshots.updateValue(snapshot, forKey: snapshot.environment)
+            if replaced == nil, !state.environments.contains(snapshot.environment) {
+                state.environments.append(snapshot.environment)
+                state.environments.sort()
+            }
+            return (true, replaced)
+        }
+    }
+
     /// Replaces the list of known environments (at start).
     public func setEnvironments(_ names: [String]) {
         state.withLock { $0.environments = names.sorted() }

@@ -29,6 +29,11 @@ extension WebhookDispatcher {
                 finish()
                 return
             }
+            guard leads.load(ordering: .acquiring) else {
+                // Another node sends; this one is woken when it takes the lease (`reloadReceivers`).
+                deadline = nil
+                continue
+            }
             startDueAttempts()
             deadline = nextDeadline()
         }

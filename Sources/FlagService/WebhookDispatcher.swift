@@ -61,6 +61,9 @@ public final class WebhookDispatcher: Sendable {
     let receivers = PThreadMutex<[WebhookRecord]>([])
     /// How many `receivers` there are: 0 makes `submit` return after one load.
     let receiverCount = Atomic<Int>(0)
+    /// Whether this node sends the deliveries (always on SQLite; on PostgreSQL only while it holds the jobs'
+    /// lease, `ClusterSync`). Events are stored as deliveries by whichever node publishes, either way.
+    let leads = Atomic<Bool>(true)
     let store: FlagStore
     let metrics: ServiceMetrics
     let logger: ServiceLogger

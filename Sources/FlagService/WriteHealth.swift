@@ -41,7 +41,7 @@ public final class WriteHealth: Sendable {
     /// to a refusal of this one write.
     package static func isCommitFailure(_ error: any Error) -> Bool {
         switch error as? FlagStoreError {
-        case .database?, .busy?, nil: true
+        case .database?, .busy?, .unavailable?, nil: true
         default: false
         }
     }

@@ -123,10 +123,49 @@ extension WriteQueue {
     /// `changeID`: the change that made the version, when one did (the webhooks' `data.changeId`).
     func announce(_ snapshot: Snapshot, changeID: Int64? = nil) {
         // The replaced snapshot is freed here, on the writer thread, outside the lock GETs take.
-        let replaced = snapshots.install(snapshot)
-        events.publish(snapshot)
+        let replaced: Snapshot?
+        if store.isPostgres {
+            // Another node's version may have been installed meanwhile (`catchUpWithStore`): once each, in order.
+            replaced = announcing.withLock { _ -> Snapshot? in
+                let outcome = snapshots.installIfNewer(snapshot)
+                if outcome.installed { events.publish(snapshot) }
+                return outcome.replaced
+            }
+        } else {
+            replaced = snapshots.install(snapshot)
+            events.publish(snapshot)
+        }
         webhooks?.versionPublished(snapshot, changeID: changeID)
         scheduler.versionPublished(snapshot.environment)
         withExtendedLifetime(replaced) {}
+    }
+
+    /// PostgreSQL: installs and announces the versions other nodes published since this node's snapshots (each
+    /// environment's newest number compared, one indexed lookup each), and learns new environments. Their webhook
+    /// deliveries were stored by the publishing node, so only the event streams and the scheduler hear of them here.
+    /// Run by the cluster thread every round and by the writer before each batch, so writes build on the newest.
+    func catchUpWithStore() {
+        do {
+            let newest = try store.newestVersionNumbers()
+            let names = newest.keys.sorted()
+            if names != snapshots.environments { snapshots.setEnvironments(names) }
+            for (name, number) in newest.sorted(by: { $0.key < $1.key }) where number > (snapshots.snapshot(name)?.version ?? 0) {
+                guard let record = try store.currentVersion(environment: name) else { continue }
+                let snapshot = try Snapshot(record: record)
+                let outcome = announcing.withLock { _ in
+                    let outcome = snapshots.installIfNewer(snapshot)
+                    if outcome.installed { events.publish(snapshot) }
+                    return outcome
+                }
+                let installed = outcome.installed
+                withExtendedLifetime(outcome.replaced) {}
+                if installed {
+                    scheduler.versionPublished(name)
+                    logger.log(.info, "version_from_another_node", ["env": name, "version": "\(record.number)"])
+                }
+            }
+        } catch {
+            logger.log(.warning, "catch_up_failed", ["error": "\(error)"])
+        }
     }
 }

@@ -51,6 +51,8 @@ public final class WriteQueue: Sendable {
     let maximumBatch: Int
     /// The last commit's failure, for `/readyz`.
     public let health = WriteHealth()
+    /// PostgreSQL: one installer at a time for the writer's and the other nodes' versions (`announce`).
+    let announcing = PThreadMutex(())
 
     /// A queue writing to `store` and installing new versions into `snapshots`. Call `start()`.
     public init(store: FlagStore, snapshots: SnapshotStore, metrics: ServiceMetrics, logger: ServiceLogger, maximumBatch: Int = 256,
@@ -169,6 +171,8 @@ public final class WriteQueue: Sendable {
     /// instead of joining the batch, decided here, in queue order, against the version it would change.
     /// `audit` lines go into the first group commit, or into a transaction of their own when there is none.
     func process(_ jobs: [WriteJob], audit: [AuditRecord] = []) {
+        // Several nodes: build on the newest version in the database, not on what this node last heard.
+        if store.isPostgres { catchUpWithStore() }
         var audit = audit
         defer { writeAudit(audit) }
         var pending: [String: Base] = [:]

@@ -1,6 +1,11 @@
 import CSQLite
 
-/// One SQLite connection with a statement cache.
+/// One database connection: SQLite (with a statement cache) or PostgreSQL (`PostgresConnection`), behind one API.
+///
+/// The store's SQL is shared where the dialects agree (`?` placeholders, `RETURNING`, `ON CONFLICT`); what
+/// differs is here and in `Schema`: how a transaction takes its write lock (`BEGIN IMMEDIATE` on SQLite, a
+/// transaction-scoped advisory lock on PostgreSQL), pragmas, DDL. Each call tests once whether the connection
+/// is PostgreSQL; the SQLite path is otherwise what it was (no dynamic dispatch, no allocation added).
 ///
 /// Threading: a `Database` is deliberately not `Sendable`. It must be used from one serial context at a
 /// time (one thread, or a lock held around every use, as `FlagStore` does). The connection is opened with
@@ -32,11 +37,23 @@ package final class Database {
     package let path: String
     /// Prepared statements by SQL text, reused instead of re-parsed.
     private var cache: [String: Statement] = [:]
+    /// The PostgreSQL connection, when this is one (then `handle` is nil).
+    package let postgres: PostgresConnection?
+
+    /// Whether this connection is PostgreSQL.
+    package var isPostgres: Bool { postgres != nil }
+
+    /// Connects to PostgreSQL (`conninfo`: a `postgresql://` URI or libpq's `key=value` string).
+    package init(postgres conninfo: String, lockTimeout: Duration = .seconds(5)) throws {
+        self.path = conninfo
+        self.postgres = try PostgresConnection(conninfo: conninfo, lockTimeout: lockTimeout)
+    }
 
     /// Opens `path`; `busyTimeout` is how long a statement waits for another connection's lock before
     /// failing with `SQLITE_BUSY`.
     package init(path: String, mode: Mode = .readWriteCreate, busyTimeout: Duration = .seconds(5)) throws {
         self.path = path
+        self.postgres = nil
         var flags = SQLITE_OPEN_NOMUTEX | SQLITE_OPEN_EXRESCODE
         switch mode {
         case .readWriteCreate: flags |= SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE
@@ -64,6 +81,7 @@ package final class Database {
 
     /// Finalizes cached statements and closes the connection. Later calls fail with `SQLITE_MISUSE`.
     package func close() {
+        postgres?.close()
         cache.removeAll()
         if let handle {
             // close_v2 defers the close until statements still referenced elsewhere are finalized.
@@ -82,6 +100,9 @@ package final class Database {
 
     /// The cached prepared statement for `sql`, reset and with cleared bindings.
     package func statement(_ sql: String) throws -> Statement {
+        if isPostgres {
+            throw DatabaseError(sqlState: "0A000", message: "prepared statements are SQLite's here; use run/query", sql: sql)
+        }
         if let cached = cache[sql] {
             cached.reset()
             return cached
@@ -93,6 +114,7 @@ package final class Database {
 
     /// Runs SQL that may hold several statements and returns no rows (schema changes, pragmas).
     package func execute(_ sql: String) throws {
+        if let postgres { return try postgres.execute(sql) }
         let connection = try connection(for: sql)
         var message: UnsafeMutablePointer<CChar>?
         let code = sqlite3_exec(connection, sql, nil, nil, &message)
@@ -106,6 +128,7 @@ package final class Database {
     /// Runs one statement with `arguments` to completion, discarding rows; returns the number of rows changed.
     @discardableResult
     package func run(_ sql: String, _ arguments: [SQLValue] = []) throws -> Int {
+        if let postgres { return try postgres.run(sql, arguments).postgresAffectedRows }
         let statement = try statement(sql)
         defer { statement.reset() }
         try statement.bind(arguments)
@@ -115,6 +138,16 @@ package final class Database {
 
     /// Runs one query and maps every row.
     package func query<Row>(_ sql: String, _ arguments: [SQLValue] = [], row: (Statement) throws -> Row) throws -> [Row] {
+        if let postgres {
+            let result = try postgres.run(sql, arguments)
+            var rows: [Row] = []
+            rows.reserveCapacity(Int(result.postgresRowCount))
+            for index in 0..<result.postgresRowCount {
+                result.row = index
+                rows.append(try row(result))
+            }
+            return rows
+        }
         let statement = try statement(sql)
         defer { statement.reset() }
         try statement.bind(arguments)
@@ -127,20 +160,45 @@ package final class Database {
 
     /// Runs one query and maps its first row, or returns nil when there is none.
     package func queryFirst<Row>(_ sql: String, _ arguments: [SQLValue] = [], row: (Statement) throws -> Row) throws -> Row? {
+        if let postgres {
+            let result = try postgres.run(sql, arguments)
+            return result.postgresRowCount > 0 ? try row(result) : nil
+        }
         let statement = try statement(sql)
         defer { statement.reset() }
         try statement.bind(arguments)
         return try statement.step() ? try row(statement) : nil
     }
 
-    /// The rowid of the last successful INSERT on this connection.
-    package var lastInsertRowID: Int64 {
-        handle.map { sqlite3_last_insert_rowid($0) } ?? 0
+    /// Runs one INSERT and returns the new row's `id` (`RETURNING id`, which both engines know), or nil when the
+    /// INSERT inserted nothing (`ON CONFLICT ... DO NOTHING`).
+    package func insert(_ sql: String, _ arguments: [SQLValue] = []) throws -> Int64? {
+        try queryFirst(sql + " RETURNING id", arguments) { $0.int64(0) }
     }
 
-    /// Whether a transaction is open (`sqlite3_get_autocommit` is 0).
+    /// Whether a transaction is open (`sqlite3_get_autocommit` is 0; PostgreSQL's transaction status).
     package var isInTransaction: Bool {
-        handle.map { sqlite3_get_autocommit($0) == 0 } ?? false
+        if let postgres { return postgres.isInTransaction }
+        return handle.map { sqlite3_get_autocommit($0) == 0 } ?? false
+    }
+
+    /// BEGIN on PostgreSQL, and for `.immediate` the write lock; a connection found lost at BEGIN (nothing was done
+    /// yet) is connected again and BEGIN tried once more, so the first write after a server restart succeeds.
+    private func beginPostgres(_ kind: TransactionKind) throws {
+        let begin = kind == .immediate ? "BEGIN" : "BEGIN ISOLATION LEVEL REPEATABLE READ"
+        do {
+            try execute(begin)
+        } catch let error as DatabaseError where error.isUnavailable {
+            try execute(begin)
+        }
+        guard kind == .immediate else { return }
+        do {
+            try execute("SELECT pg_advisory_xact_lock(\(PostgresLock.writes.rawValue))")
+        } catch {
+            // lock_timeout (busy) or a lost connection: the transaction is open and aborted; end it.
+            if isInTransaction { try? execute("ROLLBACK") }
+            throw error
+        }
     }
 
     /// Runs `body` in a transaction: committed when it returns, rolled back when it throws.
@@ -148,6 +206,11 @@ package final class Database {
     /// Writers should pass `.immediate` (the default) so the write lock is taken, or waited for, at BEGIN:
     /// a deferred transaction that reads and then writes can fail at its first write with
     /// `SQLITE_BUSY_SNAPSHOT` in WAL mode, after work was done. Nested calls become savepoints.
+    ///
+    /// On PostgreSQL `.immediate` takes the store's write lock (`PostgresLock.writes`, a transaction-scoped
+    /// advisory lock) right after BEGIN: writers on every node serialize as SQLite's do, and each of their
+    /// statements (READ COMMITTED) sees what the previous holder committed. `.deferred` is a REPEATABLE READ
+    /// transaction: one snapshot, no lock.
     @discardableResult
     package func transaction<T>(_ kind: TransactionKind = .immediate, _ body: () throws -> T) throws -> T {
         if isInTransaction {
@@ -162,7 +225,11 @@ package final class Database {
                 throw error
             }
         }
-        try execute("BEGIN \(kind.rawValue)")
+        if isPostgres {
+            try beginPostgres(kind)
+        } else {
+            try execute("BEGIN \(kind.rawValue)")
+        }
         do {
             let value = try body()
             try execute("COMMIT")

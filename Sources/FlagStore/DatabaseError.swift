@@ -1,8 +1,10 @@
 import CSQLite
 
-/// A failure reported by SQLite, with everything needed to tell what went wrong and where.
+/// A failure reported by SQLite or PostgreSQL, with everything needed to tell what went wrong and where.
 ///
-/// The wrapper (`Database`, `Statement`) throws only this type. `extendedResultCode` keeps the detail that
+/// The wrapper (`Database`, `Statement`, `PostgresConnection`) throws only this type. A PostgreSQL error keeps
+/// its SQLSTATE (`sqlState`, https://www.postgresql.org/docs/current/errcodes-appendix.html) and has result
+/// code `SQLITE_ERROR`; the predicates below answer for both engines. `extendedResultCode` keeps the detail that
 /// the primary code loses (`SQLITE_BUSY_SNAPSHOT` vs `SQLITE_BUSY`, `SQLITE_CONSTRAINT_UNIQUE` vs
 /// `SQLITE_CONSTRAINT_CHECK`, `SQLITE_IOERR_FSYNC`, ...): see https://sqlite.org/rescode.html.
 public struct DatabaseError: Error, Sendable, Equatable, CustomStringConvertible {
@@ -14,6 +16,8 @@ public struct DatabaseError: Error, Sendable, Equatable, CustomStringConvertible
     public let message: String
     /// The SQL that failed, when a statement was involved.
     public let sql: String?
+    /// PostgreSQL's five-character SQLSTATE (`23505`, `08006`, ...); nil for SQLite errors.
+    public let sqlState: String?
 
     /// An error with explicit codes; the primary code is derived from the extended one.
     package init(extendedResultCode: Int32, message: String, sql: String?) {
@@ -21,6 +25,16 @@ public struct DatabaseError: Error, Sendable, Equatable, CustomStringConvertible
         self.extendedResultCode = extendedResultCode
         self.message = message
         self.sql = sql
+        self.sqlState = nil
+    }
+
+    /// A PostgreSQL error with its SQLSTATE.
+    package init(sqlState: String, message: String, sql: String?) {
+        self.resultCode = SQLITE_ERROR
+        self.extendedResultCode = SQLITE_ERROR
+        self.message = message
+        self.sql = sql
+        self.sqlState = sqlState
     }
 
     /// The error SQLite currently records for `connection`, after a call returned `code`.
@@ -49,19 +63,38 @@ public struct DatabaseError: Error, Sendable, Equatable, CustomStringConvertible
 
     /// True for `SQLITE_BUSY` and `SQLITE_LOCKED` (any extended variant): another connection holds a lock
     /// past the busy timeout.
-    public var isBusy: Bool { resultCode == SQLITE_BUSY || resultCode == SQLITE_LOCKED }
-
-    /// True for `SQLITE_NOTADB` and `SQLITE_CORRUPT`: the file is not a usable SQLite database.
-    public var isCorruption: Bool { resultCode == SQLITE_NOTADB || resultCode == SQLITE_CORRUPT }
-
-    /// True for `SQLITE_CONSTRAINT_UNIQUE` and `SQLITE_CONSTRAINT_PRIMARYKEY`.
-    public var isUniqueViolation: Bool {
-        extendedResultCode == CSQLITE_CONSTRAINT_UNIQUE || extendedResultCode == CSQLITE_CONSTRAINT_PRIMARYKEY
+    /// PostgreSQL: a lock wait or statement timeout, a serialization failure or a deadlock (`55P03`, `57014`,
+    /// `40001`, `40P01`): retrying later may succeed.
+    public var isBusy: Bool {
+        if let sqlState { return ["55P03", "57014", "40001", "40P01"].contains(sqlState) }
+        return resultCode == SQLITE_BUSY || resultCode == SQLITE_LOCKED
     }
 
-    /// One line: codes, message and SQL.
+    /// True for `SQLITE_NOTADB` and `SQLITE_CORRUPT`: the file is not a usable SQLite database; PostgreSQL's
+    /// `XX001`/`XX002` (data or index corrupted).
+    public var isCorruption: Bool {
+        if let sqlState { return sqlState == "XX001" || sqlState == "XX002" }
+        return resultCode == SQLITE_NOTADB || resultCode == SQLITE_CORRUPT
+    }
+
+    /// True for `SQLITE_CONSTRAINT_UNIQUE` and `SQLITE_CONSTRAINT_PRIMARYKEY`, and PostgreSQL's `23505`.
+    public var isUniqueViolation: Bool {
+        if let sqlState { return sqlState == "23505" }
+        return extendedResultCode == CSQLITE_CONSTRAINT_UNIQUE || extendedResultCode == CSQLITE_CONSTRAINT_PRIMARYKEY
+    }
+
+    /// PostgreSQL only: the server cannot be reached or cannot take writes now: a connection failure (class `08`),
+    /// the server shutting down or starting (`57P01`-`57P03`), or a read-only transaction on a standby (`25006`,
+    /// after a failover the old primary answers so until the connection finds the new one).
+    public var isUnavailable: Bool {
+        guard let sqlState else { return false }
+        return sqlState.hasPrefix("08") || ["57P01", "57P02", "57P03", "25006"].contains(sqlState)
+    }
+
+    /// One line: codes (or SQLSTATE), message and SQL.
     public var description: String {
-        var text = "SQLite error \(resultCode) (extended \(extendedResultCode)): \(message)"
+        var text = sqlState.map { "PostgreSQL error \($0): \(message)" }
+            ?? "SQLite error \(resultCode) (extended \(extendedResultCode)): \(message)"
         if let sql { text += " [SQL: \(sql)]" }
         return text
     }

@@ -29,7 +29,7 @@ extension FlagStore {
         return try write { database in
             try database.transaction(.immediate) {
                 let environmentID = try Self.environmentID(database, change.environment)
-                try database.run("""
+                let inserted = try database.insert("""
                     INSERT INTO changes (environment_id, kind, change_set, base_version, author, message, created_at, apply_at,
                                          expires_at, needs_approval, touched_flags, protected_flags, status)
                     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
@@ -40,7 +40,7 @@ extension FlagStore {
                           change.expiresAtMilliseconds.map(SQLValue.integer) ?? .null, .integer(change.needsApproval ? 1 : 0),
                           .text(StoredJSON.text(change.touchedFlags)), .text(StoredJSON.text(change.protectedFlags)),
                           .text(status.rawValue)])
-                let id = database.lastInsertRowID
+                guard let id = inserted else { throw Self.noRowID("changes") }
                 var detail = "\(change.kind.rawValue) base \(change.baseVersion): "
                     + change.changeSet.items.map(\.pointer).joined(separator: " ")
                 if let applyAt = change.applyAtMilliseconds { detail += " at \(RFC3339.string(milliseconds: applyAt))" }
@@ -108,7 +108,7 @@ extension FlagStore {
             try database.queryFirst("""
                 SELECT min(due) FROM (
                     SELECT min(apply_at) AS due FROM changes WHERE status = 'scheduled'
-                    UNION ALL SELECT min(coalesce(decided_at, created_at)) FROM changes WHERE status = 'approved')
+                    UNION ALL SELECT min(coalesce(decided_at, created_at)) FROM changes WHERE status = 'approved') AS due_times
                 """) { $0.isNull(0) ? nil : $0.int64(0) } ?? nil
         }
     }

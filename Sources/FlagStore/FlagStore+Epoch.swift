@@ -30,6 +30,11 @@ extension FlagStore {
     /// Returns the new epoch. The backup must pass `integrity_check` first; nothing is changed otherwise.
     @discardableResult
     public func restore(from sourcePath: String, actor: String) throws -> Int64 {
+        if isPostgres {
+            throw FlagStoreError.notSupported(
+                operation: "restore", instead: "restore with pg_restore (or point-in-time recovery) while every node is stopped, "
+                    + "then start a new epoch so apps accept the restored numbers")
+        }
         guard FileManager.default.fileExists(atPath: sourcePath) else {
             throw FlagStoreError.invalidArgument(name: "--from", reason: "no file at \(sourcePath)")
         }

@@ -9,6 +9,9 @@ extension FlagStore {
     /// up), checked with `integrity_check`, then renamed into place: a crash never leaves a half copy under
     /// the final name.
     public func backup(to destinationPath: String) throws {
+        if isPostgres {
+            throw FlagStoreError.notSupported(operation: "backup", instead: "use pg_dump (or your PostgreSQL's base backups and WAL archive)")
+        }
         let manager = FileManager.default
         if manager.fileExists(atPath: destinationPath) {
             throw FlagStoreError.backupDestinationExists(path: destinationPath)
@@ -37,8 +40,16 @@ extension FlagStore {
     }
 
     /// `PRAGMA integrity_check` of the whole file: `["ok"]` when healthy, otherwise one line per problem.
+    ///
+    /// On PostgreSQL there is no such pragma: the answer is `["ok"]` once the server answers and the schema is
+    /// this build's (page checksums, `amcheck` and `pg_amcheck` are the server's own tools); the content hashes
+    /// are checked on both engines by `damagedVersions()`.
     public func integrityCheck() throws -> [String] {
-        try read { try $0.integrityCheck() }
+        try read { database in
+            guard database.isPostgres else { return try database.integrityCheck() }
+            let version = try Schema.postgresVersion(database)
+            return version == Schema.migrations.count ? ["ok"] : ["schema version \(version), expected \(Schema.migrations.count)"]
+        }
     }
 
     /// The tables that grow with history (a row, and index entries, per publish, audit line or webhook
@@ -51,7 +62,9 @@ extension FlagStore {
     /// Benchmarks/RESULTS.md, issue #27). The versions the server serves are verified against their content
     /// hashes as they are loaded. `["ok"]` when healthy, otherwise one line per problem.
     public func startupCheck() throws -> [String] {
-        try read { database in
+        // PostgreSQL has no per-table integrity_check: the same answer as `integrityCheck()` there.
+        if isPostgres { return try integrityCheck() }
+        return try read { database in
             let tables = try database.query("SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name") { $0.text(0) }
             var problems: [String] = []
             for table in tables where !Self.historyTables.contains(table) && !table.hasPrefix("sqlite_") {
@@ -70,6 +83,8 @@ extension FlagStore {
     /// read-only, or has less than `minimumFreeBytes` free (statvfs(3) of the file's directory); nil when
     /// neither holds. Reads keep working in both cases, so `/readyz` reports them as degraded writes.
     public func writeProblem() -> String? {
+        // PostgreSQL's disk is the server's; a full or read-only one shows as failing writes (503).
+        if isPostgres { return nil }
         let directory = (path as NSString).deletingLastPathComponent
         var info = statvfs()
         guard statvfs(directory.isEmpty ? "." : directory, &info) == 0 else {

@@ -35,13 +35,15 @@ extension FlagStore {
                         throw FlagStoreError.unknownEnvironment(unknown, known: known)
                     }
                 }
+                let id: Int64?
                 do {
-                    try database.run("INSERT INTO tokens (name, role, secret_hash, created_at, environments) VALUES (?, ?, ?, ?, ?)",
+                    id = try database.insert("INSERT INTO tokens (name, role, secret_hash, created_at, environments) VALUES (?, ?, ?, ?, ?)",
                                      [.text(name), .text(role.rawValue), .text(hash), .integer(now), .optionalText(scope)])
                 } catch let error as DatabaseError where error.isUniqueViolation {
                     throw FlagStoreError.tokenNameTaken(name)
                 }
-                let record = TokenRecord(id: database.lastInsertRowID, name: name, role: role,
+                guard let id else { throw Self.noRowID("tokens") }
+                let record = TokenRecord(id: id, name: name, role: role,
                                          createdAtMilliseconds: now, revokedAtMilliseconds: nil, environments: environments)
                 var detail = "name \(name) role \(role.rawValue)"
                 if let environments { detail += " environments \(environments.sorted(by: JSONValue.utf8Order).joined(separator: ","))" }
@@ -57,7 +59,7 @@ extension FlagStore {
         try read { database in
             try database.query("""
                 SELECT id, name, role, created_at, revoked_at, secret_hash, environments FROM tokens
-                WHERE ? OR revoked_at IS NULL ORDER BY name, id
+                WHERE ? = 1 OR revoked_at IS NULL ORDER BY name, id
                 """, [.integer(includeRevoked ? 1 : 0)]) { try Self.tokenRecord(from: $0) }
         }
     }

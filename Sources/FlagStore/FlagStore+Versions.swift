@@ -156,6 +156,10 @@ extension FlagStore {
         if let rolledBackFrom { detail += " rollback of \(rolledBackFrom)" }
         try audit(database, AuditRecord(actor: author, action: "publish", environment: environment, target: target, client: client,
                                         version: record.number, detail: detail), now: record.createdAtMilliseconds)
+        if database.isPostgres {
+            // Delivered at COMMIT to every node's `StoreListener`, so they install the version at once.
+            try database.run("SELECT pg_notify(?, ?)", [.text(StoreListener.channel), .text(environment)])
+        }
         return .published(record)
     }
 

@@ -34,13 +34,13 @@ extension FlagStore {
                 var created: [WebhookDelivery] = []
                 for event in events {
                     for webhook in active where webhook.receives(type: event.type, environment: event.environment) {
-                        let inserted = try database.run("""
+                        let inserted = try database.insert("""
                             INSERT INTO webhook_deliveries (webhook_id, event_id, event_type, environment, payload, status,
                                                             next_attempt_at, created_at)
                             VALUES (?, ?, ?, ?, ?, 'pending', ?, ?) ON CONFLICT (webhook_id, event_id) DO NOTHING
                             """, [.integer(webhook.id), .text(event.id), .text(event.type), .optionalText(event.environment),
                                   .blob(event.payload), .integer(event.createdAtMilliseconds), .integer(now)])
-                        if inserted == 1 { created.append(try Self.fetchDelivery(database, id: database.lastInsertRowID)) }
+                        if let id = inserted { created.append(try Self.fetchDelivery(database, id: id)) }
                     }
                 }
                 return created

@@ -45,11 +45,11 @@ extension FlagStore {
                         throw FlagStoreError.unknownEnvironment(unknown, known: known)
                     }
                 }
-                try database.run("""
+                let inserted = try database.insert("""
                     INSERT INTO webhooks (url, secret, events, environments, created_at, created_by) VALUES (?, ?, ?, ?, ?, ?)
                     """, [.text(url), .text(secret), .text(StoredJSON.text(events)), .optionalText(scope.map(StoredJSON.text)),
                           .integer(now), .text(actor)])
-                let id = database.lastInsertRowID
+                guard let id = inserted else { throw Self.noRowID("webhooks") }
                 let detail = "url \(url) events \(events.joined(separator: ","))"
                     + (scope.map { " environments \($0.joined(separator: ","))" } ?? "")
                 try Self.audit(database, AuditRecord(actor: actor, action: "webhook.create", target: String(id), client: client,
@@ -63,7 +63,7 @@ extension FlagStore {
     public func webhooks(includeDeleted: Bool = false) throws -> [WebhookRecord] {
         try read { database in
             try database.query("""
-                SELECT \(Self.webhookColumns) FROM webhooks WHERE ? OR deleted_at IS NULL ORDER BY id
+                SELECT \(Self.webhookColumns) FROM webhooks WHERE ? = 1 OR deleted_at IS NULL ORDER BY id
                 """, [.integer(includeDeleted ? 1 : 0)]) { try Self.webhookEndpoint(from: $0).record }
         }
     }

@@ -12,15 +12,21 @@ import ServerLock
 public final class FlagStore: @unchecked Sendable {
     // @unchecked: the two connections are touched only while holding their lock.
 
-    /// The database file.
+    /// The database file; for PostgreSQL the URI with any password masked (`displayName(of:)`).
     public let path: String
+    /// Whether the store is PostgreSQL (several nodes may share it) rather than a SQLite file.
+    public let isPostgres: Bool
+    /// The connection string as given (PostgreSQL: for connections of their own, `StoreListener`, `JobLease`).
+    let conninfo: String
     private let writeLock = PThreadMutex(())
     private let writer: Database
     private let readLock = PThreadMutex(())
     private let reader: Database
 
     private init(path: String, writer: Database, reader: Database) {
-        self.path = path
+        self.path = writer.isPostgres ? Self.displayName(of: path) : path
+        self.isPostgres = writer.isPostgres
+        self.conninfo = path
         self.writer = writer
         self.reader = reader
     }
@@ -30,7 +36,11 @@ public final class FlagStore: @unchecked Sendable {
     ///
     /// Fails with `cannotCreateDirectory`, `cannotOpen`, `notADatabase`, `walUnavailable` or `schemaTooNew`,
     /// never by crashing, whatever is at `path`.
+    ///
+    /// A `postgresql://` or `postgres://` URI (libpq's syntax: several hosts, `target_session_attrs=read-write`,
+    /// ...) opens PostgreSQL instead (`openPostgres`).
     public static func open(path: String, busyTimeout: Duration = .seconds(5)) throws -> FlagStore {
+        if isPostgresURI(path) { return try openPostgres(uri: path, lockTimeout: busyTimeout) }
         // SQLite reads "" as a private temporary database: never what a caller of the store means.
         guard !path.isEmpty else { throw FlagStoreError.invalidArgument(name: "path", reason: "must not be empty") }
         let directory = (path as NSString).deletingLastPathComponent
@@ -57,6 +67,49 @@ public final class FlagStore: @unchecked Sendable {
             _ = try database.userVersion()
         }
         return FlagStore(path: path, writer: writer, reader: reader)
+    }
+
+    /// Whether `location` names PostgreSQL (`postgresql://` or `postgres://`, as libpq accepts) rather than a file.
+    public static func isPostgresURI(_ location: String) -> Bool {
+        location.hasPrefix("postgresql://") || location.hasPrefix("postgres://")
+    }
+
+    /// Connects to PostgreSQL at `uri` (a writer and a reader connection) and migrates the schema under the
+    /// store's write lock, so several nodes starting at once on an empty database migrate it once.
+    /// `lockTimeout` bounds how long a write waits for another node's (`busy` after it).
+    ///
+    /// Fails with `cannotOpen` when the server cannot be reached or refuses the login, `schemaTooNew`.
+    public static func openPostgres(uri: String, lockTimeout: Duration = .seconds(5)) throws -> FlagStore {
+        let shown = displayName(of: uri)
+        func connect(_ configure: (Database) throws -> Void) throws -> Database {
+            do {
+                let database = try Database(postgres: uri, lockTimeout: lockTimeout)
+                try configure(database)
+                return database
+            } catch let error as DatabaseError {
+                throw FlagStoreError.cannotOpen(path: shown, cause: error)
+            }
+        }
+        let writer = try connect { try Schema.migrate($0, path: shown) }
+        let reader = try connect { _ = try Schema.postgresVersion($0) }
+        return FlagStore(path: uri, writer: writer, reader: reader)
+    }
+
+    /// `location` fit for logs and errors: a PostgreSQL URI's password (`user:secret@` or `password=`) masked.
+    public static func displayName(of location: String) -> String {
+        guard isPostgresURI(location), let scheme = location.range(of: "://") else { return location }
+        var text = location
+        let authorityEnd = text[scheme.upperBound...].firstIndex(where: { $0 == "/" || $0 == "?" }) ?? text.endIndex
+        if let at = text[scheme.upperBound..<authorityEnd].lastIndex(of: "@"),
+           let colon = text[scheme.upperBound..<at].firstIndex(of: ":") {
+            text.replaceSubrange(text.index(after: colon)..<at, with: "***")
+        }
+        if let query = text.firstIndex(of: "?") {
+            let parameters = text[text.index(after: query)...].split(separator: "&", omittingEmptySubsequences: false)
+                .map { $0.hasPrefix("password=") ? "password=***" : String($0) }
+            text = String(text[...query]) + parameters.joined(separator: "&")
+        }
+        return text
     }
 
     /// Opens one connection and runs `configure`, turning SQLite failures into the store's open errors.
@@ -86,9 +139,18 @@ public final class FlagStore: @unchecked Sendable {
     }
 
     /// Runs `body` on the read-only connection, serialized, with errors mapped to `FlagStoreError`.
+    ///
+    /// PostgreSQL: a read that finds its connection lost (a server restart, a failover) runs once more on a new
+    /// connection; reads change nothing, so trying again is safe.
     func read<T>(_ body: (Database) throws -> T) throws -> T {
         try readLock.withLock { _ in
-            do { return try body(reader) } catch { throw FlagStoreError.wrap(error) }
+            do {
+                return try body(reader)
+            } catch let error as DatabaseError where error.isUnavailable {
+                do { return try body(reader) } catch { throw FlagStoreError.wrap(error) }
+            } catch {
+                throw FlagStoreError.wrap(error)
+            }
         }
     }
 
@@ -146,6 +208,11 @@ public final class FlagStore: @unchecked Sendable {
         if value.utf8.count > maxLength {
             throw FlagStoreError.invalidArgument(name: name, reason: "longer than \(maxLength) bytes")
         }
+    }
+
+    /// An INSERT without ON CONFLICT that returned no id: cannot happen unless the database misbehaves.
+    static func noRowID(_ table: String) -> DatabaseError {
+        DatabaseError(extendedResultCode: 1, message: "INSERT INTO \(table) returned no id", sql: nil)
     }
 
     // MARK: Audit

@@ -45,7 +45,12 @@ public enum FlagStoreError: Error, Sendable, Equatable, CustomStringConvertible 
     case webhookDeliveryNotFound(id: Int64)
     /// Another connection held the write lock for longer than the busy timeout.
     case busy(cause: DatabaseError)
-    /// Any other SQLite failure.
+    /// PostgreSQL cannot be reached or cannot take writes now (connection lost, server shutting down, a standby
+    /// after a failover): the service answers 503 `database_unavailable`, reads go on from memory.
+    case unavailable(cause: DatabaseError)
+    /// The operation exists for one engine only: what it was, and what to use on this one instead.
+    case notSupported(operation: String, instead: String)
+    /// Any other database failure.
     case database(DatabaseError)
 
     /// A sentence for logs and CLI output.
@@ -92,6 +97,10 @@ public enum FlagStoreError: Error, Sendable, Equatable, CustomStringConvertible 
             return "no webhook delivery \(id)"
         case .busy(let cause):
             return "database is busy (another writer held the lock past the timeout): \(cause)"
+        case .unavailable(let cause):
+            return "the database is unavailable: \(cause)"
+        case .notSupported(let operation, let instead):
+            return "\(operation) is not supported on PostgreSQL; \(instead)"
         case .database(let cause):
             return cause.description
         }
@@ -100,7 +109,11 @@ public enum FlagStoreError: Error, Sendable, Equatable, CustomStringConvertible 
     /// Wraps a wrapper-level error, keeping busy apart so the service can answer 503.
     static func wrap(_ error: any Error) -> FlagStoreError {
         if let error = error as? FlagStoreError { return error }
-        if let error = error as? DatabaseError { return error.isBusy ? .busy(cause: error) : .database(error) }
+        if let error = error as? DatabaseError {
+            if error.isBusy { return .busy(cause: error) }
+            if error.isUnavailable { return .unavailable(cause: error) }
+            return .database(error)
+        }
         return .database(DatabaseError(extendedResultCode: 1, message: "\(error)", sql: nil))
     }
 }

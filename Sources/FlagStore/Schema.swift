@@ -77,6 +77,7 @@ enum Schema {
     ///
     /// `count` stops after that many migrations, so tests can build a file as an older release left it.
     static func migrate(_ database: Database, path: String, through count: Int = migrations.count) throws {
+        if database.isPostgres { return try migratePostgres(database, path: path, through: count) }
         let found = try database.userVersion()
         guard found <= migrations.count else {
             throw FlagStoreError.schemaTooNew(path: path, found: found, supported: migrations.count)

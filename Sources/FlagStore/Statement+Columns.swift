@@ -8,7 +8,9 @@ extension Statement {
     /// Throws `SQLITE_RANGE` with the SQL when the statement has no such column: a mistake in the store's own
     /// code, reported rather than read as NULL.
     package func columnIndex(_ name: String) throws -> Int32 {
-        if columnIndexes == nil {
+        if columnIndexes == nil, isPostgres {
+            columnIndexes = postgresColumnIndexes()
+        } else if columnIndexes == nil {
             var indexes: [String: Int32] = [:]
             for index in 0..<sqlite3_column_count(handle) {
                 if let pointer = sqlite3_column_name(handle, index) { indexes[String(cString: pointer)] = index }

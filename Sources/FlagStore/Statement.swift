@@ -29,15 +29,23 @@ extension SQLValue {
 /// A prepared statement. Owned by one `Database` and used only on its serial context.
 ///
 /// Binds copy their bytes (`SQLITE_TRANSIENT`), so Swift arrays and strings need not outlive the call.
+///
+/// On PostgreSQL a `Statement` is the result of one executed statement (`PGresult`, `Statement+Postgres`):
+/// the row readers see row `row` of it, and `bind`/`step`/`reset` are not used. The column readers test one
+/// stored `Bool` first; the SQLite path pays that branch and nothing else.
 package final class Statement {
-    /// The `sqlite3_stmt`; finalized in `deinit`.
+    /// The `sqlite3_stmt`, finalized in `deinit`; on PostgreSQL the `PGresult`, cleared in `deinit`.
     let handle: OpaquePointer
-    /// The connection, for error reporting.
-    let connection: OpaquePointer
+    /// The connection, for error reporting (nil on PostgreSQL).
+    let connection: OpaquePointer?
     /// The SQL text, kept for errors.
     package let sql: String
     /// Result column names to their indexes, built at the first access by name (`Statement+Columns`).
     var columnIndexes: [String: Int32]?
+    /// Whether `handle` is a PostgreSQL result.
+    let isPostgres: Bool
+    /// PostgreSQL: the current row of the result.
+    var row: Int32 = 0
 
     init(connection: OpaquePointer, sql: String) throws {
         var statement: OpaquePointer?
@@ -49,10 +57,19 @@ package final class Statement {
         self.handle = statement
         self.connection = connection
         self.sql = sql
+        self.isPostgres = false
+    }
+
+    /// Wraps an executed PostgreSQL statement's result, which this value then owns.
+    init(postgresResult: OpaquePointer, sql: String) {
+        self.handle = postgresResult
+        self.connection = nil
+        self.sql = sql
+        self.isPostgres = true
     }
 
     deinit {
-        sqlite3_finalize(handle)
+        if isPostgres { clearPostgresResult() } else { sqlite3_finalize(handle) }
     }
 
     /// Resets the statement and clears its bindings so it can run again with new arguments.
@@ -119,17 +136,19 @@ package final class Statement {
 
     /// Whether column `index` (0-based) of the current row is NULL.
     package func isNull(_ index: Int32) -> Bool {
-        sqlite3_column_type(handle, index) == SQLITE_NULL
+        if isPostgres { return postgresIsNull(index) }
+        return sqlite3_column_type(handle, index) == SQLITE_NULL
     }
 
     /// Column `index` as an integer (0 for NULL, as SQLite converts).
     package func int64(_ index: Int32) -> Int64 {
-        sqlite3_column_int64(handle, index)
+        if isPostgres { return postgresInt64(index) }
+        return sqlite3_column_int64(handle, index)
     }
 
     /// Column `index` as `Int`.
     package func int(_ index: Int32) -> Int {
-        Int(sqlite3_column_int64(handle, index))
+        Int(int64(index))
     }
 
     /// Column `index` as an integer, or nil for NULL.
@@ -139,11 +158,13 @@ package final class Statement {
 
     /// Column `index` as a double.
     package func double(_ index: Int32) -> Double {
-        sqlite3_column_double(handle, index)
+        if isPostgres { return postgresDouble(index) }
+        return sqlite3_column_double(handle, index)
     }
 
     /// Column `index` as text ("" for NULL).
     package func text(_ index: Int32) -> String {
+        if isPostgres { return postgresText(index) }
         guard let pointer = sqlite3_column_text(handle, index) else { return "" }
         let count = Int(sqlite3_column_bytes(handle, index))
         return String(decoding: UnsafeBufferPointer(start: pointer, count: count), as: UTF8.self)
@@ -156,6 +177,7 @@ package final class Statement {
 
     /// Column `index` as bytes (empty for NULL or a zero-length blob).
     package func blob(_ index: Int32) -> [UInt8] {
+        if isPostgres { return postgresBlob(index) }
         // sqlite3_column_blob must be called before sqlite3_column_bytes (https://sqlite.org/c3ref/column_blob.html).
         guard let pointer = sqlite3_column_blob(handle, index) else { return [] }
         let count = Int(sqlite3_column_bytes(handle, index))

@@ -5,9 +5,9 @@ import Testing
 
 /// A change's API form and the reading of damaged rows.
 @Suite struct ChangeRecordTests {
-    @Test func theJSONFormOfTheDesign() throws {
+    @Test(arguments: StoreEngine.allCases) func theJSONFormOfTheDesign(engine: StoreEngine) throws {
         let directory = try TemporaryDirectory()
-        let store = try FlagStore.open(path: directory.file("flags.sqlite"))
+        let store = try engine.open(directory)
         var new = scheduledChange("showIntroFreeSubscriptionBanner", applyAt: 1_803_855_600_000, author: "ops-alice",
                                   message: "the free intro period is over")
         new.baseVersion = 7

@@ -5,9 +5,9 @@ import Testing
 
 /// What a transition and an application report.
 @Suite struct ChangeTransitionTests {
-    @Test func doneHappenedRefusedDidNotAndBothCarryTheRecord() throws {
+    @Test(arguments: StoreEngine.allCases) func doneHappenedRefusedDidNotAndBothCarryTheRecord(engine: StoreEngine) throws {
         let directory = try TemporaryDirectory()
-        let store = try FlagStore.open(path: directory.file("flags.sqlite"))
+        let store = try engine.open(directory)
         let record = try store.createChange(scheduledChange())
         #expect(ChangeTransition.done(record).happened && ChangeTransition.done(record).record == record)
         #expect(!ChangeTransition.refused(record).happened && ChangeTransition.refused(record).record == record)

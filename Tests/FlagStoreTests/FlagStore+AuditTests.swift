@@ -58,9 +58,9 @@ import Testing
         #expect(try store.auditEntries(query: AuditQuery(actor: "nobody")).entries.isEmpty)
     }
 
-    @Test func aLimitOutside1To1000IsRefused() throws {
+    @Test(arguments: StoreEngine.allCases) func aLimitOutside1To1000IsRefused(engine: StoreEngine) throws {
         let directory = try TemporaryDirectory()
-        let store = try FlagStore.open(path: directory.file("flags.sqlite"))
+        let store = try engine.open(directory)
         for limit in [0, -1, 1001] {
             #expect(throws: FlagStoreError.invalidArgument(name: "limit", reason: "must be between 1 and 1000, got \(limit)")) {
                 try store.auditEntries(query: AuditQuery(limit: limit))
@@ -71,9 +71,9 @@ import Testing
         #expect(try store.auditEntries(limit: 5000).isEmpty)
     }
 
-    @Test func publishWritesItsVersionAndTheBatchCarriesRefusals() throws {
+    @Test(arguments: StoreEngine.allCases) func publishWritesItsVersionAndTheBatchCarriesRefusals(engine: StoreEngine) throws {
         let directory = try TemporaryDirectory()
-        let store = try FlagStore.open(path: directory.file("flags.sqlite"))
+        let store = try engine.open(directory)
         let refusal = AuditRecord(actor: "-", action: "publish", environment: "production", outcome: .refused, status: 401,
                                   reason: "no token", client: "192.0.2.1", atMilliseconds: 42)
         let results = try store.publish(batch: [PublishRequest(environment: "production", document: document("a"), author: "w")],
@@ -106,9 +106,9 @@ import Testing
         #expect(try store.currentVersion(environment: "production") == nil)
     }
 
-    @Test func longClientTextIsCutOnACharacterBoundary() throws {
+    @Test(arguments: StoreEngine.allCases) func longClientTextIsCutOnACharacterBoundary(engine: StoreEngine) throws {
         let directory = try TemporaryDirectory()
-        let store = try FlagStore.open(path: directory.file("flags.sqlite"))
+        let store = try engine.open(directory)
         try store.appendAudit([AuditRecord(actor: String(repeating: "ä", count: 150), action: "publish",
                                            target: String(repeating: "k", count: 10_000), outcome: .refused,
                                            detail: String(repeating: "d", count: 50_000))])

@@ -5,9 +5,9 @@ import Testing
 
 /// Status transitions as compare-and-set with their audit lines, and applying a change in one transaction.
 @Suite struct FlagStoreChangeTransitionsTests {
-    @Test func approvalSchedulesAFutureChangeAndApprovesADueOne() throws {
+    @Test(arguments: StoreEngine.allCases) func approvalSchedulesAFutureChangeAndApprovesADueOne(engine: StoreEngine) throws {
         let directory = try TemporaryDirectory()
-        let store = try FlagStore.open(path: directory.file("flags.sqlite"))
+        let store = try engine.open(directory)
         let timed = try store.createChange(requestedChange("a", applyAt: 5_000))
         let immediate = try store.createChange(requestedChange("b"))
         let scheduled = try store.approveChange(id: timed.id, actor: "bob", message: "ok", now: 4_999)
@@ -22,9 +22,9 @@ import Testing
     }
 
     /// Each transition from every status it must not leave: refused, nothing written, the status reported.
-    @Test func transitionsFromWrongStatusesAreRefused() throws {
+    @Test(arguments: StoreEngine.allCases) func transitionsFromWrongStatusesAreRefused(engine: StoreEngine) throws {
         let directory = try TemporaryDirectory()
-        let store = try FlagStore.open(path: directory.file("flags.sqlite"))
+        let store = try engine.open(directory)
         let scheduled = try store.createChange(scheduledChange())
         let rejected = try store.createChange(requestedChange())
         _ = try store.rejectChange(id: rejected.id, actor: "bob", message: "not now")
@@ -52,9 +52,9 @@ import Testing
         }
     }
 
-    @Test func outcomesRecordConflictsReasonsAndDetails() throws {
+    @Test(arguments: StoreEngine.allCases) func outcomesRecordConflictsReasonsAndDetails(engine: StoreEngine) throws {
         let directory = try TemporaryDirectory()
-        let store = try FlagStore.open(path: directory.file("flags.sqlite"))
+        let store = try engine.open(directory)
         let stale = try store.createChange(requestedChange("a"))
         let conflicted = try store.createChange(scheduledChange("b"))
         let failed = try store.createChange(scheduledChange("c"))
@@ -74,9 +74,9 @@ import Testing
             == ["/cohorts/internal", "/flags/b"])
     }
 
-    @Test func applyingPublishesAndMarksTheChangeInOneStepAndNeverTwice() throws {
+    @Test(arguments: StoreEngine.allCases) func applyingPublishesAndMarksTheChangeInOneStepAndNeverTwice(engine: StoreEngine) throws {
         let directory = try TemporaryDirectory()
-        let store = try FlagStore.open(path: directory.file("flags.sqlite"))
+        let store = try engine.open(directory)
         _ = try store.publish(environment: "production", document: document("v1"), author: "seed")
         let change = try store.createChange(scheduledChange(applyAt: 1, author: "alice", message: "intro over"))
         let result = try store.applyChange(id: change.id, document: document("v2"), expectedCurrentVersion: 1)
@@ -97,9 +97,9 @@ import Testing
         #expect(try store.auditEntries().count == 4)
     }
 
-    @Test func aStaleExpectedVersionWritesNothing() throws {
+    @Test(arguments: StoreEngine.allCases) func aStaleExpectedVersionWritesNothing(engine: StoreEngine) throws {
         let directory = try TemporaryDirectory()
-        let store = try FlagStore.open(path: directory.file("flags.sqlite"))
+        let store = try engine.open(directory)
         _ = try store.publish(environment: "production", document: document("v1"), author: "seed")
         let change = try store.createChange(scheduledChange(applyAt: 1))
         #expect(throws: FlagStoreError.versionConflict(environment: "production", expected: 0, current: 1)) {
@@ -110,9 +110,9 @@ import Testing
         #expect(try store.auditEntries().map(\.action) == ["change.schedule", "publish"])
     }
 
-    @Test func applyingWhatIsAlreadyCurrentMarksTheCurrentVersion() throws {
+    @Test(arguments: StoreEngine.allCases) func applyingWhatIsAlreadyCurrentMarksTheCurrentVersion(engine: StoreEngine) throws {
         let directory = try TemporaryDirectory()
-        let store = try FlagStore.open(path: directory.file("flags.sqlite"))
+        let store = try engine.open(directory)
         _ = try store.publish(environment: "production", document: document("same"), author: "seed")
         let change = try store.createChange(scheduledChange(applyAt: 1))
         let result = try store.applyChange(id: change.id, document: document("same"), expectedCurrentVersion: 1)
@@ -125,9 +125,9 @@ import Testing
     }
 
     /// Racing approvals (and an expiry) of one request: exactly one wins, the others see the status it set.
-    @Test func racingDecisionsHaveExactlyOneWinner() throws {
+    @Test(arguments: StoreEngine.allCases) func racingDecisionsHaveExactlyOneWinner(engine: StoreEngine) throws {
         let directory = try TemporaryDirectory()
-        let store = try FlagStore.open(path: directory.file("flags.sqlite"))
+        let store = try engine.open(directory)
         let change = try store.createChange(requestedChange())
         let results = concurrently(8) { index in
             attempt {
@@ -142,9 +142,9 @@ import Testing
         #expect(try store.auditEntries(query: AuditQuery(environment: "production")).entries.count == 2)
     }
 
-    @Test func applyingRacesAreWonOnce() throws {
+    @Test(arguments: StoreEngine.allCases) func applyingRacesAreWonOnce(engine: StoreEngine) throws {
         let directory = try TemporaryDirectory()
-        let store = try FlagStore.open(path: directory.file("flags.sqlite"))
+        let store = try engine.open(directory)
         let change = try store.createChange(scheduledChange(applyAt: 1))
         let results = concurrently(6) { index in
             attempt { try store.applyChange(id: change.id, document: document("w\(index)"), expectedCurrentVersion: 0) }

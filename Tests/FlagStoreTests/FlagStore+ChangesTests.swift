@@ -5,9 +5,9 @@ import Testing
 
 /// Recording changes and reading them back: one, listings with filters and orders, due and expired ones.
 @Suite struct FlagStoreChangesTests {
-    @Test func aScheduleIsRecordedWithItsAuditLineAndReadsBack() throws {
+    @Test(arguments: StoreEngine.allCases) func aScheduleIsRecordedWithItsAuditLineAndReadsBack(engine: StoreEngine) throws {
         let directory = try TemporaryDirectory()
-        let store = try FlagStore.open(path: directory.file("flags.sqlite"))
+        let store = try engine.open(directory)
         var new = scheduledChange(applyAt: 1_803_855_600_000)
         new.client = "192.0.2.7"
         let change = try store.createChange(new)
@@ -23,18 +23,18 @@ import Testing
         #expect(audit.detail == "flags base 0: /flags/banner at 2027-02-28T23:00:00.000Z")
     }
 
-    @Test func aRequestStartsPendingWithChangeRequestInTheAudit() throws {
+    @Test(arguments: StoreEngine.allCases) func aRequestStartsPendingWithChangeRequestInTheAudit(engine: StoreEngine) throws {
         let directory = try TemporaryDirectory()
-        let store = try FlagStore.open(path: directory.file("flags.sqlite"))
+        let store = try engine.open(directory)
         let change = try store.createChange(requestedChange(expiresAt: 9_000))
         #expect(change.status == .pending && change.needsApproval && change.isRequest)
         #expect(change.expiresAtMilliseconds == 9_000 && change.protectedFlags == ["premiumFeaturesLocked"])
         #expect(try store.auditEntries().first?.action == "change.request")
     }
 
-    @Test func refusalsWriteNothing() throws {
+    @Test(arguments: StoreEngine.allCases) func refusalsWriteNothing(engine: StoreEngine) throws {
         let directory = try TemporaryDirectory()
-        let store = try FlagStore.open(path: directory.file("flags.sqlite"))
+        let store = try engine.open(directory)
         var empty = scheduledChange()
         empty.changeSet = ChangeSet()
         var noTime = scheduledChange()
@@ -57,9 +57,9 @@ import Testing
         #expect(throws: FlagStoreError.changeNotFound(id: 1)) { try store.change(id: 1) }
     }
 
-    @Test func schedulesListByApplyAtRequestsNewestFirstWithFiltersAndPages() throws {
+    @Test(arguments: StoreEngine.allCases) func schedulesListByApplyAtRequestsNewestFirstWithFiltersAndPages(engine: StoreEngine) throws {
         let directory = try TemporaryDirectory()
-        let store = try FlagStore.open(path: directory.file("flags.sqlite"))
+        let store = try engine.open(directory)
         let late = try store.createChange(scheduledChange("a", applyAt: 9_000))
         let early = try store.createChange(scheduledChange("b", applyAt: 3_000))
         let request = try store.createChange(requestedChange("c"))
@@ -87,9 +87,9 @@ import Testing
         }
     }
 
-    @Test func dueChangesAreScheduledOnesWhoseTimeCameAndEveryApprovedOne() throws {
+    @Test(arguments: StoreEngine.allCases) func dueChangesAreScheduledOnesWhoseTimeCameAndEveryApprovedOne(engine: StoreEngine) throws {
         let directory = try TemporaryDirectory()
-        let store = try FlagStore.open(path: directory.file("flags.sqlite"))
+        let store = try engine.open(directory)
         let now: Int64 = 10_000
         let past = try store.createChange(scheduledChange("a", applyAt: now - 10))
         let exactlyNow = try store.createChange(scheduledChange("b", environment: "staging", applyAt: now))
@@ -111,9 +111,9 @@ import Testing
         #expect(try store.dueChanges(now: .max).isEmpty)
     }
 
-    @Test func expiredRequestsArePendingOnesPastTheirTime() throws {
+    @Test(arguments: StoreEngine.allCases) func expiredRequestsArePendingOnesPastTheirTime(engine: StoreEngine) throws {
         let directory = try TemporaryDirectory()
-        let store = try FlagStore.open(path: directory.file("flags.sqlite"))
+        let store = try engine.open(directory)
         let soon = try store.createChange(requestedChange("a", expiresAt: 1_000))
         let later = try store.createChange(requestedChange("b", expiresAt: 2_000))
         _ = try store.createChange(requestedChange("c"))

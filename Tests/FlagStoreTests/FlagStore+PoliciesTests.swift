@@ -9,9 +9,9 @@ import Testing
         "premiumFeaturesLocked": FlagPolicy(isProtected: true, owner: "monetization"),
     ])
 
-    @Test func theDefaultWhenNoneWasSet() throws {
+    @Test(arguments: StoreEngine.allCases) func theDefaultWhenNoneWasSet(engine: StoreEngine) throws {
         let directory = try TemporaryDirectory()
-        let store = try FlagStore.open(path: directory.file("flags.sqlite"))
+        let store = try engine.open(directory)
         #expect(try store.policy(environment: "production") == .default)
         let record = try store.policyRecord(environment: "production")
         #expect(record.isDefault && record.updatedBy == nil)
@@ -41,18 +41,18 @@ import Testing
         #expect(try store.policyRecord(environment: "production").updatedBy == "admin2")
     }
 
-    @Test func seedingSetsOnlyWhereNoneWasSet() throws {
+    @Test(arguments: StoreEngine.allCases) func seedingSetsOnlyWhereNoneWasSet(engine: StoreEngine) throws {
         let directory = try TemporaryDirectory()
-        let store = try FlagStore.open(path: directory.file("flags.sqlite"))
+        let store = try engine.open(directory)
         #expect(try store.seedPolicy(environment: "production", policy: Self.production, actor: "seed"))
         #expect(try !store.seedPolicy(environment: "production", policy: .default, actor: "seed"))
         #expect(try store.policy(environment: "production") == Self.production)
         #expect(try store.auditEntries().count == 1)
     }
 
-    @Test func listsEveryEnvironmentWithItsPolicyInForce() throws {
+    @Test(arguments: StoreEngine.allCases) func listsEveryEnvironmentWithItsPolicyInForce(engine: StoreEngine) throws {
         let directory = try TemporaryDirectory()
-        let store = try FlagStore.open(path: directory.file("flags.sqlite"))
+        let store = try engine.open(directory)
         try store.setPolicy(environment: "staging", policy: Self.production, actor: "admin")
         let all = try store.policies()
         #expect(all.map(\.environment) == ["production", "staging"])

@@ -11,9 +11,9 @@ import Testing
                      createdAtMilliseconds: at)
     }
 
-    @Test func anEventGoesToEveryWebhookThatReceivesItInOneStep() throws {
+    @Test(arguments: StoreEngine.allCases) func anEventGoesToEveryWebhookThatReceivesItInOneStep(engine: StoreEngine) throws {
         let directory = try TemporaryDirectory()
-        let store = try FlagStore.open(path: directory.file("flags.sqlite"))
+        let store = try engine.open(directory)
         let all = try store.createWebhook(url: "https://all.example", secret: "s", events: ["*"], actor: "admin")
         let production = try store.createWebhook(url: "https://p.example", secret: "s", events: ["version.published"],
                                                  environments: ["production"], actor: "admin")
@@ -32,9 +32,9 @@ import Testing
         }
     }
 
-    @Test func severalEventsAreEnqueuedTogetherOrNotAtAll() throws {
+    @Test(arguments: StoreEngine.allCases) func severalEventsAreEnqueuedTogetherOrNotAtAll(engine: StoreEngine) throws {
         let directory = try TemporaryDirectory()
-        let store = try FlagStore.open(path: directory.file("flags.sqlite"))
+        let store = try engine.open(directory)
         let all = try store.createWebhook(url: "https://all.example", secret: "s", events: ["*"], actor: "admin")
         let staging = try store.createWebhook(url: "https://s.example", secret: "s", events: ["*"], environments: ["staging"], actor: "admin")
         let deliveries = try store.enqueueWebhookEvents([Self.event("evt_a"), Self.event("evt_b", environment: "staging"), Self.event("evt_a")])
@@ -48,9 +48,9 @@ import Testing
         #expect(try store.enqueueWebhookEvents([]).isEmpty)
     }
 
-    @Test func attemptsRetryDeliverAndAreRecordedOnce() throws {
+    @Test(arguments: StoreEngine.allCases) func attemptsRetryDeliverAndAreRecordedOnce(engine: StoreEngine) throws {
         let directory = try TemporaryDirectory()
-        let store = try FlagStore.open(path: directory.file("flags.sqlite"))
+        let store = try engine.open(directory)
         let webhook = try store.createWebhook(url: "https://a.example", secret: "s", events: ["*"], actor: "admin")
         let delivery = try #require(try store.enqueueWebhookEvent(Self.event()).first)
         let retry = try store.recordWebhookAttempt(
@@ -89,9 +89,9 @@ import Testing
         }
     }
 
-    @Test func aFailedDeliveryStopsAndPendingOnesSurviveAReopen() throws {
+    @Test(arguments: StoreEngine.allCases) func aFailedDeliveryStopsAndPendingOnesSurviveAReopen(engine: StoreEngine) throws {
         let directory = try TemporaryDirectory()
-        let path = directory.file("flags.sqlite")
+        let path = try engine.location(directory)
         let store = try FlagStore.open(path: path)
         _ = try store.createWebhook(url: "https://a.example", secret: "s", events: ["*"], actor: "admin")
         let first = try #require(try store.enqueueWebhookEvent(Self.event("evt_a", at: 500)).first)
@@ -104,9 +104,9 @@ import Testing
         #expect(try reopened.pendingWebhookDeliveries(dueBy: 10_000).map(\.id) == [second.id])
     }
 
-    @Test func theLogPagesNewestFirst() throws {
+    @Test(arguments: StoreEngine.allCases) func theLogPagesNewestFirst(engine: StoreEngine) throws {
         let directory = try TemporaryDirectory()
-        let store = try FlagStore.open(path: directory.file("flags.sqlite"))
+        let store = try engine.open(directory)
         let webhook = try store.createWebhook(url: "https://a.example", secret: "s", events: ["*"], actor: "admin")
         let ids = try (0..<5).map { try #require(try store.enqueueWebhookEvent(Self.event("evt_\($0)")).first).id }
         let page = try store.webhookDeliveries(webhookID: webhook.id, limit: 2)

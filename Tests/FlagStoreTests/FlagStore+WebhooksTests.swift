@@ -5,9 +5,9 @@ import Testing
 
 /// Registered webhooks: creation with checks, listing without secrets, soft deletion.
 @Suite struct FlagStoreWebhooksTests {
-    @Test func createdWebhookListsWithoutItsSecretAndAuditsWithoutIt() throws {
+    @Test(arguments: StoreEngine.allCases) func createdWebhookListsWithoutItsSecretAndAuditsWithoutIt(engine: StoreEngine) throws {
         let directory = try TemporaryDirectory()
-        let path = directory.file("flags.sqlite")
+        let path = try engine.location(directory)
         let store = try FlagStore.open(path: path)
         let secret = FlagStore.generateWebhookSecret()
         let webhook = try store.createWebhook(url: "https://hooks.example/symi", secret: secret,
@@ -39,9 +39,9 @@ import Testing
         #expect(try store.webhooks(includeDeleted: true).isEmpty)
     }
 
-    @Test func badEventsSecretsAndEnvironmentsAreRefused() throws {
+    @Test(arguments: StoreEngine.allCases) func badEventsSecretsAndEnvironmentsAreRefused(engine: StoreEngine) throws {
         let directory = try TemporaryDirectory()
-        let store = try FlagStore.open(path: directory.file("flags.sqlite"))
+        let store = try engine.open(directory)
         let url = "http://127.0.0.1:9/hook"
         #expect(throws: FlagStoreError.invalidArgument(name: "events", reason: "must name at least one event or \"*\"")) {
             try store.createWebhook(url: url, secret: "s", events: [], actor: "admin")
@@ -56,9 +56,9 @@ import Testing
         #expect(try store.webhooks(includeDeleted: true).isEmpty && store.auditEntries().isEmpty)
     }
 
-    @Test func deletionIsSoftFailsPendingDeliveriesAndHappensOnce() throws {
+    @Test(arguments: StoreEngine.allCases) func deletionIsSoftFailsPendingDeliveriesAndHappensOnce(engine: StoreEngine) throws {
         let directory = try TemporaryDirectory()
-        let store = try FlagStore.open(path: directory.file("flags.sqlite"))
+        let store = try engine.open(directory)
         let webhook = try store.createWebhook(url: "https://a.example", secret: "s", events: ["*"], actor: "admin")
         let kept = try store.createWebhook(url: "https://b.example", secret: "s", events: ["*"], actor: "admin")
         let deliveries = try store.enqueueWebhookEvent(WebhookEvent(id: "evt_1", type: "policy.updated", environment: nil,

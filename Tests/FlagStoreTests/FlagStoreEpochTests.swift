@@ -9,9 +9,9 @@ import Testing
     static let documentA = Array(#"{"cohorts":{},"flags":{"a":{"default":true,"type":"boolean"}}}"#.utf8)
     static let documentB = Array(#"{"cohorts":{},"flags":{"a":{"default":false,"type":"boolean"}}}"#.utf8)
 
-    @Test func aNewDatabaseHasAnEpochThatRecordsCarry() throws {
+    @Test(arguments: StoreEngine.allCases) func aNewDatabaseHasAnEpochThatRecordsCarry(engine: StoreEngine) throws {
         let directory = try TemporaryDirectory()
-        let store = try FlagStore.open(path: directory.file("flags.sqlite"))
+        let store = try engine.open(directory)
         defer { store.close() }
         let epoch = try store.epoch()
         #expect(epoch > 1_700_000_000_000, "milliseconds since 1970 when the line began")
@@ -20,9 +20,9 @@ import Testing
         #expect(try store.versions(environment: "production").map(\.epoch) == [epoch])
     }
 
-    @Test func aNewEpochIsLargerAndAudited() throws {
+    @Test(arguments: StoreEngine.allCases) func aNewEpochIsLargerAndAudited(engine: StoreEngine) throws {
         let directory = try TemporaryDirectory()
-        let store = try FlagStore.open(path: directory.file("flags.sqlite"))
+        let store = try engine.open(directory)
         defer { store.close() }
         let first = try store.epoch()
         let second = try store.startNewEpoch(actor: "ops", atLeast: first + 10_000_000, reason: "test")

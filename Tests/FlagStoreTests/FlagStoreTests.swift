@@ -103,17 +103,17 @@ import Testing
         }
     }
 
-    @Test func defaultEnvironmentsExist() throws {
+    @Test(arguments: StoreEngine.allCases) func defaultEnvironmentsExist(engine: StoreEngine) throws {
         let directory = try TemporaryDirectory()
-        let store = try FlagStore.open(path: directory.file("flags.sqlite"))
+        let store = try engine.open(directory)
         #expect(try store.environments() == ["production", "staging"])
         #expect(try store.currentVersion(environment: "production") == nil)
         #expect(try store.latestVersions().isEmpty)
     }
 
-    @Test func environmentCanBeCreatedOnceWithAValidName() throws {
+    @Test(arguments: StoreEngine.allCases) func environmentCanBeCreatedOnceWithAValidName(engine: StoreEngine) throws {
         let directory = try TemporaryDirectory()
-        let store = try FlagStore.open(path: directory.file("flags.sqlite"))
+        let store = try engine.open(directory)
         try store.createEnvironment(name: "qa-2", actor: "ops")
         #expect(try store.environments() == ["production", "qa-2", "staging"])
         #expect(throws: FlagStoreError.environmentExists("qa-2")) { try store.createEnvironment(name: "qa-2", actor: "ops") }
@@ -124,9 +124,9 @@ import Testing
         #expect(try store.auditEntries().first?.action == "environment.create")
     }
 
-    @Test func unknownEnvironmentListsTheKnownOnes() throws {
+    @Test(arguments: StoreEngine.allCases) func unknownEnvironmentListsTheKnownOnes(engine: StoreEngine) throws {
         let directory = try TemporaryDirectory()
-        let store = try FlagStore.open(path: directory.file("flags.sqlite"))
+        let store = try engine.open(directory)
         #expect(throws: FlagStoreError.unknownEnvironment("prod", known: ["production", "staging"])) {
             try store.publish(environment: "prod", document: document("a"), author: "alice")
         }
@@ -135,9 +135,9 @@ import Testing
         }
     }
 
-    @Test func closedStoreFailsWithAnErrorNotACrash() throws {
+    @Test(arguments: StoreEngine.allCases) func closedStoreFailsWithAnErrorNotACrash(engine: StoreEngine) throws {
         let directory = try TemporaryDirectory()
-        let store = try FlagStore.open(path: directory.file("flags.sqlite"))
+        let store = try engine.open(directory)
         store.close()
         #expect(throws: FlagStoreError.self) { try store.ping() }
         #expect(throws: FlagStoreError.self) { try store.publish(environment: "production", document: document("a"), author: "a") }

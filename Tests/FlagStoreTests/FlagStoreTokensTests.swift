@@ -5,9 +5,9 @@ import Testing
 
 /// Tokens: creation, authentication, revocation, roles, storage as hashes only.
 @Suite struct FlagStoreTokensTests {
-    @Test func createdTokenAuthenticatesWithItsRole() throws {
+    @Test(arguments: StoreEngine.allCases) func createdTokenAuthenticatesWithItsRole(engine: StoreEngine) throws {
         let directory = try TemporaryDirectory()
-        let store = try FlagStore.open(path: directory.file("flags.sqlite"))
+        let store = try engine.open(directory)
         let (secret, record) = try store.createToken(name: "ci-deploy", role: .writer, actor: "ops")
         #expect(secret.hasPrefix("sfl_"))
         #expect(secret.utf8.count == 4 + 43)
@@ -18,9 +18,9 @@ import Testing
         #expect(audit.action == "token.create" && audit.actor == "ops" && audit.detail == "name ci-deploy role writer")
     }
 
-    @Test func wrongOrMalformedSecretsDoNotAuthenticate() throws {
+    @Test(arguments: StoreEngine.allCases) func wrongOrMalformedSecretsDoNotAuthenticate(engine: StoreEngine) throws {
         let directory = try TemporaryDirectory()
-        let store = try FlagStore.open(path: directory.file("flags.sqlite"))
+        let store = try engine.open(directory)
         let (secret, _) = try store.createToken(name: "app", role: .reader)
         var altered = Array(secret.utf8)
         altered[altered.count - 1] = altered[altered.count - 1] == UInt8(ascii: "A") ? UInt8(ascii: "B") : UInt8(ascii: "A")
@@ -30,15 +30,14 @@ import Testing
         }
     }
 
-    @Test func secretsAreRandomAndStoredOnlyAsHashes() throws {
+    @Test(arguments: StoreEngine.allCases) func secretsAreRandomAndStoredOnlyAsHashes(engine: StoreEngine) throws {
         let directory = try TemporaryDirectory()
-        let path = directory.file("flags.sqlite")
+        let path = try engine.location(directory)
         let store = try FlagStore.open(path: path)
         let secrets = try (0..<5).map { try store.createToken(name: "t\($0)", role: .reader).secret }
         #expect(Set(secrets).count == 5)
         store.close()
-        var stored = try Data(contentsOf: URL(fileURLWithPath: path))
-        if let wal = try? Data(contentsOf: URL(fileURLWithPath: path + "-wal")) { stored.append(wal) }
+        let stored = try engine.everythingStored(path)
         for secret in secrets {
             let randomPart = Data(secret.dropFirst(4).utf8)
             #expect(stored.range(of: randomPart) == nil, "secret found in the database file")
@@ -46,9 +45,9 @@ import Testing
         }
     }
 
-    @Test func revokedTokenStopsAuthenticatingAndItsNameCanBeReused() throws {
+    @Test(arguments: StoreEngine.allCases) func revokedTokenStopsAuthenticatingAndItsNameCanBeReused(engine: StoreEngine) throws {
         let directory = try TemporaryDirectory()
-        let store = try FlagStore.open(path: directory.file("flags.sqlite"))
+        let store = try engine.open(directory)
         let (old, _) = try store.createToken(name: "ops", role: .admin)
         let table = try store.tokenTable()
         let revoked = try store.revokeToken(name: "ops", actor: "security")
@@ -64,9 +63,9 @@ import Testing
         #expect(try store.auditEntries().map(\.action) == ["token.create", "token.revoke", "token.create"])
     }
 
-    @Test func activeNamesAreUniqueAndValidated() throws {
+    @Test(arguments: StoreEngine.allCases) func activeNamesAreUniqueAndValidated(engine: StoreEngine) throws {
         let directory = try TemporaryDirectory()
-        let store = try FlagStore.open(path: directory.file("flags.sqlite"))
+        let store = try engine.open(directory)
         _ = try store.createToken(name: "ci", role: .writer)
         #expect(throws: FlagStoreError.tokenNameTaken("ci")) { try store.createToken(name: "ci", role: .reader) }
         for bad in ["", "has space", "ä", "a/b", String(repeating: "x", count: 65)] {
@@ -82,9 +81,9 @@ import Testing
         #expect(TokenRole(rawValue: "owner") == nil)
     }
 
-    @Test func tokenTableAuthenticatesInMemory() throws {
+    @Test(arguments: StoreEngine.allCases) func tokenTableAuthenticatesInMemory(engine: StoreEngine) throws {
         let directory = try TemporaryDirectory()
-        let store = try FlagStore.open(path: directory.file("flags.sqlite"))
+        let store = try engine.open(directory)
         let reader = try store.createToken(name: "r", role: .reader)
         let writer = try store.createToken(name: "w", role: .writer)
         let table = try store.tokenTable()
@@ -110,9 +109,9 @@ import Testing
         #expect(FlagStore.base64URL([0xfb, 0xff]) == "-_8")
     }
 
-    @Test func aScopedTokenCarriesItsEnvironmentsEverywhere() throws {
+    @Test(arguments: StoreEngine.allCases) func aScopedTokenCarriesItsEnvironmentsEverywhere(engine: StoreEngine) throws {
         let directory = try TemporaryDirectory()
-        let store = try FlagStore.open(path: directory.file("flags.sqlite"))
+        let store = try engine.open(directory)
         try store.createEnvironment(name: "qa", actor: "ops")
         let (secret, record) = try store.createToken(name: "staging-ci", role: .writer, environments: ["staging", "qa"], actor: "ops")
         #expect(record.environments == ["staging", "qa"] && record.isScoped)
@@ -128,18 +127,18 @@ import Testing
         #expect(revoked.environments == ["qa", "staging"] && !revoked.isActive)
     }
 
-    @Test func anUnscopedTokenAllowsEveryEnvironmentAlsoLaterOnes() throws {
+    @Test(arguments: StoreEngine.allCases) func anUnscopedTokenAllowsEveryEnvironmentAlsoLaterOnes(engine: StoreEngine) throws {
         let directory = try TemporaryDirectory()
-        let store = try FlagStore.open(path: directory.file("flags.sqlite"))
+        let store = try engine.open(directory)
         let (secret, record) = try store.createToken(name: "ops", role: .admin)
         #expect(record.environments == nil && !record.isScoped)
         try store.createEnvironment(name: "later", actor: "ops")
         #expect(try store.authenticate(secret: secret)?.allows(environment: "later") == true)
     }
 
-    @Test func anEmptyOrUnknownScopeIsRefusedAndWritesNothing() throws {
+    @Test(arguments: StoreEngine.allCases) func anEmptyOrUnknownScopeIsRefusedAndWritesNothing(engine: StoreEngine) throws {
         let directory = try TemporaryDirectory()
-        let store = try FlagStore.open(path: directory.file("flags.sqlite"))
+        let store = try engine.open(directory)
         #expect(throws: FlagStoreError.invalidArgument(name: "environments", reason: "must name at least one environment (nil: all)")) {
             try store.createToken(name: "x", role: .reader, environments: [])
         }

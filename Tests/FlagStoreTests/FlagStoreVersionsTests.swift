@@ -6,9 +6,9 @@ import Testing
 
 /// Publishing, numbering, conflicts, history, restart.
 @Suite struct FlagStoreVersionsTests {
-    @Test func versionsAreNumberedFromOnePerEnvironment() throws {
+    @Test(arguments: StoreEngine.allCases) func versionsAreNumberedFromOnePerEnvironment(engine: StoreEngine) throws {
         let directory = try TemporaryDirectory()
-        let store = try FlagStore.open(path: directory.file("flags.sqlite"))
+        let store = try engine.open(directory)
         let before = Date()
         let first = try store.publish(environment: "production", document: document("a"), author: "alice", message: "first")
         let second = try store.publish(environment: "production", document: document("b"), author: "bob", message: "second")
@@ -29,9 +29,9 @@ import Testing
         #expect(audit.first?.actor == "carol" && audit.first?.environment == "staging")
     }
 
-    @Test func identicalContentPublishesNothing() throws {
+    @Test(arguments: StoreEngine.allCases) func identicalContentPublishesNothing(engine: StoreEngine) throws {
         let directory = try TemporaryDirectory()
-        let store = try FlagStore.open(path: directory.file("flags.sqlite"))
+        let store = try engine.open(directory)
         let first = try store.publish(environment: "production", document: document("a"), author: "alice")
         let again = try store.publish(environment: "production", document: document("a"), author: "bob",
                                       expectedCurrentVersion: 1)
@@ -40,9 +40,9 @@ import Testing
         #expect(try store.auditEntries().count == 1)
     }
 
-    @Test func staleExpectationIsAConflictAndWritesNothing() throws {
+    @Test(arguments: StoreEngine.allCases) func staleExpectationIsAConflictAndWritesNothing(engine: StoreEngine) throws {
         let directory = try TemporaryDirectory()
-        let store = try FlagStore.open(path: directory.file("flags.sqlite"))
+        let store = try engine.open(directory)
         #expect(throws: FlagStoreError.versionConflict(environment: "production", expected: 3, current: 0)) {
             try store.publish(environment: "production", document: document("a"), author: "a", expectedCurrentVersion: 3)
         }
@@ -57,9 +57,9 @@ import Testing
         #expect(try store.versions(environment: "production").map(\.number) == [1])
     }
 
-    @Test func racingWritersOnTwoConnectionsExactlyOneWins() throws {
+    @Test(arguments: StoreEngine.allCases) func racingWritersOnTwoConnectionsExactlyOneWins(engine: StoreEngine) throws {
         let directory = try TemporaryDirectory()
-        let path = directory.file("flags.sqlite")
+        let path = try engine.location(directory)
         let stores = [try FlagStore.open(path: path), try FlagStore.open(path: path)]
         for round in 0..<20 {
             let results = concurrently(2) { index in
@@ -118,9 +118,9 @@ import Testing
         #expect(try result.withLock { try $0?.get() }?.record.number == 1)
     }
 
-    @Test func historyPagesNewestFirst() throws {
+    @Test(arguments: StoreEngine.allCases) func historyPagesNewestFirst(engine: StoreEngine) throws {
         let directory = try TemporaryDirectory()
-        let store = try FlagStore.open(path: directory.file("flags.sqlite"))
+        let store = try engine.open(directory)
         for index in 1...25 { _ = try store.publish(environment: "production", document: document("\(index)"), author: "a") }
         let page1 = try store.versions(environment: "production", limit: 10)
         #expect(page1.map(\.number) == Array((16...25).reversed()))
@@ -135,17 +135,17 @@ import Testing
         }
     }
 
-    @Test func missingVersionIsNotFound() throws {
+    @Test(arguments: StoreEngine.allCases) func missingVersionIsNotFound(engine: StoreEngine) throws {
         let directory = try TemporaryDirectory()
-        let store = try FlagStore.open(path: directory.file("flags.sqlite"))
+        let store = try engine.open(directory)
         #expect(throws: FlagStoreError.versionNotFound(environment: "production", number: 1)) {
             try store.version(environment: "production", number: 1)
         }
     }
 
-    @Test func badPublishInputIsRefusedAndWritesNothing() throws {
+    @Test(arguments: StoreEngine.allCases) func badPublishInputIsRefusedAndWritesNothing(engine: StoreEngine) throws {
         let directory = try TemporaryDirectory()
-        let store = try FlagStore.open(path: directory.file("flags.sqlite"))
+        let store = try engine.open(directory)
         #expect(throws: FlagStoreError.invalidArgument(name: "document", reason: "must not be empty")) {
             try store.publish(environment: "production", document: [], author: "a")
         }
@@ -160,9 +160,9 @@ import Testing
         #expect(try store.auditEntries().isEmpty)
     }
 
-    @Test func rollbackRepublishesOldContentAsANewVersion() throws {
+    @Test(arguments: StoreEngine.allCases) func rollbackRepublishesOldContentAsANewVersion(engine: StoreEngine) throws {
         let directory = try TemporaryDirectory()
-        let store = try FlagStore.open(path: directory.file("flags.sqlite"))
+        let store = try engine.open(directory)
         _ = try store.publish(environment: "production", document: document("a"), author: "a")
         _ = try store.publish(environment: "production", document: document("b"), author: "a")
         let outcome = try store.rollback(environment: "production", to: 1, author: "ops", message: "undo",
@@ -205,9 +205,9 @@ import Testing
         #expect(try reopened.integrityCheck() == ["ok"])
     }
 
-    @Test func batchPublishesInOrderInOneCommitAndRefusesPerRequest() throws {
+    @Test(arguments: StoreEngine.allCases) func batchPublishesInOrderInOneCommitAndRefusesPerRequest(engine: StoreEngine) throws {
         let directory = try TemporaryDirectory()
-        let store = try FlagStore.open(path: directory.file("flags.sqlite"))
+        let store = try engine.open(directory)
         _ = try store.publish(environment: "production", document: document("a"), author: "a")
         let results = try store.publish(batch: [
             PublishRequest(environment: "production", document: document("b"), author: "w1", expectedCurrentVersion: 1),
@@ -231,9 +231,9 @@ import Testing
         #expect(try store.publish(batch: []).isEmpty)
     }
 
-    @Test func aPublishAuditLineNamesItsTargetAndClient() throws {
+    @Test(arguments: StoreEngine.allCases) func aPublishAuditLineNamesItsTargetAndClient(engine: StoreEngine) throws {
         let directory = try TemporaryDirectory()
-        let store = try FlagStore.open(path: directory.file("flags.sqlite"))
+        let store = try engine.open(directory)
         _ = try store.publish(batch: [
             PublishRequest(environment: "production", document: document("a"), author: "ops", target: "premiumFeaturesLocked",
                            client: "192.0.2.7"),

@@ -42,12 +42,11 @@ import Testing
         for from in ChangeStatus.allCases {
             for to in ChangeStatus.allCases {
                 let applied = from == .applied
-                try database.run("""
+                let id = try #require(try database.insert("""
                     INSERT INTO changes (environment_id, kind, change_set, base_version, author, message, created_at, apply_at,
                                          needs_approval, touched_flags, protected_flags, status, applied_version, applied_at)
                     VALUES (1, 'flags', '{"cohorts":{},"flags":{}}', 0, 'a', '', 1, 5, 1, '[]', '[]', ?, ?, ?)
-                    """, [.text(from.rawValue), applied ? .integer(1) : .null, applied ? .integer(9) : .null])
-                let id = database.lastInsertRowID
+                    """, [.text(from.rawValue), applied ? .integer(1) : .null, applied ? .integer(9) : .null]))
                 let allowed: Bool
                 do {
                     try database.run("""

@@ -1,7 +1,50 @@
 import FlagKit
 import Foundation
+import PostgresTestSupport
 import Synchronization
+import Testing
 @testable import FlagStore
+
+/// The engines the store's suite runs against: every test that is not about SQLite's file runs on both.
+enum StoreEngine: String, CaseIterable, Sendable, CustomTestStringConvertible {
+    case sqlite
+    case postgres
+
+    var testDescription: String { rawValue }
+
+    /// A fresh store's location: a file in `directory`, or a new database on the tests' PostgreSQL cluster.
+    func location(_ directory: TemporaryDirectory) throws -> String {
+        switch self {
+        case .sqlite: directory.file("flags.sqlite")
+        case .postgres: try PostgresTestCluster.shared().createDatabase()
+        }
+    }
+
+    /// Every byte the store keeps at `location`: the file and its WAL, or every row of every table as text.
+    func everythingStored(_ location: String) throws -> Data {
+        switch self {
+        case .sqlite:
+            var stored = try Data(contentsOf: URL(fileURLWithPath: location))
+            if let wal = try? Data(contentsOf: URL(fileURLWithPath: location + "-wal")) { stored.append(wal) }
+            return stored
+        case .postgres:
+            let database = try Database(postgres: location)
+            defer { database.close() }
+            let tables = try database.query("SELECT tablename FROM pg_tables WHERE schemaname = 'public'") { $0.text(0) }
+            var stored = Data()
+            for table in tables {
+                // Table names come from the catalog, not from input; identifiers cannot be bound.
+                for row in try database.query("SELECT t::text FROM \(table) t", row: { $0.text(0) }) { stored.append(Data(row.utf8)) }
+            }
+            return stored
+        }
+    }
+
+    /// Opens a fresh store.
+    func open(_ directory: TemporaryDirectory, busyTimeout: Duration = .seconds(5)) throws -> FlagStore {
+        try FlagStore.open(path: try location(directory), busyTimeout: busyTimeout)
+    }
+}
 
 /// A fresh directory under the system temp dir, removed when the value is released.
 final class TemporaryDirectory: Sendable {

@@ -1,0 +1,106 @@
+import FlagStore
+import Foundation
+import ServerLock
+import Synchronization
+
+/// Several nodes on one PostgreSQL (`docs/scaling.md`): a thread per node that keeps its in-memory state as the
+/// database says and decides whether this node runs the jobs that must run once.
+///
+/// Each round it waits up to `interval` (default 1 s) for another node's publish (`StoreListener`, LISTEN/NOTIFY:
+/// at once), then compares every environment's newest version with the installed snapshot and installs and
+/// announces what is newer (notifications are lost when a connection drops or the primary changes; the
+/// comparison is not), reloads the token table, the policies and the webhook receivers, and renews the jobs'
+/// lease (`JobLease`). Not started on SQLite, where one process owns the file.
+final class ClusterSync: Sendable {
+    /// How long a round waits for a notification before it compares anyway.
+    let interval: Duration
+    /// Whether this node holds the jobs' lease (always true on SQLite).
+    let leads = Atomic<Bool>(false)
+    private let state = PThreadCondition((stopping: false, finished: false))
+
+    init(interval: Duration) {
+        self.interval = interval
+    }
+
+    /// Starts the thread; `round` runs after every wait, `leadershipChanged` when the lease is taken or lost.
+    func start(store: FlagStore, logger: ServiceLogger, round: @escaping @Sendable () -> Void,
+               leadershipChanged: @escaping @Sendable (Bool) -> Void) {
+        let thread = Thread { [self] in
+            run(store: store, logger: logger, round: round, leadershipChanged: leadershipChanged)
+        }
+        thread.name = "flagserver-cluster"
+        thread.start()
+    }
+
+    /// Stops the thread after its current round (at most `interval`) and releases the lease.
+    func stop() {
+        state.withLock { $0.stopping = true }
+        // Wakes a round that sleeps after a failure (the database away); a round waiting for notifications ends
+        // within `interval`.
+        state.broadcast()
+        state.wait(until: { $0.finished }) { _ in }
+    }
+
+    private var isStopping: Bool { state.withLock { $0.stopping } }
+
+    private func run(store: FlagStore, logger: ServiceLogger, round: @Sendable () -> Void,
+                     leadershipChanged: @Sendable (Bool) -> Void) {
+        var listener: StoreListener?
+        var lease: JobLease?
+        defer {
+            listener?.close()
+            lease?.close()
+            state.withLock { $0.finished = true }
+            state.broadcast()
+        }
+        while !isStopping {
+            do {
+                if listener == nil { listener = try store.makeListener() }
+                if lease == nil { lease = try store.makeJobLease() }
+                _ = try listener?.wait(timeout: interval)
+            } catch {
+                logger.log(.warning, "cluster_sync_failed", ["error": "\(error)"])
+                // Connections are made again at the next round; do not spin while the database is away.
+                state.wait(until: { $0.stopping }, deadline: ServiceMetrics.monotonicNanoseconds() + Self.nanoseconds(interval)) { _, _ in }
+            }
+            if isStopping { return }
+            round()
+            let leading = lease?.renew() ?? false
+            if leads.exchange(leading, ordering: .acquiringAndReleasing) != leading {
+                logger.log(.info, leading ? "jobs_lease_taken" : "jobs_lease_lost")
+                leadershipChanged(leading)
+            }
+        }
+    }
+
+    static func nanoseconds(_ duration: Duration) -> UInt64 {
+        let (seconds, attoseconds) = duration.components
+        return UInt64(max(0, seconds)) * 1_000_000_000 + UInt64(max(0, attoseconds / 1_000_000_000))
+    }
+}
+
+extension FlagService {
+    /// PostgreSQL: starts the node's `ClusterSync`; the jobs (scheduler, webhook deliveries) wait for the lease.
+    func startClusterSync() {
+        cluster.start(store: store, logger: logger, round: { [weak self] in self?.syncWithStore() },
+                      leadershipChanged: { [weak self] leading in
+            guard let self else { return }
+            webhooks.leads.store(leading, ordering: .releasing)
+            webhooks.reloadReceivers()
+            if leading { scheduler.wake() }
+        })
+    }
+
+    /// Makes this node's memory what the database says: newer versions published by other nodes
+    /// (`WriteQueue.catchUpWithStore`), tokens, policies and webhook receivers.
+    func syncWithStore() {
+        writer.catchUpWithStore()
+        do {
+            try authenticator.reload()
+            try policies.load(from: store)
+        } catch {
+            logger.log(.warning, "cluster_reload_failed", ["error": "\(error)"])
+        }
+        webhooks.reloadReceivers()
+    }
+}

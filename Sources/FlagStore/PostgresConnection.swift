@@ -1,0 +1,236 @@
+import CLibPQ
+import Glibc
+
+/// One PostgreSQL connection (libpq), the counterpart of SQLite's `sqlite3*` inside `Database`.
+///
+/// Parameters are always bound (`PQexecParams`: text format, blobs in binary), never spliced into SQL text.
+/// The store's SQL is written with SQLite's `?` placeholders; each distinct text is translated once to
+/// PostgreSQL's `$1, $2, ...` and cached. Errors are `DatabaseError` with the SQLSTATE and the SQL.
+///
+/// Threading: like `Database`, not `Sendable`; one serial context at a time.
+///
+/// Reconnection: when the connection is lost (or, after a failover, answers as a read-only standby), the
+/// failing call throws an `isUnavailable` error and the next call outside a transaction connects again with
+/// the same connection string, so a multi-host URI with `target_session_attrs=read-write` finds the new
+/// primary by itself.
+package final class PostgresConnection {
+    /// The `PGconn*`; nil after `close()`.
+    private(set) var handle: OpaquePointer?
+    /// The connection string or URI as given (may hold a password: never logged, see `FlagStore.displayName`).
+    private let conninfo: String
+    /// SQL texts with `?` placeholders to their `$n` form.
+    private var translations: [String: String] = [:]
+    /// Set by a connection-level failure: connect again before the next statement.
+    private var needsReconnect = false
+    /// How many times this value has connected (1 after `init`): a listener LISTENs again when it grows.
+    private(set) var connections = 1
+    /// `lock_timeout` of every session, in milliseconds: how long a write waits for another node's write lock
+    /// (SQLite's busy timeout) before failing with `55P03` (busy).
+    private let lockTimeoutMilliseconds: Int64
+
+    /// Connects to `conninfo` (a `postgresql://` URI or `key=value` string, libpq's syntax, several hosts included).
+    /// `connect_timeout` defaults to 5 s and `application_name` to `flagserver`; the string's own values win.
+    package init(conninfo: String, lockTimeout: Duration = .seconds(5)) throws {
+        self.conninfo = conninfo
+        let (seconds, attoseconds) = lockTimeout.components
+        lockTimeoutMilliseconds = max(1, seconds * 1000 + attoseconds / 1_000_000_000_000_000)
+        handle = try Self.connect(conninfo, lockTimeoutMilliseconds: lockTimeoutMilliseconds)
+    }
+
+    deinit { close() }
+
+    /// Closes the connection; later calls fail with SQLSTATE `08003` (connection does not exist).
+    package func close() {
+        isClosed = true
+        drop()
+    }
+
+    /// Set by `close()`: never connect again.
+    private var isClosed = false
+
+    private func drop() {
+        if let handle { PQfinish(handle) }
+        handle = nil
+    }
+
+    private static func connect(_ conninfo: String, lockTimeoutMilliseconds: Int64) throws -> OpaquePointer {
+        // Keywords are read in order and later ones win; `dbname` is expanded (expand_dbname = 1) into the
+        // URI's own parameters, so defaults go first.
+        let keywords = ["connect_timeout", "application_name", "dbname"]
+        let values = ["5", "flagserver", conninfo]
+        let connection = withCStrings(keywords) { keywordPointers in
+            withCStrings(values) { valuePointers in PQconnectdbParams(keywordPointers, valuePointers, 1) }
+        }
+        guard let connection else {
+            throw DatabaseError(sqlState: "08001", message: "libpq could not allocate a connection", sql: nil)
+        }
+        guard PQstatus(connection) == CONNECTION_OK else {
+            let message = Self.trimmed(PQerrorMessage(connection))
+            PQfinish(connection)
+            throw DatabaseError(sqlState: "08001", message: "cannot connect: \(message)", sql: nil)
+        }
+        // Notices (e.g. "relation already exists, skipping") are not errors; keep them off standard error.
+        PQsetNoticeProcessor(connection, { _, _ in }, nil)
+        let setting = PQexec(connection, "SET lock_timeout = \(lockTimeoutMilliseconds)")
+        defer { PQclear(setting) }
+        guard PQresultStatus(setting) == PGRES_COMMAND_OK else {
+            let message = Self.trimmed(PQerrorMessage(connection))
+            PQfinish(connection)
+            throw DatabaseError(sqlState: "08001", message: "cannot set lock_timeout: \(message)", sql: nil)
+        }
+        return connection
+    }
+
+    /// The open connection, connecting again first when the last one was lost and no transaction is open.
+    private func liveConnection(for sql: String?) throws -> OpaquePointer {
+        if let handle, !needsReconnect, PQstatus(handle) == CONNECTION_OK { return handle }
+        guard !isClosed else {
+            throw DatabaseError(sqlState: "08003", message: "connection is closed", sql: sql)
+        }
+        drop()
+        let fresh = try Self.connect(conninfo, lockTimeoutMilliseconds: lockTimeoutMilliseconds)
+        handle = fresh
+        needsReconnect = false
+        connections += 1
+        return fresh
+    }
+
+    /// Whether a transaction is open (or failed and not yet rolled back).
+    package var isInTransaction: Bool {
+        guard let handle else { return false }
+        let status = PQtransactionStatus(handle)
+        return status == PQTRANS_INTRANS || status == PQTRANS_INERROR || status == PQTRANS_ACTIVE
+    }
+
+    /// Runs SQL that may hold several statements and takes no parameters (schema, BEGIN/COMMIT).
+    package func execute(_ sql: String) throws {
+        let connection = try liveConnection(for: sql)
+        let result = PQexec(connection, sql)
+        defer { PQclear(result) }
+        try check(result, connection: connection, sql: sql)
+    }
+
+    /// Runs one statement with `arguments` bound to `?` placeholders; the result's rows are read through the
+    /// returned `Statement` (`Statement.rowCount`, `Statement.row`).
+    package func run(_ sql: String, _ arguments: [SQLValue]) throws -> Statement {
+        let connection = try liveConnection(for: sql)
+        let text = translated(sql)
+        let count = arguments.count
+        var values = [UnsafeMutablePointer<CChar>?](repeating: nil, count: count)
+        var lengths = [Int32](repeating: 0, count: count)
+        var formats = [Int32](repeating: 0, count: count)
+        var types = [Oid](repeating: 0, count: count)
+        defer { for value in values { free(value) } }
+        for (index, argument) in arguments.enumerated() {
+            switch argument {
+            case .null:
+                break
+            case .integer(let number):
+                values[index] = strdup(String(number))
+                types[index] = 20  // int8
+            case .real(let number):
+                values[index] = strdup("\(number)")
+                types[index] = 701  // float8
+            case .text(let string):
+                // Type left to the server (0), as for a quoted literal: the column decides.
+                values[index] = strdup(string)
+            case .blob(let bytes):
+                guard let memory = malloc(max(bytes.count, 1)) else {
+                    throw DatabaseError(sqlState: "53200", message: "out of memory binding \(bytes.count) bytes", sql: sql)
+                }
+                bytes.withUnsafeBytes { raw in
+                    if let base = raw.baseAddress { memcpy(memory, base, raw.count) }
+                }
+                values[index] = memory.assumingMemoryBound(to: CChar.self)
+                lengths[index] = Int32(bytes.count)
+                formats[index] = 1  // binary
+                types[index] = 17  // bytea
+            }
+        }
+        let constants = values.map { UnsafePointer($0) }
+        let result = count == 0
+            ? PQexec(connection, text)
+            : PQexecParams(connection, text, Int32(count), types, constants, lengths, formats, 0)
+        do {
+            try check(result, connection: connection, sql: sql)
+        } catch {
+            PQclear(result)
+            throw error
+        }
+        return Statement(postgresResult: result!, sql: sql)
+    }
+
+    /// Throws the error `result` carries (nil: the connection failed), marking the connection for a reconnect
+    /// when the failure says the server is gone or is not a primary any more.
+    private func check(_ result: OpaquePointer?, connection: OpaquePointer, sql: String) throws {
+        guard let result else {
+            needsReconnect = true
+            throw DatabaseError(sqlState: "08006", message: Self.trimmed(PQerrorMessage(connection)), sql: sql)
+        }
+        let status = PQresultStatus(result)
+        if status == PGRES_COMMAND_OK || status == PGRES_TUPLES_OK { return }
+        let state = PQresultErrorField(result, CLIBPQ_DIAG_SQLSTATE).map { String(cString: $0) }
+        let message = PQresultErrorField(result, CLIBPQ_DIAG_MESSAGE_PRIMARY).map { String(cString: $0) }
+            ?? Self.trimmed(PQerrorMessage(connection))
+        let error = DatabaseError(sqlState: state ?? "08006", message: message, sql: sql)
+        if state == nil || PQstatus(connection) != CONNECTION_OK || error.isUnavailable { needsReconnect = true }
+        throw error
+    }
+
+    /// `sql` with each `?` outside quotes replaced by `$1`, `$2`, ... (cached per text).
+    func translated(_ sql: String) -> String {
+        if let cached = translations[sql] { return cached }
+        var output = ""
+        var number = 0
+        var quote: Character?
+        for character in sql {
+            if let open = quote {
+                if character == open { quote = nil }
+                output.append(character)
+            } else if character == "'" || character == "\"" {
+                quote = character
+                output.append(character)
+            } else if character == "?" {
+                number += 1
+                output += "$\(number)"
+            } else {
+                output.append(character)
+            }
+        }
+        translations[sql] = output
+        return output
+    }
+
+    /// The socket, for waiting on notifications (`LISTEN`).
+    package var socket: Int32 { handle.map { PQsocket($0) } ?? -1 }
+
+    /// Reads what the server sent and returns the notifications received since the last call (channel, payload).
+    /// Throws when the connection is lost.
+    package func notifications() throws -> [(channel: String, payload: String)] {
+        let connection = try liveConnection(for: nil)
+        guard PQconsumeInput(connection) == 1 else {
+            needsReconnect = true
+            throw DatabaseError(sqlState: "08006", message: Self.trimmed(PQerrorMessage(connection)), sql: nil)
+        }
+        var received: [(channel: String, payload: String)] = []
+        while let notify = PQnotifies(connection) {
+            received.append((String(cString: notify.pointee.relname), String(cString: notify.pointee.extra)))
+            PQfreemem(notify)
+        }
+        return received
+    }
+
+    private static func trimmed(_ message: UnsafePointer<CChar>?) -> String {
+        guard let message else { return "unknown libpq error" }
+        var text = String(cString: message)
+        while text.last?.isWhitespace == true { text.removeLast() }
+        return text
+    }
+}
+
+/// Calls `body` with a C array of C strings that live for the call.
+private func withCStrings<R>(_ strings: [String], _ body: ([UnsafePointer<CChar>?]) -> R) -> R {
+    let copies = strings.map { strdup($0) }
+    defer { for copy in copies { free(copy) } }
+    return body(copies.map { UnsafePointer($0) } + [nil])
+}

@@ -1,0 +1,262 @@
+import ClientHTTP
+import FlagKit
+import FlagService
+import FlagStore
+import Foundation
+import Glibc
+import PostgresTestSupport
+import RawHTTPClient
+import Testing
+
+/// Issue #26 with real `flagserver` processes on one PostgreSQL (the tests' throw-away cluster): a publish on one
+/// node reaches the others' GETs and event streams, racing writes on two nodes serialize (one 412, no gap), a
+/// token made on one node writes on another, a schedule is applied once, and the jobs move to another node
+/// within seconds when the node holding them is killed with SIGKILL.
+///
+/// `./scripts/test` runs this suite in a process of its own (its nodes load both cores and would slow the
+/// timing-sensitive tests of the rest of FlagServiceTests, e.g. the webhook dispatcher's prompt stop).
+@Suite(.serialized) struct FlagServerClusterTests {
+    /// Nodes over one fresh database, seeded from the repository's `flags/`, with a writer token.
+    final class Cluster: @unchecked Sendable {
+        let directory: String
+        let uri: String
+        let token: String
+        var nodes: [ServerProcess] = []
+        static let flags = repositoryRoot.appendingPathComponent("flags").path
+
+        init(nodes count: Int) async throws {
+            directory = try makeTemporaryDirectory()
+            uri = try PostgresTestCluster.shared().createDatabase()
+            let store = try FlagStore.open(path: uri)
+            try FlagService.seed(store: store, flagsDirectory: Self.flags, logger: ServiceLogger(minimumLevel: .off))
+            token = try store.createToken(name: "ops", role: .writer).secret
+            store.close()
+            for _ in 0..<count { try await start() }
+        }
+
+        @discardableResult
+        func start() async throws -> ServerProcess {
+            let node = try ServerProcess(["--port", "0", "--database", uri, "--flags-dir", Self.flags, "--log-level", "info"],
+                                         directory: directory)
+            try await node.waitUntilReady()
+            nodes.append(node)
+            return node
+        }
+
+        func finish() {
+            for node in nodes { node.blockingStop() }
+            try? FileManager.default.removeItem(atPath: directory)
+        }
+
+        func request(_ node: Int, _ method: String, _ path: String, token: String? = nil, json: String? = nil,
+                     headers: [(String, String)] = []) async throws -> ClientResponse {
+            var all = headers
+            if let token { all.append(("Authorization", "Bearer \(token)")) }
+            if json != nil { all += [("Content-Type", "application/json"), ("X-Change-Message", "cluster test")] }
+            return try await RawHTTP.request(port: nodes[node].port, method: method, path: path, headers: all,
+                                             body: json.map { Array($0.utf8) })
+        }
+
+        func version(_ node: Int) async throws -> Int64? {
+            try await request(node, "GET", "/v1/environments/production/document").json()["version"]?.integerValue
+        }
+
+        /// Polls node `node` until its document is at `version` (or `seconds` pass); the time it took.
+        func waitForVersion(_ node: Int, _ version: Int64, seconds: Double = 5) async throws -> Duration? {
+            let start = ContinuousClock.now
+            while ContinuousClock.now - start < .seconds(seconds) {
+                if try await self.version(node) == version { return ContinuousClock.now - start }
+                try await Task.sleep(for: .milliseconds(10))
+            }
+            return nil
+        }
+    }
+
+    static func flip(_ value: Bool) -> String { "\(value)" }
+    static let banner = "/v1/environments/production/flags/showIntroFreeSubscriptionBanner"
+
+    @Test func aPublishOnOneNodeReachesTheOthersGETsAndEventStreamsWithinASecond() async throws {
+        let cluster = try await Cluster(nodes: 3)
+        defer { cluster.finish() }
+        let before = try #require(try await cluster.version(0))
+        let (stream, head) = try await offPool { [port = cluster.nodes[2].port] in
+            try RawClient.openStream(port: port, path: "/v1/environments/production/events")
+        }
+        #expect(head?.status == 200)
+        let put = try await cluster.request(0, "PUT", Self.banner, token: cluster.token, json: Self.flip(false))
+        #expect(put.status == 200, "\(put.text)")
+        for node in 1...2 {
+            let took = try #require(try await cluster.waitForVersion(node, before + 1), "node \(node) never saw the version")
+            #expect(took < .seconds(1), "node \(node) took \(took)")
+        }
+        // The stream on the third node announces the version, with the version as event id.
+        let announced = try await offPool { () throws -> String in
+            var text = ""
+            while !text.contains("id: \(before + 1)\n") {
+                guard let chunk = try stream.readChunk() else { break }
+                text += String(decoding: chunk, as: UTF8.self)
+            }
+            return text
+        }
+        #expect(announced.contains("id: \(before + 1)\n"), "\(announced)")
+
+        // 20 more flips: how long until another node serves each (polled every 10 ms, so up to 10 ms late).
+        var delays: [Duration] = []
+        for index in 0..<20 {
+            let put = try await cluster.request(0, "PUT", Self.banner, token: cluster.token, json: Self.flip(index.isMultiple(of: 2)))
+            #expect(put.status == 200)
+            delays.append(try #require(try await cluster.waitForVersion(1, before + 2 + Int64(index))))
+        }
+        delays.sort()
+        print("cluster: PUT answered on node 0 -> GET on node 1 serves it: p50 \(delays[10]), max \(delays[19])")
+        #expect(delays[19] < .seconds(1))
+    }
+
+    @Test func racingWritesOnTwoNodesOneWinsTheOtherGets412AndNumbersHaveNoGap() async throws {
+        let cluster = try await Cluster(nodes: 2)
+        defer { cluster.finish() }
+        let first = try #require(try await cluster.version(0))
+        for round in 0..<10 {
+            // Both nodes serve the current version first, so both PUTs carry its ETag.
+            let current = first + Int64(round)
+            let zero = try await cluster.waitForVersion(0, current)
+            let one = try await cluster.waitForVersion(1, current)
+            #expect(zero != nil && one != nil, "round \(round): a node does not serve version \(current)")
+            let document = try await cluster.request(0, "GET", "/v1/environments/production/document")
+            let etag = try #require(document.headers.first(where: { $0.name.lowercased() == "etag" })?.value)
+            // Both nodes flip the banner away from its current value (true at first), on the same ETag.
+            let value = !round.isMultiple(of: 2)
+            async let a = cluster.request(0, "PUT", Self.banner, token: cluster.token, json: Self.flip(value), headers: [("If-Match", etag)])
+            async let b = cluster.request(1, "PUT", Self.banner, token: cluster.token, json: Self.flip(value), headers: [("If-Match", etag)])
+            let statuses = try await [a.status, b.status].sorted()
+            #expect(statuses == [200, 412], "round \(round): \(statuses)")
+        }
+        let history = try await cluster.request(1, "GET", "/v1/environments/production/versions?limit=100").json()
+        let numbers = history["versions"]?.arrayValue?.compactMap { $0["version"]?.integerValue } ?? []
+        #expect(numbers == Array((1...(numbers.first ?? 0)).reversed()), "versions without a gap or a double: \(numbers)")
+    }
+
+    @Test func aTokenMadeOrRevokedThroughOneNodesDatabaseHoldsOnEveryNode() async throws {
+        let cluster = try await Cluster(nodes: 2)
+        defer { cluster.finish() }
+        let store = try FlagStore.open(path: cluster.uri)
+        defer { store.close() }
+        let (secret, _) = try store.createToken(name: "ci", role: .writer)
+        #expect(try await cluster.request(1, "PUT", Self.banner, token: secret, json: Self.flip(false)).status == 200)
+        _ = try store.revokeToken(name: "ci", actor: "test")
+        #expect(try await cluster.request(0, "PUT", Self.banner, token: secret, json: Self.flip(true)).status == 401)
+
+        // A policy set on node 0 protects the banner on node 1 within a sync round: a write there becomes a request.
+        let (admin, _) = try store.createToken(name: "admin", role: .admin)
+        let policy = #"{"protected": false, "flags": {"showIntroFreeSubscriptionBanner": {"protected": true}}}"#
+        let set = try await cluster.request(0, "PUT", "/v1/environments/production/policy", token: admin, json: policy)
+        #expect(set.status == 200, "\(set.text)")
+        try await Task.sleep(for: .milliseconds(1_500))
+        let write = try await cluster.request(1, "PUT", Self.banner, token: cluster.token, json: Self.flip(true))
+        #expect(write.status == 202, "\(write.text)")
+    }
+
+    @Test func aScheduleIsAppliedOnceAndTheJobsMoveToAnotherNodeWhenTheirNodeIsKilled() async throws {
+        let cluster = try await Cluster(nodes: 3)
+        defer { cluster.finish() }
+        let before = try #require(try await cluster.version(0))
+        func schedule(_ node: Int, _ value: Bool, in milliseconds: Int64) async throws -> Int64 {
+            let at = RFC3339.string(milliseconds: ChangeScheduler.wallClock() + milliseconds)
+            let created = try await cluster.request(node, "POST", "/v1/environments/production/schedules", token: cluster.token,
+                                                    json: #"{"at": "\#(at)", "message": "m", "flags": {"showIntroFreeSubscriptionBanner": \#(value)}}"#)
+            #expect(created.status == 201, "\(created.text)")
+            return try #require(try created.json()["change"]?["id"]?.integerValue)
+        }
+        func status(_ id: Int64, node: Int) async throws -> String? {
+            try await cluster.request(node, "GET", "/v1/changes/\(id)").json()["change"]?["status"]?.stringValue
+        }
+        let id = try await schedule(1, false, in: 1_500)
+        let deadline = ContinuousClock.now + .seconds(10)
+        while try await status(id, node: 0) == "scheduled", ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(50)) }
+        #expect(try await status(id, node: 2) == "applied")
+        #expect(try await cluster.waitForVersion(2, before + 1) != nil)
+        try await Task.sleep(for: .seconds(2))
+        #expect(try await cluster.version(0) == before + 1, "applied once: one version, not one per node")
+
+        // The node holding the jobs dies; another takes them within seconds.
+        let leader = try #require(cluster.nodes.firstIndex { $0.errors.contains("jobs_lease_taken") }, "no node took the jobs")
+        cluster.nodes[leader].blockingStop(signal: SIGKILL)
+        let survivor = (leader + 1) % 3
+        let killedAt = ContinuousClock.now
+        let second = try await schedule(survivor, true, in: 500)
+        while try await status(second, node: survivor) == "scheduled", ContinuousClock.now - killedAt < .seconds(15) {
+            try await Task.sleep(for: .milliseconds(50))
+        }
+        #expect(try await status(second, node: survivor) == "applied")
+        let tookOver = ContinuousClock.now - killedAt
+        #expect(tookOver < .seconds(5), "took \(tookOver)")
+        #expect(try await cluster.version(survivor) == before + 2)
+    }
+
+    @Test func withoutTheDatabaseReadsGoOnWritesAre503AndReadyzDegradedThenWritesResumeWithoutARestart() async throws {
+        let cluster = try await Cluster(nodes: 1)
+        defer { cluster.finish() }
+        let postgres = try PostgresTestCluster.shared()
+        let name = try #require(cluster.uri.split(separator: "?").first?.split(separator: "/").last)
+        let before = try #require(try await cluster.version(0))
+        // The database stops taking connections and every session ends, as when the primary is gone.
+        try postgres.psql("ALTER DATABASE \(name) ALLOW_CONNECTIONS false")
+        try postgres.psql("SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = '\(name)'")
+        #expect(try await cluster.version(0) == before, "reads are served from memory")
+        let write = try await cluster.request(0, "PUT", Self.banner, token: cluster.token, json: Self.flip(false))
+        #expect(write.status == 503 && (try? write.json()["error"]?["code"]) == "database_unavailable", "\(write.status) \(write.text)")
+        #expect(write.header("Retry-After") == "1")
+        let ready = try await cluster.request(0, "GET", "/readyz")
+        #expect(ready.status == 503 && (try? ready.json()["status"]) == "degraded" && (try? ready.json()["reads"]) == "ok",
+                "\(ready.text)")
+        // Back: the same process writes again.
+        try postgres.psql("ALTER DATABASE \(name) ALLOW_CONNECTIONS true")
+        let again = try await cluster.request(0, "PUT", Self.banner, token: cluster.token, json: Self.flip(false))
+        #expect(again.status == 200, "\(again.text)")
+        #expect(try await cluster.request(0, "GET", "/readyz").status == 200)
+        #expect(try await cluster.version(0) == before + 1)
+    }
+
+    @Test func threeNodesStartedAtOnceOnAnEmptyDatabaseMigrateAndSeedItOnce() async throws {
+        let directory = try makeTemporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let uri = try PostgresTestCluster.shared().createDatabase()
+        let nodes = try (0..<3).map { _ in
+            try ServerProcess(["--port", "0", "--database", uri, "--flags-dir", Cluster.flags], directory: directory)
+        }
+        defer { for node in nodes { node.blockingStop() } }
+        for node in nodes { try await node.waitUntilReady() }
+        let store = try FlagStore.open(path: uri)
+        defer { store.close() }
+        #expect(try store.environments() == ["production", "staging"])
+        #expect(try store.versions(environment: "production").map(\.number) == [1])
+        #expect(try store.versions(environment: "staging").map(\.number) == [1])
+        #expect(try store.auditEntries(limit: 1000).filter { $0.action == "publish" }.count == 2)
+    }
+
+    @Test func aWebhookRegisteredOnOneNodeGetsEachVersionOfAnyNodeExactlyOnce() async throws {
+        let cluster = try await Cluster(nodes: 3)
+        defer { cluster.finish() }
+        let receiver = try WebhookReceiver()
+        defer { receiver.stop() }
+        let admin = try { () throws -> String in
+            let store = try FlagStore.open(path: cluster.uri)
+            defer { store.close() }
+            return try store.createToken(name: "admin", role: .admin).secret
+        }()
+        let created = try await cluster.request(0, "POST", "/v1/webhooks", token: admin, json:
+            #"{"url": "\#(receiver.url)", "events": ["version.published"], "environments": ["production"], "secret": "whsec_cluster"}"#)
+        #expect(created.status == 201, "\(created.text)")
+        // Every node knows the receiver within a sync round.
+        try await Task.sleep(for: .milliseconds(1_500))
+        #expect(try await cluster.request(1, "PUT", Self.banner, token: cluster.token, json: Self.flip(false)).status == 200)
+        #expect(try await cluster.request(2, "PUT", Self.banner, token: cluster.token, json: Self.flip(true)).status == 200)
+        let deliveries = try await receiver.waitFor(2)
+        // Three nodes, one sender: nothing arrives twice.
+        try await Task.sleep(for: .seconds(2))
+        let all = receiver.deliveries
+        let ids = try all.map { try $0.json()["id"]?.stringValue ?? "" }
+        #expect(all.count == 2 && Set(ids).count == 2, "\(all.count) deliveries: \(ids)")
+        #expect(deliveries.allSatisfy { $0.header(APIHeader.webhookAttempt) == "1" })
+    }
+}
