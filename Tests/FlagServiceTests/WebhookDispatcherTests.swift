@@ -187,7 +187,8 @@ import Testing
             #expect(transport.sent.withLock { $0.count } == 1, "the attempt is under way")
             let started = Date()
             try await offPool { dispatcher.stop() }
-            #expect(Date().timeIntervalSince(started) < 2, "stop does not wait for the receiver")
+            // The receiver hangs 30 s; 10 s leaves room for a loaded machine and still fails a stop that waits for it.
+            #expect(Date().timeIntervalSince(started) < 10, "stop does not wait for the receiver")
             let log = try #require(try store.webhookDeliveries(webhookID: webhook.id).first)
             #expect(log.delivery.status == .pending && log.attempts.isEmpty, "resumed with attempt 1 after a restart")
         }
