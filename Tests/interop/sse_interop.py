@@ -73,9 +73,18 @@ def main():
         kind, event, latency = None, None, None
     if check(kind == "event", "an event arrived within 5 s of the flip"):
         data = json.loads(event.data)
-        etag = requests.get(f"{base}/v1/environments/{env}/document", timeout=5).headers.get("ETag")
+        # The event names the identity representation's tag; a client that took the gzip variant (whose tag is the
+        # same with "-gzip") sends either back, and both match the version (docs/api.md, compressed documents).
+        etag = requests.get(f"{base}/v1/environments/{env}/document", timeout=5,
+                            headers={"Accept-Encoding": "identity"}).headers.get("ETag")
         check(data.get("type") == "refetchEvaluation", f"type refetchEvaluation: {data}")
         check(data.get("etag") == etag, f"the event's etag is the document's ETag: {data.get('etag')} {etag}")
+        gzipped = requests.get(f"{base}/v1/environments/{env}/document", timeout=5, headers={"Accept-Encoding": "gzip"})
+        check(gzipped.headers.get("ETag") == (etag or "")[:-1] + '-gzip"',
+              f"the gzip variant's tag is the identity tag with -gzip: {gzipped.headers.get('ETag')} {etag}")
+        revalidated = requests.get(f"{base}/v1/environments/{env}/document", timeout=5,
+                                   headers={"Accept-Encoding": "gzip", "If-None-Match": data.get("etag") or ""})
+        check(revalidated.status_code == 304, f"the event's etag revalidates a gzip client: {revalidated.status_code}")
         check(event.id == str(old_version + 1), f"id is the new version: {event.id}")
         check(isinstance(data.get("lastModified"), int), "lastModified is Unix seconds")
         print(f"sse interop: event {latency * 1000:.1f} ms after the PUT's answer")
