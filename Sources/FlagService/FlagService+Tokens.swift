@@ -22,6 +22,7 @@ extension FlagService {
             } catch {
                 throw TokenRequest.refusal(error)
             }
+            try? authenticator.reload()   // usable at once on the cached paths too (reads, OFREP, the head check)
             logger.log(.info, "token_created", ["name": created.record.name, "role": created.record.role.rawValue, "by": actor])
             var body = Self.members(created.record)
             // Shown once: only its hash is stored.
@@ -57,6 +58,9 @@ extension FlagService {
             } catch {
                 throw ServiceError.store(error)
             }
+            // The in-memory table serves reads with --require-read-token, OFREP and the head check: a revoked token must
+            // stop there at once, not at the next periodic reload (this handler runs off the event loop).
+            try? authenticator.reload()
             logger.log(.info, "token_revoked", ["name": name, "by": actor])
             return Self.json(Self.members(record), headers: [.cacheControl: "no-store"])
         }

@@ -100,7 +100,7 @@ public enum FlagStoreError: Error, Sendable, Equatable, CustomStringConvertible 
         case .unavailable(let cause):
             return "the database is unavailable: \(cause)"
         case .notSupported(let operation, let instead):
-            return "\(operation) is not supported on PostgreSQL; \(instead)"
+            return "\(operation) is not supported by this database engine; \(instead)"
         case .database(let cause):
             return cause.description
         }

@@ -92,7 +92,9 @@ public final class PurchaseManager {
         let now = clock.now()
         mutate { state in
             for case .verified(let entitlement) in unfinished { state.insert(entitlement, activeAt: now) }
-            state.decideAccess(now: now, storeFailed: false)
+            // Decided on the statuses of the last read: only a refund among them may lower access.
+            let revoked = unfinished.contains { if case .verified(let entitlement) = $0 { entitlement.revocationDate != nil } else { false } }
+            state.decideAccess(now: now, storeFailed: !revoked)
         }
     }
 
@@ -152,7 +154,8 @@ public final class PurchaseManager {
             mutate { state in
                 state.activity = .purchased(productId: product.id)
                 state.insert(entitlement, activeAt: now)
-                state.decideAccess(now: now, storeFailed: false)
+                // A purchase only adds; the store's next answer decides the rest.
+                state.decideAccess(now: now, storeFailed: true)
             }
             await updatePurchasedProducts()
         case .unverified(let productId, _):
@@ -233,7 +236,9 @@ public final class PurchaseManager {
         let now = clock.now()
         mutate { state in
             state.insert(entitlement, activeAt: now)
-            state.decideAccess(now: now, storeFailed: false)
+            // Decided on the statuses of the last read, which may be stale (a kept decision after a failed read): only
+            // a verified revocation (a refund) lowers access here; the store's answer right after decides the rest.
+            state.decideAccess(now: now, storeFailed: entitlement.revocationDate == nil)
             if case .pending(let productId) = state.activity, productId == entitlement.productId, entitlement.isActive(at: now) {
                 state.activity = .purchased(productId: productId)
             }

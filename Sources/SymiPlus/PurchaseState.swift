@@ -92,8 +92,9 @@ public struct PurchaseState: Sendable, Equatable {
     /// products. What the app passes to `FlagSnapshot.isAvailable(_:entitled:)`.
     public var isPremiumEntitled: Bool { access.isEntitled }
 
-    /// Decides access again on the facts held (``SymiPlusAccess/decide(_:)``); `storeFailed` when the read just made
-    /// failed, so that nothing decided earlier is taken away.
+    /// Decides access again on the facts held (``SymiPlusAccess/decide(_:)``); `storeFailed` when the facts were not
+    /// freshly answered by the store (the read just made failed, or a local update was applied to the last read's
+    /// statuses), so that nothing decided earlier is taken away.
     public mutating func decideAccess(now: Date, storeFailed: Bool) {
         access = SymiPlusAccess.decide(AccessInput(entitlements: entitlements, statuses: statuses, storeFailed: storeFailed,
                                                    billingRetryAccessDays: billingRetryAccessDays, now: now, earlier: access))

@@ -76,10 +76,17 @@ public struct StoreKitPurchaseStore: PurchaseStore {
     /// group reports the whole group; App Store Connect's numeric group id is never needed). A status counts only when
     /// both its transaction and its renewal info are `.verified`.
     public func subscriptionStatuses() async throws(StoreError) -> [SubscriptionStatus] {
+        let subscription: Product.SubscriptionInfo?
+        do {
+            subscription = try await Product.products(for: SymiCatalog.products.map(\.id)).first { $0.subscription != nil }?.subscription
+        } catch {
+            throw StoreError(.statusUnavailable, causedBy: error)
+        }
+        // StoreKit answers an empty list when it cannot resolve the products: that is a failed read, not "no
+        // subscription" (read as an answer, it would end a billing-retry subscriber's courtesy access).
+        guard let subscription else { throw StoreError(.statusUnavailable, cause: "the App Store returned no Symi Plus subscription product") }
         let statuses: [Product.SubscriptionInfo.Status]
         do {
-            let products = try await Product.products(for: SymiCatalog.products.map(\.id))
-            guard let subscription = products.first(where: { $0.subscription != nil })?.subscription else { return [] }
             statuses = try await subscription.status
         } catch {
             throw StoreError(.statusUnavailable, causedBy: error)

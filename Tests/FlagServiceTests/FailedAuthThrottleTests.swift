@@ -34,7 +34,9 @@ import Testing
 
     @Test func aLimitOfZeroNeverRefuses() {
         let throttle = FailedAuthThrottle(limit: 0)
-        for _ in 0..<100 { #expect(throttle.recordFailure("a") != .refused(retryAfterSeconds: 60, first: true)) }
+        for _ in 0..<100 {
+            if case .refused = throttle.recordFailure("a") { Issue.record("a limit of 0 refused a failure") }
+        }
         #expect(throttle.retryAfter("a") == nil)
     }
 

@@ -93,4 +93,19 @@ import Testing
         #expect(refusals.contains { $0.actor == "prod-admin" && $0.status == 403 && $0.action == "token.create" })
         #expect(refusals.contains { $0.actor == "test-admin" && $0.status == 409 && $0.target == "test-admin" })
     }
+
+    /// A token revoked over HTTP stops at once where the in-memory table decides (reads with --require-read-token),
+    /// not at the next periodic reload.
+    @Test func aRevokedReaderIsRefusedAtOnceOnCachedReads() async throws {
+        var options = FlagService.Options(requireReadToken: true)
+        options.tokenRefreshInterval = .seconds(3_600)
+        let server = try TestServer(options: options)
+        defer { server.stop() }
+        let created = try await server.asAdmin("POST", "/v1/tokens", json: #"{"name": "app-reader", "role": "reader"}"#)
+        let secret = try #require(try created.json()["secret"]?.stringValue)
+        let path = "/v1/environments/production/document"
+        #expect(try await server.asAdmin("GET", path, token: secret).status == 200, "a created token reads at once")
+        #expect(try await server.asAdmin("DELETE", "/v1/tokens/app-reader").status == 200)
+        #expect(try await server.asAdmin("GET", path, token: secret).status == 401, "a revoked token reads no more")
+    }
 }
