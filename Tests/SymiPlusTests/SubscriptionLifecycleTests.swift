@@ -187,6 +187,27 @@ import Testing
         _ = try await waitUntil(manager, "refund while offline") { !$0.isPremiumEntitled }
     }
 
+    /// Access kept after a failed read stays kept when an update that is no refund arrives while the store still
+    /// fails (an old period's transaction): the update is decided on the last read's statuses, which are stale.
+    @Test func anUpdateThatIsNoRefundNeverEndsAccessKeptWhileTheStoreFails() async throws {
+        let manager = try await launched()
+        clock.advance(to: Self.m2.addingTimeInterval(3_600))
+        await store.setEntitlements([])
+        await store.setStatuses([Fixtures.status(.inBillingRetryPeriod, Self.paid, Fixtures.renewal(retrying: true))])
+        await manager.updatePurchasedProducts()
+        #expect(manager.isPremiumEntitled, "billing retry inside the courtesy window")
+        await store.setFailing(true)
+        clock.advance(to: Self.m2.addingTimeInterval(4 * Self.day))
+        await manager.updatePurchasedProducts()
+        #expect(manager.isPremiumEntitled, "the window ended, but the store could not be asked: kept")
+        let checks = await store.entitlementChecks
+        store.send(.verified(Self.intro))   // an earlier period's transaction, long expired
+        let deadline = Date().addingTimeInterval(10)
+        while await store.entitlementChecks == checks, Date() < deadline { try await Task.sleep(for: .milliseconds(10)) }
+        #expect(await store.entitlementChecks > checks, "the update was handled (the manager asked the store again)")
+        #expect(manager.isPremiumEntitled, "an update decided on stale statuses takes nothing away")
+    }
+
     @Test func cancelledStaysActiveUntilItsEnd() async throws {
         let cancelled = Fixtures.status(.subscribed, Self.intro, Fixtures.renewal(willAutoRenew: false))
         try await run([
