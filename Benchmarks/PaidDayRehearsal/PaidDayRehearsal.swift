@@ -49,6 +49,9 @@ public enum PaidDayRehearsal {
         guard let cached = steps.first else { return [] }
         let cacheEnvelope = envelope(cached, version: 1)
         var previous = [Bool?](repeating: nil, count: population.installs.count)
+        // The store's facts do not depend on the step; only the flags' courtesy window can: one decision per install
+        // and window length.
+        var decisions: [Int: [AccessDecision]] = [:]
         var results: [StepResult] = []
         for (index, step) in steps.enumerated() {
             let stepEnvelope = envelope(step, version: index + 1)
@@ -58,7 +61,11 @@ public enum PaidDayRehearsal {
                     ? FlagSnapshot(envelope: cacheEnvelope, source: .cache(version: 1, writtenAt: now), context: install.evaluationContext)
                     : FlagSnapshot(envelope: stepEnvelope, source: .server(version: index + 1, fetchedAt: now),
                                    context: install.evaluationContext)
-                let decision = access(install, number: number, at: now, billingRetryAccessDays: snapshot.billingRetryAccessDays)
+                let days = snapshot.billingRetryAccessDays
+                if decisions[days] == nil {
+                    decisions[days] = population.installs.enumerated().map { access($1, number: $0, at: now, billingRetryAccessDays: days) }
+                }
+                let decision = decisions[days]?[number] ?? access(install, number: number, at: now, billingRetryAccessDays: days)
                 let hasAccess = snapshot.premiumFeatures.allSatisfy { snapshot.isAvailable($0, entitled: decision.isEntitled) }
                 let before = previous[number]
                 result.byStanding[install.standing, default: Counts()].add(before: before, after: hasAccess)

@@ -9,7 +9,7 @@ extension AppContext {
     /// `FlagClient.updateApp(_:)`, which re-evaluates only when the context really changed.
     public func with(_ origin: InstallOrigin?) -> AppContext {
         var context = self
-        context.firstInstallDate = origin?.isVerified == true ? origin?.firstInstallDate : nil
+        context.firstInstallDate = origin?.firstInstallDate   // nil unless verified, by InstallOrigin's construction
         return context
     }
 }
