@@ -147,30 +147,7 @@ check "the timer's OnCalendar=$calendar parses ($(systemd-analyze calendar "$cal
 
 # ---- SystemCallFilter: the allow list a unit ends up with, and the system calls a traced run made ----
 allowed_syscalls() { # unit file -> one allowed system call per line (allow groups expanded, then ~ groups removed)
-    python3 - "$1" <<'EOF'
-import re, subprocess, sys
-listing = subprocess.run(["systemd-analyze", "syscall-filter"], capture_output=True, text=True).stdout
-groups, current = {}, None
-for line in listing.splitlines():
-    if line.startswith("@"):
-        current = line.strip()
-        groups[current] = []
-    elif line.startswith("    ") and current and not line.strip().startswith("#"):
-        groups[current].append(line.strip())
-    elif not line.strip() or line.startswith("#"):
-        current = None
-def expand(name, seen=()):
-    if not name.startswith("@"):
-        return {name}
-    return set().union(set(), *(expand(item, seen + (name,)) for item in groups.get(name, []) if item not in seen))
-allow, deny = set(), set()
-for line in open(sys.argv[1]):
-    match = re.match(r"SystemCallFilter=(~?)(.*)", line.strip())
-    if match:
-        names = set().union(*(expand(word) for word in match.group(2).split()))
-        (deny if match.group(1) else allow).update(names)
-print("\n".join(sorted(allow - deny)))
-EOF
+    python3 "$repo/deploy/testing/syscall-allow-list.py" "$1"
 }
 traced_syscalls() { # strace -f output file -> one system call name per line
     sed -E 's/^[0-9]+ +//' "$1" | grep -oE '^[a-z_0-9]+\(' | tr -d '(' | sort -u
