@@ -6,6 +6,8 @@
 #     unit is copied into a temp dir with the ExecStart path replaced by a placeholder executable; nothing else
 #     changes. verify only WARNS (exit 0) on a misspelt key or value, so any output counts as a failure; a
 #     negative control shows a typo is caught.
+#   - the PostgreSQL layout's units (deploy/cluster/): patroni.service verified, and flagserver.service with its
+#     PostgreSQL drop-in (verify reads NAME.service.d/ next to the unit; a negative control shows it does).
 #   - `systemd-analyze security --offline=yes`: the exposure score of each service.
 #   - the hardening directives the deployment promises are present.
 #   - the backup wrapper: a real SQLite backup into place, pruning to FLAGSERVER_BACKUP_KEEP, nothing pruned
