@@ -57,7 +57,7 @@ let package = Package(
         .executableTarget(name: "flagstore-crash-helper", dependencies: ["FlagStore"], path: "Tests/flagstore-crash-helper"),
         .executableTarget(name: "flagstore-bench", dependencies: ["FlagStore"], path: "Benchmarks/flagstore-bench"),
         // A throw-away PostgreSQL cluster (initdb/pg_ctl in a temp dir) for the tests of both engines (no product; tests only).
-        .target(name: "PostgresTestSupport", dependencies: ["FlagStore"], path: "Tests/PostgresTestSupport"),
+        .target(name: "PostgresTestSupport", dependencies: ["FlagStore", "FlagKit"], path: "Tests/PostgresTestSupport"),
         .testTarget(name: "FlagStoreTests", dependencies: ["FlagStore", "FlagKit", "CSQLite", "flagstore-crash-helper", "PostgresTestSupport"]),
 
         // OpenFeature Remote Evaluation Protocol on FlagKit and HTTPServer, mounted by FlagService.
