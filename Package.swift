@@ -66,7 +66,7 @@ let package = Package(
         .executableTarget(name: "ofrep-test-server", dependencies: ["FlagOFREP", "FlagKit", "HTTPServer"], path: "Tests/ofrep-test-server"),
         .executableTarget(name: "ofrep-expectations", dependencies: ["FlagKit", "FlagOFREP"], path: "Tests/ofrep-expectations"),
 
-        // The HTTP API and the server executable: its command line (serve, token, backup, check, restore) is a library,
+        // The HTTP API and the server executable: its command line (serve, token, backup, check, restore, copy) is a library,
         // so its tests call the parser with arrays; `flagserver` only calls it.
         // zlib: each version's document is gzip-compressed once, when its snapshot is built (issue #27).
         .systemLibrary(name: "CZlib", path: "Sources/CZlib", providers: [.apt(["zlib1g-dev"])]),
