@@ -4,10 +4,11 @@
 # production and staging, each with its audit line) into an empty database of a throw-away PostgreSQL cluster
 # (default settings, fsync on, unix socket). The peer, same run, same cluster, same schema: the same rows moved by
 # sqlite3's CSV output into psql's \copy in one transaction, with no check of the source, no comparison, no hash
-# and no sequences: the lower bound of moving those bytes. Prints both times and the ratio ours/peer (time).
+# and no sequences: the lower bound of moving those bytes. Prints both times, the ratio ours/peer (time) and the
+# copy's peak resident memory.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-./scripts/bootstrap
+./scripts/bootstrap --bench   # GNU time for the peak memory, and the build's libraries on a fresh machine
 swift build -c release --product flagstore-bench >/dev/null
 swift build -c release --product flagserver >/dev/null
 BIN=$(swift build -c release --show-bin-path)
@@ -34,7 +35,7 @@ echo "source: $(du -m "$DIR/flags.sqlite" | cut -f1) MB, $(sqlite3 "$DIR/flags.s
 sync
 
 start=$(now)
-"$BIN/flagserver" --database "$DIR/flags.sqlite" copy --to "$(uri ours)"
+/usr/bin/time -f "flagserver copy: peak resident memory %M KB" "$BIN/flagserver" --database "$DIR/flags.sqlite" copy --to "$(uri ours)"
 ours=$(awk -v a="$(now)" -v b="$start" 'BEGIN { print a - b }')
 
 # The peer writes into the schema flagserver creates (any command that opens the store migrates it).

@@ -189,6 +189,35 @@ import Testing
         #expect(report.rows["webhook_attempts"] == (try Self.count(uri, "webhook_attempts")) && report.rows["webhook_attempts"] ?? 0 > 0)
     }
 
+    @Test func aConnectionLostHalfWayLeavesTheTargetAsItWas() throws {
+        let directory = try TemporaryDirectory()
+        let fixture = try CopyFixture.make(path: directory.file("flags.sqlite"), versions: 3)
+        let uri = try PostgresTestCluster.shared().createDatabase()
+        try FlagStore.open(path: uri).close()
+        // The copy's own session is terminated by the server while it inserts the last table, as when PostgreSQL
+        // is restarted or fails over in the middle: the transaction dies with the session.
+        let cluster = try PostgresTestCluster.shared()
+        let database = String(uri.split(separator: "?")[0].dropFirst("postgresql:///".count))
+        try cluster.psql("""
+            CREATE FUNCTION lose_connection() RETURNS trigger LANGUAGE plpgsql AS $$
+                BEGIN PERFORM pg_terminate_backend(pg_backend_pid()); RETURN NEW; END $$;
+            CREATE TRIGGER lose BEFORE INSERT ON webhook_attempts FOR EACH ROW EXECUTE FUNCTION lose_connection();
+            """, database: database)
+        let source = try FlagStore.open(path: fixture.path)
+        defer { source.close() }
+        let error = #expect(throws: FlagStoreError.self) { try source.copy(toPostgres: uri, actor: "tester") }
+        guard case .unavailable? = error else {
+            Issue.record("\(String(describing: error))")
+            return
+        }
+        for table in ["versions", "tokens", "audit", "changes", "webhook_deliveries", "webhook_attempts"] {
+            #expect(try Self.count(uri, table) == 0, "\(table)")
+        }
+        #expect(try Self.count(uri, "environments") == 2)
+        try cluster.psql("DROP TRIGGER lose ON webhook_attempts", database: database)
+        #expect(try source.copy(toPostgres: uri, actor: "tester").rows["versions"] == (try Self.count(uri, "versions")))
+    }
+
     @Test func aValuePostgreSQLCannotHoldStopsTheCopyAndLeavesNoSchemaBehind() throws {
         let directory = try TemporaryDirectory()
         let fixture = try CopyFixture.make(path: directory.file("flags.sqlite"), versions: 3)
