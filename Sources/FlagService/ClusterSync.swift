@@ -47,6 +47,7 @@ final class ClusterSync: Sendable {
                      leadershipChanged: @Sendable (Bool) -> Void) {
         var listener: StoreListener?
         var lease: JobLease?
+        var server: String?
         defer {
             listener?.close()
             lease?.close()
@@ -58,6 +59,11 @@ final class ClusterSync: Sendable {
                 if listener == nil { listener = try store.makeListener() }
                 if lease == nil { lease = try store.makeJobLease() }
                 _ = try listener?.wait(timeout: interval)
+                if let now = listener?.server, now != server {
+                    // Which host of a multi-host URI answers as the primary (after a failover: the promoted standby).
+                    logger.log(.info, "database_connected", ["server": now])
+                    server = now
+                }
             } catch {
                 logger.log(.warning, "cluster_sync_failed", ["error": "\(error)"])
                 // Connections are made again at the next round; do not spin while the database is away.

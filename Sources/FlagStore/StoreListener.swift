@@ -44,6 +44,10 @@ public final class StoreListener: @unchecked Sendable {
         }
     }
 
+    /// The server the listener is connected to (`host:port`), nil while it is not: after a failover, which host of
+    /// a multi-host URI is the primary now.
+    public var server: String? { connection.server }
+
     /// Closes the connection.
     public func close() { connection.close() }
 }
