@@ -149,6 +149,12 @@ package final class PostgresConnection {
         return UInt64(max(0, seconds)) * 1_000_000_000 + UInt64(max(0, attoseconds / 1_000_000_000))
     }
 
+    /// Connects again now when the last connection was lost (as the next statement would), so that a caller can set
+    /// up the new session first (`StoreListener` LISTENs again); `08001` when it cannot.
+    package func reconnectIfNeeded() throws {
+        _ = try liveConnection(for: nil)
+    }
+
     /// Whether a transaction is open (or failed and not yet rolled back).
     package var isInTransaction: Bool {
         guard let handle else { return false }
@@ -262,7 +268,9 @@ package final class PostgresConnection {
     /// Throws when the connection is lost.
     package func notifications() throws -> [(channel: String, payload: String)] {
         let connection = try liveConnection(for: nil)
-        guard PQconsumeInput(connection) == 1 else {
+        // A session the server ended (terminated, shut down) sends its FATAL message before closing: then input is
+        // consumed fine but the connection is bad.
+        guard PQconsumeInput(connection) == 1, PQstatus(connection) == CONNECTION_OK else {
             needsReconnect = true
             throw DatabaseError(sqlState: "08006", message: Self.trimmed(PQerrorMessage(connection)), sql: nil)
         }
