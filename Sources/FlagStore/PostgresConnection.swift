@@ -39,14 +39,17 @@ package final class PostgresConnection {
     package static let maximumRetryDelay: Duration = .milliseconds(500)
 
     /// libpq settings given before the connection string's own, which win when it has them:
-    /// - `connect_timeout` 2 s (libpq's minimum), per host: a host that does not answer at all (its machine is gone,
-    ///   packets dropped) costs each connect this long before libpq tries the next host of a multi-host URI;
+    /// - `connect_timeout` 3 s, per host: a host that does not answer at all (its machine is gone,
+    ///   packets dropped) costs each connect this long before libpq tries the next host of a multi-host URI (it was
+    ///   5 s). Not libpq's minimum, 2 s: under the test suite's load on two cores a connect to a live server over its
+    ///   unix socket once took longer (libpq then fails with an empty message) and a server slow to accept after a
+    ///   failover must not be dropped for it; `deploy/cluster` sets 3 s too;
     /// - TCP keepalives (5 s idle, then 3 probes 2 s apart) and `tcp_user_timeout` 10 s, so a session to a machine that
     ///   vanished fails within about 10 s instead of the kernel's ~15 minutes of retransmissions (an idle `LISTEN`
     ///   connection would otherwise never notice). Unix sockets ignore all but `connect_timeout`.
     /// - `application_name` `flagserver` (`pg_stat_activity`).
     static let defaultParameters: [(keyword: String, value: String)] = [
-        ("connect_timeout", "2"), ("keepalives", "1"), ("keepalives_idle", "5"), ("keepalives_interval", "2"),
+        ("connect_timeout", "3"), ("keepalives", "1"), ("keepalives_idle", "5"), ("keepalives_interval", "2"),
         ("keepalives_count", "3"), ("tcp_user_timeout", "10000"), ("application_name", "flagserver"),
     ]
 

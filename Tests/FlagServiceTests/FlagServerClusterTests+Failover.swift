@@ -139,7 +139,7 @@ extension FlagServerClusterTests {
         try postgres.psql("CREATE DATABASE flags")
         // connect_timeout 5 s (a deployment's choice; the URI's value wins over flagserver's 2 s): a connect to the
         // stopped server takes that long, /readyz must not.
-        let cluster = try await Cluster(nodes: 1, uri: postgres.uri(database: "flags") + "&connect_timeout=5")
+        let cluster = try await Cluster(nodes: 1, uri: postgres.uri(database: "flags", connectTimeout: 5))
         defer { cluster.finish() }
         #expect(try await cluster.request(0, "GET", "/readyz").status == 200)
         let before = try #require(try await cluster.version(0))

@@ -64,10 +64,10 @@ import Testing
     }
 
     /// A multi-host URI whose first host's machine is gone (its packets dropped: `UnansweringPort`) costs each connect
-    /// libpq's `connect_timeout` before the next host is tried: 2 s by default (it was 5). Once a connect failed, calls
+    /// libpq's `connect_timeout` before the next host is tried: 3 s by default (it was 5). Once a connect failed, calls
     /// fail at once until `retryDelay` has passed instead of waiting for another connect each, and a read whose
     /// connect failed is not tried again at once (that held the read lock, and `/readyz`, for two connects).
-    @Test func aHostThatNeverAnswersCostsTwoSecondsPerConnectAndAFailedConnectIsNotRepeatedAtOnce() throws {
+    @Test func aHostThatNeverAnswersCostsThreeSecondsPerConnectAndAFailedConnectIsNotRepeatedAtOnce() throws {
         let cluster = try PostgresTestCluster.shared()
         let name = String(try #require(try cluster.createDatabase().split(separator: "?").first?.split(separator: "/").last))
         let dead = try UnansweringPort()
@@ -80,14 +80,14 @@ import Testing
         }
         let (connection, connecting) = try timed { try PostgresConnection(conninfo: uri) }
         defer { connection.close() }
-        #expect(connecting >= .milliseconds(1_900) && connecting < .seconds(4), "\(connecting): the dead host first, 2 s")
+        #expect(connecting >= .milliseconds(2_900) && connecting < .milliseconds(4_500), "\(connecting): the dead host first, 3 s")
 
         let terminate = "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = '\(name)' AND pid <> pg_backend_pid()"
         try cluster.psql("ALTER DATABASE \(name) ALLOW_CONNECTIONS false")
         try cluster.psql(terminate)
         #expect(throws: DatabaseError.self) { try connection.run("SELECT 1", []) }  // the session is gone
         let (first, tried) = timed { Result { try connection.run("SELECT 1", []) } }
-        #expect(tried >= .milliseconds(1_900), "\(tried): a connect, through the dead host, refused by the live one")
+        #expect(tried >= .milliseconds(2_900), "\(tried): a connect, through the dead host, refused by the live one")
         let (second, waited) = timed { Result { try connection.run("SELECT 1", []) } }
         #expect(waited < .milliseconds(500), "\(waited): within the retry delay no connect is tried")
         guard case .failure(let refused as DatabaseError) = first, case .failure(let again as DatabaseError) = second else {
@@ -96,7 +96,7 @@ import Testing
         }
         #expect(refused.isConnectFailure && again == refused)
 
-        // A store's read that finds its connection lost connects again once, not twice (4 s with this dead host).
+        // A store's read that finds its connection lost connects again once, not twice (6 s with this dead host).
         try cluster.psql("ALTER DATABASE \(name) ALLOW_CONNECTIONS true")
         let store = try FlagStore.open(path: uri)
         defer { store.close() }
@@ -105,7 +105,7 @@ import Testing
         #expect(throws: FlagStoreError.self) { try store.ping() }  // lost, then one connect (refused)
         Thread.sleep(forTimeInterval: Double(PostgresConnection.maximumRetryDelay.components.attoseconds) / 1e18 + 0.1)
         let (_, pinging) = timed { Result { try store.ping() } }
-        #expect(pinging >= .milliseconds(1_900) && pinging < .milliseconds(3_500), "\(pinging): one connect, not two")
+        #expect(pinging >= .milliseconds(2_900) && pinging < .milliseconds(5_000), "\(pinging): one connect, not two")
 
         // Allowed again: the same connection gets in once its wait is over.
         try cluster.psql("ALTER DATABASE \(name) ALLOW_CONNECTIONS true")

@@ -124,9 +124,12 @@ package final class PostgresTestCluster: Sendable {
         try run(binaries + "/pg_ctl", ["-D", directory + "/data", "-w", "-t", "60", "promote"], asUser: runAs)
     }
 
-    /// A URI for database `name` on this cluster (over the unix socket).
-    package func uri(database name: String) -> String {
-        "postgresql:///\(name)?host=\(directory)&port=\(port)&user=\(user)"
+    /// A URI for database `name` on this cluster (over the unix socket), with `connect_timeout` (seconds) 10: what a
+    /// test's connect waits on is the machine's load (several test processes, other builds, two cores), never a host
+    /// that is gone, and flagserver's 3 s default once failed a connect under that load (tests of the default build
+    /// URIs of their own).
+    package func uri(database name: String, connectTimeout: Int = 10) -> String {
+        "postgresql:///\(name)?host=\(directory)&port=\(port)&user=\(user)&connect_timeout=\(connectTimeout)"
     }
 
     /// The processes of this server: the postmaster and its children (backends, walsenders, background workers).
