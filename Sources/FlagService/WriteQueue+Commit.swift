@@ -9,6 +9,19 @@ extension WriteQueue {
     /// the batch: the ones before it would be replaced before anyone could read them. `audit` (refusals' lines)
     /// is written in the same commit and emptied; a failed commit loses those lines (counted as dropped).
     func flush(_ batch: inout [(job: WriteJob, request: PublishRequest, document: FlagDocument)], audit: inout [AuditRecord]) {
+        var conflicted: [(job: WriteJob, error: ServiceError)] = []
+        flush(&batch, audit: &audit, conflicted: &conflicted)
+        for entry in conflicted {
+            metrics.publishFailures.add(1, ordering: .relaxed)
+            entry.job.completion(.failed(entry.error))
+        }
+    }
+
+    /// `flush`, handing the jobs without a precondition that met another node's newer version
+    /// (`versionConflict`) to `conflicted` instead of answering them: `process` builds them again on the
+    /// newest version.
+    func flush(_ batch: inout [(job: WriteJob, request: PublishRequest, document: FlagDocument)], audit: inout [AuditRecord],
+               conflicted: inout [(job: WriteJob, error: ServiceError)]) {
         guard !batch.isEmpty else { return }
         defer { batch.removeAll() }
         let lines = audit
@@ -27,7 +40,7 @@ extension WriteQueue {
         }
         health.recordSuccess()
         metrics.batches.add(1, ordering: .relaxed)
-        var outcomes: [WriteOutcome] = []
+        var outcomes: [WriteOutcome?] = []
         outcomes.reserveCapacity(batch.count)
         var newest: [String: CommittedVersion] = [:]
         for (entry, result) in zip(batch, results) {
@@ -44,6 +57,11 @@ extension WriteQueue {
                 // Accepted, yet nothing to publish: the store wrote the attempt's line in this same commit.
                 metrics.recordPublish(changed: false)
                 outcomes.append(.unchanged(record))
+            case .failure(.versionConflict(let environment, let expected, let current)) where entry.job.precondition == .none:
+                logger.log(.debug, "publish_conflict_retried", ["env": environment, "expected": "\(expected)", "current": "\(current)"])
+                conflicted.append((entry.job, ServiceError.store(FlagStoreError.versionConflict(
+                    environment: environment, expected: expected, current: current))))
+                outcomes.append(nil)
             case .failure(let error):
                 metrics.publishFailures.add(1, ordering: .relaxed)
                 logger.log(.warning, "publish_refused", ["env": entry.request.environment, "error": "\(error)"])
@@ -54,7 +72,9 @@ extension WriteQueue {
             let snapshot = Snapshot(record: published.record, document: published.document, documentIsCanonical: true)
             announce(snapshot)
         }
-        for (entry, outcome) in zip(batch, outcomes) { entry.job.completion(outcome) }
+        for (entry, outcome) in zip(batch, outcomes) {
+            if let outcome { entry.job.completion(outcome) }
+        }
     }
 
     /// Republishes version `number` as a new version. The old document is decoded first, so a version that
