@@ -222,6 +222,17 @@ PY
     read -r rps p99 bad total _ < <(summarize "$out")
     echo "$rps $p99 $bad $(awk -v t=$((after - before)) -v n="$total" -v u="$TICK_US" 'BEGIN{printf "%.2f", (n>0)? t*u/n : 0}')"
   }
+  # The read path never asks the database: count the flags database's transactions while the PostgreSQL node serves.
+  xacts() { pg_sql main "SELECT sum(xact_commit + xact_rollback) FROM pg_stat_database WHERE datname = 'flags'"; }
+  pg_xacts=0 pg_requests=0
+  pg_get_run() {
+    local x0 x1
+    x0=$(xacts)
+    read -r pg pgp99 pgbad pgcpu < <(run_wrk "pg$kind" pg1 "$pg_header")
+    x1=$(xacts)
+    pg_xacts=$((pg_xacts + x1 - x0))
+    pg_requests=$((pg_requests + $(sed -n 's/^ *\([0-9]*\) requests in.*/\1/p' "$DIR/wrk-pg$kind.txt")))
+  }
   echo
   echo "== 1. document GET per node ($(wc -c <"$DIR/doc-sqlite.json") bytes, the same version on both), wrk -t2 -c$CONNECTIONS -d${DURATION}s, $GET_ROUNDS rounds; PostgreSQL: node 1 of 3 running"
   printf "%-10s %12s %9s %9s %12s %9s %9s %8s %8s\n" "" "PostgreSQL" "p99 ms" "cpu us" "SQLite" "p99 ms" "cpu us" "req x" "cpu x"
@@ -230,11 +241,11 @@ PY
       pg_header=""; sq_header=""
       [ "$kind" = 304 ] && { pg_header="If-None-Match: $PG_ETAG"; sq_header="If-None-Match: $SQLITE_ETAG"; }
       if [ $((round % 2)) = 1 ]; then
-        read -r pg pgp99 pgbad pgcpu < <(run_wrk "pg$kind" pg1 "$pg_header")
+        pg_get_run
         read -r sq sqp99 sqbad sqcpu < <(run_wrk "sq$kind" sqlite "$sq_header")
       else
         read -r sq sqp99 sqbad sqcpu < <(run_wrk "sq$kind" sqlite "$sq_header")
-        read -r pg pgp99 pgbad pgcpu < <(run_wrk "pg$kind" pg1 "$pg_header")
+        pg_get_run
       fi
       [ "$pgbad$sqbad" = 00 ] || echo "warning: non-2xx/3xx answers: PostgreSQL $pgbad, SQLite $sqbad"
       echo "$kind $pg $pgp99 $pgcpu $sq $sqp99 $sqcpu" >>"$DIR/get-rounds.txt"
@@ -254,6 +265,8 @@ for kind, runs in rows.items():
           % (kind, len(runs), pg, pgp, pgc, sq, sqp, sqc, pg / sq, pgc / sqc if sqc else 0))
 PY
   echo "(req x > 1: the PostgreSQL node serves more; cpu = the node's CPU microseconds per request; goal: equal)"
+  note "GET: transactions on the flags database while the PostgreSQL node answered $pg_requests GETs: $pg_xacts (the three nodes' sync rounds, about one a second each; statistics lag up to a few seconds)"
+  tail -1 "$DIR/summary.txt"
 }
 
 # ---- 2. event latency with SUBSCRIBERS streams
