@@ -23,8 +23,8 @@
 # Usage (a fresh Debian machine; PostgreSQL from Debian's `postgresql` package, run as the calling user, or as the
 # `postgres` system user through runuser when called as root; throw-away clusters in a temp dir on free
 # loopback ports, fsync on, stopped and removed at exit):
-#   ./scripts/bootstrap --bench && Benchmarks/postgres-cluster.sh      # about 10-15 minutes on 2 cores
-#   Benchmarks/postgres-cluster.sh --quick                             # about 4 minutes: shorter runs, 1 round,
+#   ./scripts/bootstrap --bench && Benchmarks/postgres-cluster.sh      # about 10 minutes on 2 cores
+#   Benchmarks/postgres-cluster.sh --quick                             # about 3 minutes: shorter runs, 1 round,
 #                                                                      # 1 failover, 20,000 versions for the cold start
 # Tunables (environment): DURATION (s per wrk run), GET_ROUNDS, FLIP_ROUNDS, CONNECTIONS (GET), PUT_CONNECTIONS,
 # SUBSCRIBERS, FLIPS, FAILOVERS, COLD_VERSIONS, COLD_STARTS, PG_BIN (default: newest /usr/lib/postgresql/*/bin);
@@ -450,15 +450,15 @@ PY
     done
     [ -n "$resumed" ] || { echo "failover $rep: no write acknowledged within 60 s of the promotion: $(tail -3 "$DIR/acks.txt")" >&2; exit 1; }
     python3 - "$DIR/acks.txt" "$killed" "$promoted" "$rep" "$DIR/pg-$standby/log" <<'PY' | tee -a "$DIR/failover.txt"
-# The outage: the longest stretch without an acknowledgement from a second before the kill to the first write
-# after the promotion (a write in flight at the kill may still be answered just after it).
+# The outage: the longest stretch without an acknowledgement that ends after the kill, up to the first write after
+# the promotion (a write in flight at the kill may still be answered just after it; a stall before the kill is not it).
 import collections, sys
 lines = [l.split() for l in open(sys.argv[1]) if l.strip()]
 killed, promoted, rep = float(sys.argv[2]), float(sys.argv[3]), sys.argv[4]
 oks = sorted(float(l[1]) for l in lines if l[0] == "ok")
 resumed = min(t for t in oks if t > promoted)
 window = [t for t in oks if killed - 1 <= t <= resumed]
-last, first = max(zip(window, window[1:]), key=lambda pair: pair[1] - pair[0])
+last, first = max(((a, b) for a, b in zip(window, window[1:]) if b > killed), key=lambda pair: pair[1] - pair[0])
 refused = collections.Counter(" ".join([l[0]] + l[2:]) for l in lines if l[0] != "ok" and last < float(l[1]) < first)
 print("failover %s: %.3f s without an acknowledged write (from %+.3f s to %+.3f s of the kill; pg_ctl promote returned at %+.3f s); "
       "refused meanwhile: %s" % (rep, first - last, last - killed, first - killed, promoted - killed,
@@ -483,7 +483,8 @@ for line in open(sys.argv[5], errors="replace"):
 if request is not None and ready is not None:
     print("  PostgreSQL: promote request at %+.3f s, writable at %+.3f s%s; flagserver's first write %.3f s after that"
           % (request - killed, ready - killed,
-             " (after the request it logged \"waiting for WAL to become available\": slept wal_retrieve_retry_interval)" if waited else "",
+             " (after the request it logged \"waiting for WAL to become available\": slept wal_retrieve_retry_interval)"
+             if waited and ready - request > 1 else "",
              first - ready))
 PY
     # The killed one comes back as the new primary's standby (same port), synchronous before the next round.
