@@ -4,12 +4,13 @@ import FlagStore
 /// Building a group commit from queued jobs, on SQLite and on PostgreSQL where other nodes write too.
 extension WriteQueue {
     /// PostgreSQL: how many times the jobs whose request found another node's version are taken again on the newest
-    /// (`process`), each after a catch-up. Once covers a node that had not installed another node's version yet.
-    /// More does not help against nodes writing all the time: the catch-up happens before the write lock, and while a
-    /// node waits for the lock the others commit (six writers on three nodes flipping without `If-Match`, debug build:
-    /// 20 of 136 flips answered 412 with one retry, 22 of 217 with four). Rebasing under the lock, inside the store's
-    /// transaction, would end those 412s; not built.
-    static let rebaseRetries = 1
+    /// (`process`), each after a catch-up. Once covers a node that had not installed another node's version yet;
+    /// nodes writing all the time need more, since the catch-up happens before the write lock and while a node waits
+    /// for the lock the others commit (Benchmarks/postgres-cluster.sh, three nodes flipping one flag flat out: 62 %
+    /// of bare PUTs refused with no retry, none with seven, 3-5 % then answered `503 busy`). After the last retry a job
+    /// with `If-Match` gets the 412 of two nodes racing on one ETag, a bare one `503 busy` (`flush`). Rebasing under
+    /// the lock, inside the store's transaction, would end those refusals; not built.
+    static let rebaseRetries = 7
 
     /// The version a job in the batch builds on: the installed snapshot, or what an earlier job produces.
     struct Base {
@@ -36,8 +37,8 @@ extension WriteQueue {
     /// the database ahead of their base (`versionConflict`) are not answered but taken again, after
     /// `catchUpWithStore()`, followed by the jobs not yet handled. Another node may commit again between that catch-up
     /// and this writer's lock: up to `rebaseRetries` times the conflicting jobs are taken again so, then a conflict is
-    /// the answer (412, as between two nodes racing on one ETag; a job with `If-Match` that no longer matches gets its
-    /// 412 from the precondition check at once). Decisions made on the base outside the group commit (a refused
+    /// the answer (412 with `If-Match`, as between two nodes racing on one ETag; `503 busy` without, see `flush`; a job
+    /// with `If-Match` that no longer matches gets its 412 from the precondition check at once). Decisions made on the base outside the group commit (a refused
     /// precondition, an unknown environment, a change request, a rollback, a change job) catch up first, once per
     /// call: they are rare, and a stale base would decide them wrongly.
     func process(_ jobs: [WriteJob], audit: [AuditRecord] = [], caughtUp: Bool = false, retries: Int = WriteQueue.rebaseRetries) {
@@ -147,6 +148,7 @@ extension WriteQueue {
         }
         // Otherwise the loop stopped at `index` after `settle()`, which caught up.
         guard !handedBack.isEmpty else { return }
+        metrics.publishRetries.add(handedBack.count, ordering: .relaxed)
         process(handedBack + jobs[index...], caughtUp: true, retries: retries - 1)
     }
 }

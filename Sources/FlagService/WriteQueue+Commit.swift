@@ -54,6 +54,14 @@ extension WriteQueue {
                 // Accepted, yet nothing to publish: the store wrote the attempt's line in this same commit.
                 metrics.recordPublish(changed: false)
                 outcomes.append(.unchanged(record))
+            case .failure(.versionConflict(let environment, _, _)) where entry.job.precondition == .none:
+                // Other nodes kept committing first through every rebase (`process`): nothing was written, and a
+                // client without `If-Match` did not ask for a 412 (docs/api.md), so it is told to retry.
+                metrics.publishFailures.add(1, ordering: .relaxed)
+                logger.log(.warning, "publish_conflicts_exhausted", ["env": environment])
+                outcomes.append(.failed(ServiceError(.serviceUnavailable, code: "busy",
+                                                     message: "other nodes kept writing \(environment) first; retry shortly",
+                                                     headers: [.retryAfter: "1"])))
             case .failure(let error):
                 metrics.publishFailures.add(1, ordering: .relaxed)
                 logger.log(.warning, "publish_refused", ["env": entry.request.environment, "error": "\(error)"])
