@@ -39,7 +39,8 @@ extension WriteQueue {
     /// and this writer's lock: up to `rebaseRetries` times the conflicting jobs are taken again so, then a conflict is
     /// the answer (412 with `If-Match`, as between two nodes racing on one ETag; `503 busy` without, see `flush`; a job
     /// with `If-Match` that no longer matches gets its 412 from the precondition check at once). Decisions made on the base outside the group commit (a refused
-    /// precondition, an unknown environment, a change request, a rollback, a change job) catch up first, once per
+    /// precondition, an unknown environment, a refused edit such as an unknown flag, a change request, a rollback, a change
+    /// job) catch up first, once per
     /// call: they are rare, and a stale base would decide them wrongly.
     func process(_ jobs: [WriteJob], audit: [AuditRecord] = [], caughtUp: Bool = false, retries: Int = WriteQueue.rebaseRetries) {
         var audit = audit
@@ -113,6 +114,11 @@ extension WriteQueue {
             do {
                 document = try Self.proposedDocument(job, base: base.document)
             } catch {
+                // Perhaps the flag was created by another node a moment ago (`unknown_flag` on a stale base).
+                if !caughtUp {
+                    guard settle() else { break jobs }
+                    continue jobs
+                }
                 job.completion(.failed(error))
                 index += 1
                 continue

@@ -23,6 +23,8 @@ final class FlipWriter: Sendable {
         let code: String?
         let node: Int
         let at: ContinuousClock.Instant
+        /// `503 busy`: a write without `If-Match` that other nodes beat through every rebase; nothing was written.
+        var isBusy: Bool { status == 503 && code == "busy" }
     }
 
     let key: String
@@ -82,6 +84,7 @@ final class FlipWriter: Sendable {
 
     /// The values refused for good (4xx): none of them may ever be in a version.
     var refusedValues: Set<Int64> {
-        Set(unacknowledged.withLock { $0.filter { (400..<500).contains($0.status) }.map(\.value) })
+        // 4xx, and `503 busy` (a bare write that lost every rebase to other nodes): both promise nothing was written.
+        Set(unacknowledged.withLock { $0.filter { (400..<500).contains($0.status) || $0.isBusy }.map(\.value) })
     }
 }

@@ -89,6 +89,22 @@ import Testing
         #expect(history == Array((1...(elsewhere.number + 2)).reversed()))
     }
 
+    /// A bare value for a flag another node created a moment ago: this node's snapshot does not have the flag yet, so
+    /// the writer catches up before answering `unknown_flag` (two of eighty racing PUTs got it before).
+    @Test func aValueForAFlagOnlyAnotherNodeHasCreatedIsAccepted() throws {
+        let (queue, _, store, uri) = try Self.fixture()
+        defer { store.close() }
+        let elsewhere = try Self.publishElsewhere(uri, "createdOnNodeB", 7)
+        let outcomes = Outcomes()
+        queue.process([WriteJob(environment: "production", kind: .flag(key: "createdOnNodeB", edit: .value(.integer(8))),
+                                precondition: .none, author: "t", message: "m0") { outcomes.set(0, $0) },
+                       WriteJob(environment: "production", kind: .flag(key: "createdNowhere", edit: .value(.integer(1))),
+                                precondition: .none, author: "t", message: "m1") { outcomes.set(1, $0) }])
+        #expect(outcomes.status(0) == 200 && outcomes.version(0) == elsewhere.number + 1, "\(String(describing: outcomes.all))")
+        #expect(outcomes.status(1) == 422, "a flag no node has is still unknown")
+        #expect(try Self.stored(store).flags["createdOnNodeB"]?.defaultValue == .integer(8))
+    }
+
     /// A client that read the newest version from another node sends its ETag to this one, which has not installed
     /// it yet: the writer catches up before refusing.
     @Test func anIfMatchOfAVersionOnlyAnotherNodeHasSeenIsAccepted() throws {
