@@ -10,36 +10,76 @@ public final class ServiceMetrics: Sendable {
 
     /// One route's counters. Handlers hold a reference, so recording is one uncontended lock, no lookup.
     public final class Route: Sendable {
+        /// What `render` reads.
         struct Values {
-            /// Indexed by status code (100-599; anything else is counted as 0): an array, not a
-            /// dictionary, because this is updated on every request.
-            var byStatus = [Int](repeating: 0, count: 600)
-            var buckets = [Int](repeating: 0, count: ServiceMetrics.latencyBuckets.count)
-            var count = 0
-            var sumNanoseconds: UInt64 = 0
+            /// Indexed by status code (100-599; anything else is counted as 0).
+            var byStatus: [Int]
+            var buckets: [Int]
+            var count: Int
+            var sumNanoseconds: UInt64
+        }
+
+        /// The counters in one block of memory, only touched under `counts`' lock: per status code (600), per
+        /// latency bucket, then the count and the sum of nanoseconds. Raw memory rather than arrays in a struct,
+        /// where each `+= 1` checked the array's uniqueness (about 300 instructions per request for four counts).
+        struct Counts: @unchecked Sendable {
+            let base: UnsafeMutablePointer<UInt64>
+            static let statuses = 600
+            static let slots = statuses + ServiceMetrics.latencyBuckets.count + 2
         }
 
         /// `GET /v1/environments/{env}/document`-style label: method and pattern.
         public let method: String
         /// The route pattern.
         public let pattern: String
-        let values = PThreadMutex(Values())
+        let counts: PThreadMutex<Counts>
 
         init(method: String, pattern: String) {
             self.method = method
             self.pattern = pattern
+            let base = UnsafeMutablePointer<UInt64>.allocate(capacity: Counts.slots)
+            base.initialize(repeating: 0, count: Counts.slots)
+            counts = PThreadMutex(Counts(base: base))
         }
+
+        deinit { counts.withLock { $0.base.deallocate() } }
 
         /// Counts one response with `status`, `nanoseconds` after the request was complete.
         public func record(status: Int, nanoseconds: UInt64) {
-            let seconds = Double(nanoseconds) / 1e9
-            let bucket = ServiceMetrics.latencyBuckets.firstIndex { seconds <= $0 }
-            values.withLock { v in
-                v.byStatus[status >= 0 && status < 600 ? status : 0] += 1
-                if let bucket { v.buckets[bucket] += 1 }
-                v.count += 1
-                v.sumNanoseconds &+= nanoseconds
+            let bucket = ServiceMetrics.bucket(nanoseconds: nanoseconds)
+            counts.withLock { c in
+                c.base[status >= 0 && status < Counts.statuses ? status : 0] &+= 1
+                if let bucket { c.base[Counts.statuses + bucket] &+= 1 }
+                c.base[Counts.slots - 2] &+= 1
+                c.base[Counts.slots - 1] &+= nanoseconds
             }
+        }
+
+        /// A copy of the counters.
+        func values() -> Values {
+            counts.withLock { c in
+                let buckets = ServiceMetrics.latencyBuckets.count
+                return Values(byStatus: (0..<Counts.statuses).map { Int(c.base[$0]) },
+                              buckets: (0..<buckets).map { Int(c.base[Counts.statuses + $0]) },
+                              count: Int(c.base[Counts.slots - 2]), sumNanoseconds: c.base[Counts.slots - 1])
+            }
+        }
+    }
+
+    /// `latencyBuckets` in nanoseconds: the bucket is found with integer comparisons, no division.
+    static let latencyBucketNanoseconds: [UInt64] = latencyBuckets.map { UInt64(($0 * 1e9).rounded()) }
+
+    /// The index of the first bucket whose upper bound `nanoseconds` does not exceed, nil past the last.
+    static func bucket(nanoseconds: UInt64) -> Int? {
+        // Most requests fall in the first bucket (100 µs): answered before the table is even looked at.
+        if nanoseconds <= 100_000 { return 0 }
+        return latencyBucketNanoseconds.withUnsafeBufferPointer { bounds in
+            var i = 0
+            while i < bounds.count {
+                if nanoseconds <= bounds[i] { return i }
+                i += 1
+            }
+            return nil
         }
     }
 
@@ -94,7 +134,7 @@ public final class ServiceMetrics: Sendable {
         let all = routes.withLock { $0 }
         var histograms = ""
         for route in all {
-            let v = route.values.withLock { $0 }
+            let v = route.values()
             let labels = "method=\"\(route.method)\",route=\"\(route.pattern)\""
             for (status, count) in v.byStatus.enumerated() where count > 0 {
                 out += "flagserver_requests_total{\(labels),status=\"\(status)\"} \(count)\n"

@@ -44,7 +44,7 @@ final class EventLoop: @unchecked Sendable {
     let events: UnsafeMutableRawPointer
     @exclusivity(unchecked) var date = HTTPDate()
     /// Responses are serialized here and sent at once; see `Connection.withOutputBuffer`.
-    @exclusivity(unchecked) var sharedOutput: [UInt8] = []
+    let output = OutputBuffer()
     @exclusivity(unchecked) var now: UInt64 = 0
     @exclusivity(unchecked) var stopping = false
     @exclusivity(unchecked) var forceCloseAt: UInt64 = .max
@@ -55,6 +55,8 @@ final class EventLoop: @unchecked Sendable {
     let listenerEvents: UInt32
     /// Copies of configuration values read on every request (no retain/release of the whole configuration).
     let accessLog: HTTPAccessLog
+    /// Whether `accessLog` is `.off` (then a request's target is not kept for its log line).
+    let accessLogOff: Bool
     let timeouts: (header: UInt64, body: UInt64, idle: UInt64, write: UInt64, linger: UInt64)
     let streamHeartbeatNanoseconds: UInt64
 
@@ -89,6 +91,7 @@ final class EventLoop: @unchecked Sendable {
         streamHeartbeatNanoseconds = max(heartbeat.nanoseconds, 1_000_000)
         sweepInterval = min(max(shortest / 4, 5_000_000), 500_000_000)
         accessLog = core.configuration.accessLog
+        if case .off = accessLog { accessLogOff = true } else { accessLogOff = false }
         timeouts = (t.header.nanoseconds, t.body.nanoseconds, t.idle.nanoseconds, t.write.nanoseconds, t.linger.nanoseconds)
     }
 

@@ -24,4 +24,17 @@ import Testing
         #expect(text.contains(#"flagserver_publishes_total{outcome="unchanged"} 1"#))
         #expect(!text.contains("flagserver_open_connections"))
     }
+
+    /// The bucket is found with integers; it must be the first bound (in seconds) the duration does not exceed.
+    @Test func bucketsByNanosecondsAgreeWithTheBoundsInSeconds() {
+        var values: [UInt64] = [0, 1, 99_999, 100_000, 100_001, 2_500_000_000, 2_500_000_001, .max]
+        for bound in ServiceMetrics.latencyBuckets {
+            let ns = UInt64((bound * 1e9).rounded())
+            values += [ns - 1, ns, ns + 1]
+        }
+        for ns in values {
+            let seconds = Double(ns) / 1e9
+            #expect(ServiceMetrics.bucket(nanoseconds: ns) == ServiceMetrics.latencyBuckets.firstIndex { seconds <= $0 }, "\(ns)")
+        }
+    }
 }
