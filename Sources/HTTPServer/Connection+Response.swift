@@ -21,19 +21,19 @@ extension Connection {
                 if let line = response.encodedLengthLine {
                     out.append(contentsOf: line)
                 } else {
-                    out.append(contentsOf: EventLoop.contentLengthPrefix)
+                    out.append("Content-Length: ")
                     var sink = out
                     Connection.appendDecimal(response.bodyCount, to: &sink)
-                    out.append(contentsOf: EventLoop.crlf)
+                    out.append("\r\n")
                 }
             }
-            out.append(contentsOf: loop.date.line)
+            out.append(contentsOf: loop.dateLineBytes)
             if close {
-                out.append(contentsOf: EventLoop.connectionClose)
+                out.append("Connection: close\r\n")
             } else if request.http10 {
-                out.append(contentsOf: EventLoop.connectionKeepAlive)
+                out.append("Connection: keep-alive\r\n")
             }
-            out.append(contentsOf: EventLoop.crlf)
+            out.append("\r\n")
             if bodyBytes > 0 { response.withBodyBytes { out.append(contentsOf: $0) } }
         }
         loop.counters.recordResponse(status: code, bodyBytes: bodyBytes)

@@ -52,6 +52,8 @@ final class Connection: @unchecked Sendable {
     @exclusivity(unchecked) var inFlight: InFlight?
     @exclusivity(unchecked) var nextSequence: UInt64 = 0
     @exclusivity(unchecked) var requestIndex = 0
+    /// The router's last match on this connection (see `HTTPRouter.Match`).
+    @exclusivity(unchecked) var lastMatch = HTTPRouter.Match()
     @exclusivity(unchecked) var phase = Phase.open
     @exclusivity(unchecked) var lingerOnClose = false
     /// The client's last request asked to close (`Connection: close`, or HTTP/1.0 without keep-alive).
@@ -217,7 +219,7 @@ final class Connection: @unchecked Sendable {
         let target = loop.accessLogOff ? "" : request.target
         inFlight = InFlight(
             sequence: sequence, method: request.method, target: target, keepAlive: keepAlive,
-            http10: request.version.minor == 0, startedAt: loop.now, response: nil)
+            http10: request.minorVersion == 0, startedAt: loop.now, response: nil)
         if !keepAlive { phase = .noMoreRequests }
         if !clientKeepsAlive { clientAskedToClose = true }
         var context = HTTPRequestContext(peer: peer, connectionID: id, requestIndex: requestIndex, receivedAtNanoseconds: loop.now)
@@ -228,7 +230,7 @@ final class Connection: @unchecked Sendable {
         requestIndex += 1
         let responder = HTTPResponder(connection: self, sequence: sequence)
         if let router = loop.core.router {
-            router.route(request, context: &context, responder: responder)
+            router.route(request, context: &context, responder: responder, last: &lastMatch)
         } else {
             loop.core.handler.handle(request, context: context, responder: responder)
         }

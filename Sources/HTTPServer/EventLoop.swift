@@ -43,6 +43,9 @@ final class EventLoop: @unchecked Sendable {
     let readBuffer: UnsafeMutableRawBufferPointer
     let events: UnsafeMutableRawPointer
     @exclusivity(unchecked) var date = HTTPDate()
+    /// `date.line`'s bytes where every response copies them from without retaining the array (`dateLineCount` of them).
+    let dateLine = UnsafeMutableRawPointer.allocate(byteCount: 64, alignment: 16)
+    @exclusivity(unchecked) var dateLineCount = 0
     /// Responses are serialized here and sent at once; see `Connection.withOutputBuffer`.
     let output = OutputBuffer()
     @exclusivity(unchecked) var now: UInt64 = 0
@@ -102,19 +105,20 @@ final class EventLoop: @unchecked Sendable {
         if listenFD >= 0 { Socket.close(listenFD) }
         readBuffer.deallocate()
         events.deallocate()
+        dateLine.deallocate()
     }
 
     /// Runs until stopped and every connection is closed (or the grace period ends).
     func run() {
         threadID.store(Socket.currentThread(), ordering: .releasing)
         now = Socket.monotonicNanoseconds()
-        date.update(now: System.wallSeconds())
+        updateDate()
         nextSweep = now &+ sweepInterval
         while true {
             let timeoutMs = Int32(clamping: (sweepInterval + 999_999) / 1_000_000)
             guard let n = System.epollWait(epfd, events, EventLoop.maxEvents, timeoutMs: timeoutMs) else { break }
             now = Socket.monotonicNanoseconds()
-            date.update(now: System.wallSeconds())
+            updateDate()
             for i in 0..<n {
                 let (token, flags) = System.event(events, i)
                 switch token {
@@ -144,6 +148,22 @@ final class EventLoop: @unchecked Sendable {
         }
         finished.store(true, ordering: .releasing)
     }
+
+    /// The `Date` line for this second, and its copy in `dateLine`.
+    @inline(__always)
+    func updateDate() {
+        let second = date.second
+        date.update(now: System.wallSeconds())
+        guard date.second != second else { return }
+        date.line.withUnsafeBytes { line in
+            let count = min(line.count, 64)
+            if let base = line.baseAddress { dateLine.copyMemory(from: base, byteCount: count) }
+            dateLineCount = count
+        }
+    }
+
+    /// The `Date` line's bytes.
+    var dateLineBytes: UnsafeRawBufferPointer { UnsafeRawBufferPointer(start: dateLine, count: dateLineCount) }
 
     // MARK: cross-thread entry points
 

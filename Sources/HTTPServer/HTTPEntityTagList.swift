@@ -1,3 +1,5 @@
+import Glibc
+
 /// The value of `If-Match` or `If-None-Match` (RFC 9110 §13.1.1, §13.1.2): `*`, or a list of entity tags.
 ///
 /// The one parser and evaluator of these fields for every server module (the flag API's GET and writes,
@@ -30,7 +32,7 @@ public enum HTTPEntityTagList: Sendable, Equatable {
     /// equal to it by WEAK comparison (§13.1.2). Then a GET answers 304. No field (or only malformed ones): false.
     public static func ifNoneMatch(_ fields: [String], matches current: String, acceptingBareTags: Bool = false) -> Bool {
         let tags = HTTPEntityTagSet([current])
-        guard !tags.tags.isEmpty else { return false }
+        guard !tags.isEmpty else { return false }
         return fields.contains { field in
             HTTPHeaders.withBytes(of: field) { tags.matchesIfNoneMatch(field: $0, acceptingBareTags: acceptingBareTags) }
         }
@@ -40,12 +42,12 @@ public enum HTTPEntityTagList: Sendable, Equatable {
     /// or a listed tag equal to it by STRONG comparison (§13.1.1: a weak tag never matches). Bare tags are
     /// never accepted here.
     public static func ifMatch(_ fields: [String], matches current: String?) -> Bool {
-        let current = current.flatMap { HTTPEntityTagSet.Tag($0) }
+        let current = current.map { HTTPEntityTagSet([$0]) }.flatMap { $0.isEmpty ? nil : $0 }
         for field in fields {
             var hit = false
             let parsed = HTTPHeaders.withBytes(of: field) { bytes in
                 forEachMember(of: bytes, acceptingBareTags: false) { opaque, weak in
-                    if let current, !weak, !current.weak, current.opaque.elementsEqual(opaque) { hit = true }
+                    if let current, !weak, current.strongly(contains: opaque) { hit = true }
                 }
             }
             if (parsed == .any && current != nil) || (parsed == .tags && hit) { return true }
@@ -92,35 +94,36 @@ public enum HTTPEntityTagList: Sendable, Equatable {
 /// gzip tags: either one revalidates either representation). Reads the request's fields as bytes where they
 /// arrived: the common field, exactly one of the tags, is one comparison of bytes; anything else is walked by
 /// the same parser as `HTTPEntityTagList`, with weak comparison (§13.1.2) and `*`.
+///
+/// The tags' bytes are one array and each tag a pair of offsets, so that reading them costs no retain.
 public struct HTTPEntityTagSet: Sendable {
-    /// One current tag: as sent in `ETag` (quoted, `W/` if weak) and its opaque part.
-    struct Tag: Sendable {
-        let quoted: [UInt8]
-        let opaque: [UInt8]
-        let weak: Bool
-
-        /// `text` as the server sends it in `ETag` (surrounding whitespace ignored); nil if it is no tag.
-        init?(_ text: String) {
-            let quoted = Array(text.utf8)
-            guard let parsed = quoted.withUnsafeBytes({ bytes -> (opaque: [UInt8], weak: Bool)? in
-                var s = 0, e = bytes.count
-                while s < e, bytes[s] == 0x20 || bytes[s] == 0x09 { s += 1 }
-                while e > s, bytes[e - 1] == 0x20 || bytes[e - 1] == 0x09 { e -= 1 }
-                let trimmed = UnsafeRawBufferPointer(rebasing: bytes[s..<e])
-                var i = 0
-                guard let member = HTTPEntityTag.member(trimmed, at: &i, acceptingBareTags: true) else { return nil }
-                return (Array(UnsafeRawBufferPointer(rebasing: trimmed[member.opaque])), member.weak)
-            }) else { return nil }
-            self.quoted = quoted
-            opaque = parsed.opaque
-            weak = parsed.weak
-        }
-    }
-
-    let tags: [Tag]
+    /// Every tag as sent in `ETag` (quoted, `W/` if weak), one after the other.
+    let bytes: [UInt8]
+    /// Per tag: where its quoted form and its opaque part lie in `bytes`, and whether it is weak.
+    let tags: [(quoted: Range<Int>, opaque: Range<Int>, weak: Bool)]
 
     /// The tags as sent in `ETag`; a text that is no entity tag is left out (and matches nothing).
-    public init(_ tags: [String]) { self.tags = tags.compactMap(Tag.init) }
+    public init(_ texts: [String]) {
+        var bytes: [UInt8] = []
+        var tags: [(quoted: Range<Int>, opaque: Range<Int>, weak: Bool)] = []
+        for text in texts {
+            let quoted = Array(text.utf8)
+            let member = quoted.withUnsafeBytes { all -> (opaque: Range<Int>, weak: Bool)? in
+                // Surrounding whitespace is not part of the tag.
+                var s = 0, e = all.count
+                while s < e, all[s] == 0x20 || all[s] == 0x09 { s += 1 }
+                while e > s, all[e - 1] == 0x20 || all[e - 1] == 0x09 { e -= 1 }
+                var i = s
+                return HTTPEntityTag.member(UnsafeRawBufferPointer(rebasing: all[0..<e]), at: &i, acceptingBareTags: true)
+            }
+            guard let member else { continue }
+            let base = bytes.count
+            bytes.append(contentsOf: quoted)
+            tags.append((base..<base + quoted.count, base + member.opaque.lowerBound..<base + member.opaque.upperBound, member.weak))
+        }
+        self.bytes = bytes
+        self.tags = tags
+    }
 
     /// Whether the request's `If-None-Match` fields match one of the tags, or are `*` (RFC 9110 §13.1.2): a GET
     /// answers 304 then. A malformed field line matches nothing; the other lines still count.
@@ -128,15 +131,42 @@ public struct HTTPEntityTagSet: Sendable {
         headers.containsValue(named: .ifNoneMatch) { matchesIfNoneMatch(field: $0, acceptingBareTags: false) }
     }
 
+    /// Whether one of the tags' `part` (quoted form or opaque part) is exactly `candidate`.
+    @inline(__always)
+    private func contains(_ candidate: UnsafeRawBufferPointer, quoted: Bool) -> Bool {
+        guard let wanted = candidate.baseAddress else {
+            return tags.contains { (quoted ? $0.quoted : $0.opaque).isEmpty }
+        }
+        return bytes.withUnsafeBytes { all in
+            guard let base = all.baseAddress else { return false }
+            return tags.withUnsafeBufferPointer { tags in
+                for tag in tags {
+                    let range = quoted ? tag.quoted : tag.opaque
+                    if range.count == candidate.count && memcmp(base + range.lowerBound, wanted, range.count) == 0 { return true }
+                }
+                return false
+            }
+        }
+    }
+
     /// One `If-None-Match` field line.
     func matchesIfNoneMatch(field: UnsafeRawBufferPointer, acceptingBareTags: Bool) -> Bool {
-        for tag in tags where tag.quoted.count == field.count {
-            if tag.quoted.withUnsafeBytes({ $0.elementsEqual(field) }) { return true }
-        }
+        if contains(field, quoted: true) { return true }
         var hit = false
         let parsed = HTTPEntityTagList.forEachMember(of: field, acceptingBareTags: acceptingBareTags) { opaque, _ in
-            if !hit { hit = tags.contains { $0.opaque.count == opaque.count && $0.opaque.elementsEqual(opaque) } }
+            if !hit { hit = contains(opaque, quoted: false) }
         }
         return parsed == .any || (parsed == .tags && hit)
     }
+
+    /// Whether a strong tag's opaque part is `opaque` (If-Match's strong comparison, §8.8.3.2).
+    func strongly(contains opaque: UnsafeRawBufferPointer) -> Bool {
+        tags.contains { tag in
+            !tag.weak && tag.opaque.count == opaque.count
+                && bytes[tag.opaque].withUnsafeBytes { $0.elementsEqual(opaque) }
+        }
+    }
+
+    /// Whether no tag was given (only texts that are no tags).
+    var isEmpty: Bool { tags.isEmpty }
 }

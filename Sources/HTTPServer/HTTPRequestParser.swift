@@ -128,7 +128,7 @@ struct HTTPRequestParser {
         let framing = try HTTPRequestParser.framing(of: &request, facts, limits)
         switch framing.body {
         case .none:
-            // Most requests: handed out directly, never stored in `pending` (saves a copy and a destroy).
+            // Most requests: handed out directly, never stored in `pending`.
             return (end + 4, .request(consume request))
         case .length(let n):
             // Reserve at most 64 KiB up front: a client announcing a large body and then stalling must not

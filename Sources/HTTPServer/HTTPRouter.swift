@@ -154,7 +154,7 @@ public final class HTTPRouter: HTTPHandler, Sendable {
     /// or 400 for a malformed escape in a parameter.
     @inline(__always)
     func entry(for request: HTTPRequest, _ context: inout HTTPRequestContext) -> Result<Entry, HTTPError> {
-        switch matchParameters(request.path) {
+        switch request.withPathBytes({ matchParameters($0) }) {
         case .none:
             return .failure(.notFound(request.path))
         case .some(.failure(let error)):
@@ -186,17 +186,48 @@ public final class HTTPRouter: HTTPHandler, Sendable {
         route(request, context: &context, responder: responder)
     }
 
-    /// `handle` with the caller's context, which receives the path parameters: the server calls this for every
-    /// request, without the copy of the context `handle` makes.
-    func route(_ request: HTTPRequest, context: inout HTTPRequestContext, responder: HTTPResponder) {
+    /// A connection's last match: keep-alive clients ask for the same path again and again (an app polling its
+    /// document, a proxy's upstream connection), and the same path matches the same route with the same
+    /// parameters. Only matches are kept.
+    struct Match {
+        var path: String?
+        var entry: Entry?
+        var parameters = HTTPPathParameters()
+    }
+
+    /// `handle` with the caller's context, which receives the path parameters, and the connection's last match:
+    /// the server calls this for every request, without the copy of the context `handle` makes.
+    func route(_ request: HTTPRequest, context: inout HTTPRequestContext, responder: HTTPResponder, last: inout Match) {
         let entry: Entry
+        if let cached = last.entry, let path = last.path, request.hasPath(path) {
+            entry = cached
+            context.pathParameters = last.parameters
+        } else {
+            switch self.entry(for: request, &context) {
+            case .failure(let error):
+                responder.fail(error)
+                return
+            case .success(let found):
+                entry = found
+                last = Match(path: request.path, entry: found, parameters: context.pathParameters)
+            }
+        }
+        dispatch(request, to: entry, context: context, responder: responder)
+    }
+
+    /// `handle` with the caller's context (no match kept).
+    func route(_ request: HTTPRequest, context: inout HTTPRequestContext, responder: HTTPResponder) {
         switch self.entry(for: request, &context) {
         case .failure(let error):
             responder.fail(error)
-            return
-        case .success(let found):
-            entry = found
+        case .success(let entry):
+            dispatch(request, to: entry, context: context, responder: responder)
         }
+    }
+
+    /// Calls the route's handler for the method (GET's for HEAD when there is no HEAD route), or answers 405.
+    @inline(__always)
+    private func dispatch(_ request: HTTPRequest, to entry: Entry, context: HTTPRequestContext, responder: HTTPResponder) {
         if let route = entry.handler(for: request.method) {
             route.handler.handle(request, context: context, responder: responder)
         } else if request.method == .HEAD, let route = entry.handler(for: .GET) {

@@ -78,6 +78,12 @@ final class OutputBuffer {
         end += 1
     }
 
+    /// Appends a literal's bytes (no array to retain).
+    @inline(__always)
+    func append(_ text: StaticString) {
+        append(contentsOf: UnsafeRawBufferPointer(start: text.utf8Start, count: text.utf8CodeUnitCount))
+    }
+
     /// The bytes waiting; valid only during the call.
     @inline(__always)
     func withUnsent<R>(_ body: (UnsafeRawBufferPointer) -> R) -> R {
