@@ -25,17 +25,21 @@ extension FlagService {
         // the gzip variant was compressed when the snapshot was built.
         routes.sync(.GET, "/v1/environments/{env}/document", access: .reader) { [self] request, context, _ in
             let name = context.pathParameters["env"] ?? ""
-            guard let snapshot = snapshots.snapshot(name) else {
+            // Both fields are read as the bytes they arrived as: no string is made for either. Either tag of this
+            // version matches, whichever coding is asked for now (the 304 names the asked one).
+            let headers = request.headers
+            let gzip = HTTPAcceptEncoding.acceptsGzip(headers)
+            let response = snapshots.withSnapshot(name) { snapshot in
+                if snapshot.ifNoneMatch(headers) {
+                    return gzip ? snapshot.gzipNotModifiedResponse : snapshot.notModifiedResponse
+                }
+                return gzip ? snapshot.gzipOkResponse : snapshot.okResponse
+            }
+            guard let response else {
                 _ = try environment(context)
                 throw ServiceError(.notFound, code: "no_version", message: "\(name) has no published version yet")
             }
-            // Both fields are read as the bytes they arrived as: no string is made for either. Either tag of this
-            // version matches, whichever coding is asked for now (the 304 names the asked one).
-            let gzip = HTTPAcceptEncoding.acceptsGzip(request.headers)
-            if snapshot.ifNoneMatch(request.headers) {
-                return gzip ? snapshot.gzipNotModifiedResponse : snapshot.notModifiedResponse
-            }
-            return gzip ? snapshot.gzipOkResponse : snapshot.okResponse
+            return response
         }
 
         routes.deferred(.GET, "/v1/environments/{env}/versions", access: .reader) { [self] request, context, _, _ in

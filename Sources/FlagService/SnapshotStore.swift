@@ -35,6 +35,20 @@ public final class SnapshotStore: Sendable {
         }
     }
 
+    /// `body`'s answer for the current snapshot of `environment` (nil when there is none), under the lock: the
+    /// document GET reads its prepared response without retaining and releasing the snapshot, an object every
+    /// loop's requests share.
+    public func withSnapshot<R>(_ environment: String, _ body: (Snapshot) -> R) -> R? {
+        state.withLock { state -> R? in
+            var i = 0
+            while i < state.list.count {
+                if state.list[i].environment == environment { return body(state.list[i]) }
+                i += 1
+            }
+            return nil
+        }
+    }
+
     /// Every environment's current snapshot.
     public func all() -> [String: Snapshot] {
         state.withLock { $0.snapshots }

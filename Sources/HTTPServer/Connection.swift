@@ -189,7 +189,8 @@ final class Connection: @unchecked Sendable {
     /// with, or nil after reserving the body's bytes.
     func decideOnHead() -> HTTPResponse? {
         guard let head = parser.pendingHead else { return nil }
-        let context = HTTPRequestContext(peer: peer, connectionID: id, requestIndex: requestIndex, receivedAtNanoseconds: loop.now)
+        var context = HTTPRequestContext(peer: peer, connectionID: id, requestIndex: requestIndex, receivedAtNanoseconds: loop.now)
+        context.eventLoop = loop.index
         if let response = loop.core.handler.checkHead(head, context: context) { return response }
         let bytes = parser.pendingBodyBytes
         guard loop.core.reserveBody(bytes) else {
@@ -223,6 +224,7 @@ final class Connection: @unchecked Sendable {
         if !keepAlive { phase = .noMoreRequests }
         if !clientKeepsAlive { clientAskedToClose = true }
         var context = HTTPRequestContext(peer: peer, connectionID: id, requestIndex: requestIndex, receivedAtNanoseconds: loop.now)
+        context.eventLoop = loop.index
         if headAccepted {
             context.headAccepted = true
             headAccepted = false

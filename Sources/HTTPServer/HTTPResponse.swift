@@ -41,7 +41,7 @@ public struct HTTPResponse: Sendable {
     }
 
     /// The status code alone (no copy of the reason phrase).
-    var statusCode: Int { storage.status.code }
+    public var statusCode: Int { storage.status.code }
 
     /// The status.
     public var status: HTTPStatus {

@@ -37,4 +37,17 @@ import Testing
             #expect(ServiceMetrics.bucket(nanoseconds: ns) == ServiceMetrics.latencyBuckets.firstIndex { seconds <= $0 }, "\(ns)")
         }
     }
+
+    /// Responses counted by different event loops (each its own stripe, loop numbers past the stripes wrap) add up.
+    @Test func countsOfEveryLoopAddUp() {
+        let metrics = ServiceMetrics()
+        let route = metrics.route("GET", "/r")
+        for loop in 0..<9 { route.record(status: 304, nanoseconds: 1_000, loop: loop) }
+        route.record(status: 200, nanoseconds: 3_000_000_000, loop: 3)
+        let text = metrics.render(snapshots: [:], server: nil)
+        #expect(text.contains(#"flagserver_requests_total{method="GET",route="/r",status="304"} 9"#))
+        #expect(text.contains(#"flagserver_request_duration_seconds_bucket{method="GET",route="/r",le="0.0001"} 9"#))
+        #expect(text.contains(#"flagserver_request_duration_seconds_count{method="GET",route="/r"} 10"#))
+        #expect(text.contains(#"flagserver_request_duration_seconds_sum{method="GET",route="/r"} 3.000009"#))
+    }
 }
