@@ -5,7 +5,8 @@ import ServerLock
 /// The registry of every environment's current `Snapshot`, read by GET (and OFREP) handlers without
 /// touching SQLite, and swapped atomically by the writer after each durable commit.
 ///
-/// A read is one uncontended lock plus a dictionary lookup and a retain; the snapshot itself is immutable,
+/// A read is one lock plus a comparison of a few environment names (the document GET reads its response under it,
+/// `withSnapshot`, without even a retain); the snapshot itself is immutable,
 /// so a reader keeps using the one it got even while a newer one is installed.
 public final class SnapshotStore: Sendable {
     struct State {
