@@ -64,18 +64,6 @@ func route(_ router: HTTPRouter, _ method: HTTPMethod, _ target: String) async -
         #expect(await route(r, .GET, "/v1/environments/bad%zz/document")?.status.code == 400)
     }
 
-    @Test func aMalformedEscapeIs400OnlyWhereAPatternOfThatLengthHasAParameter() async throws {
-        var b = HTTPRouter.Builder()
-        b.add(.GET, "/a/{x}") { _, _ in .text("") }
-        b.add(.GET, "/a/{y}/b") { _, _ in .text("") }
-        let r = try b.build()
-        #expect(await route(r, .GET, "/a/%zz/b/c")?.status.code == 404, "no pattern has four segments")
-        let named = try #require(await route(r, .GET, "/a/%zz/b"))
-        #expect(named.status.code == 400)
-        #expect(String(decoding: named.body, as: UTF8.self).contains("bad percent-encoding in y"))
-        #expect(String(decoding: try #require(await route(r, .GET, "/a/%zz")).body, as: UTF8.self).contains("in x"))
-    }
-
     @Test func unknownPathIs404() async throws {
         let r = try sample()
         let response = try #require(await route(r, .GET, "/nope"))
