@@ -57,7 +57,7 @@ let package = Package(
         .executableTarget(name: "flagstore-crash-helper", dependencies: ["FlagStore"], path: "Tests/flagstore-crash-helper"),
         .executableTarget(name: "flagstore-bench", dependencies: ["FlagStore"], path: "Benchmarks/flagstore-bench"),
         // A throw-away PostgreSQL cluster (initdb/pg_ctl in a temp dir) for the tests of both engines (no product; tests only).
-        .target(name: "PostgresTestSupport", dependencies: ["FlagStore"], path: "Tests/PostgresTestSupport"),
+        .target(name: "PostgresTestSupport", dependencies: ["FlagStore", "FlagKit"], path: "Tests/PostgresTestSupport"),
         .testTarget(name: "FlagStoreTests", dependencies: ["FlagStore", "FlagKit", "CSQLite", "flagstore-crash-helper", "PostgresTestSupport"]),
 
         // OpenFeature Remote Evaluation Protocol on FlagKit and HTTPServer, mounted by FlagService.
@@ -66,7 +66,7 @@ let package = Package(
         .executableTarget(name: "ofrep-test-server", dependencies: ["FlagOFREP", "FlagKit", "HTTPServer"], path: "Tests/ofrep-test-server"),
         .executableTarget(name: "ofrep-expectations", dependencies: ["FlagKit", "FlagOFREP"], path: "Tests/ofrep-expectations"),
 
-        // The HTTP API and the server executable: its command line (serve, token, backup, check, restore) is a library,
+        // The HTTP API and the server executable: its command line (serve, token, backup, check, restore, copy) is a library,
         // so its tests call the parser with arrays; `flagserver` only calls it.
         // zlib: each version's document is gzip-compressed once, when its snapshot is built (issue #27).
         .systemLibrary(name: "CZlib", path: "Sources/CZlib", providers: [.apt(["zlib1g-dev"])]),

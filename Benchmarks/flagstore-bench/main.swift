@@ -7,6 +7,8 @@ import Foundation
 // usage: flagstore-bench publish DATABASE COUNT   durable publishes of ~1 KB documents, one transaction each
 //        flagstore-bench batch DATABASE COUNT N   the same in group commits of N publishes (publish(batch:))
 //        flagstore-bench open DATABASE            time to open the store and load every latest version
+//        flagstore-bench fill DATABASE COUNT FILE COUNT versions of FILE's document (each with its number added),
+//                                                  alternately in production and staging, in group commits of 256
 
 /// A ~1 KB document that differs for every `index`.
 func document(_ index: Int) -> [UInt8] {
@@ -67,8 +69,27 @@ do {
         store.close()
         print(String(format: "open: %.2f ms, open + latestVersions: %.2f ms (%d environments, newest numbers sum %d)",
                      opened * 1000, loaded * 1000, latest.count, total))
+    case ("fill", 5):
+        guard let count = Int(arguments[3]), count > 0 else { throw FlagStoreError.invalidArgument(name: "COUNT", reason: "a positive integer") }
+        let template = Array(try Data(contentsOf: URL(fileURLWithPath: arguments[4])))
+        guard template.first == UInt8(ascii: "{") else { throw FlagStoreError.invalidArgument(name: "FILE", reason: "a JSON object") }
+        let store = try FlagStore.open(path: arguments[2])
+        let start = ContinuousClock.now
+        var published = 0
+        while published < count {
+            let requests = (published..<min(published + 256, count)).map { index in
+                // {"n":INDEX, ...the file's members}: a different document, and hash, every time.
+                PublishRequest(environment: index.isMultiple(of: 2) ? "production" : "staging",
+                               document: Array("{\"n\":\(index),".utf8) + template.dropFirst(), author: "bench", message: "fill \(index)")
+            }
+            for result in try store.publish(batch: requests) { _ = try result.get() }
+            published += requests.count
+        }
+        let elapsed = seconds(since: start)
+        store.close()
+        print(String(format: "fill: %d versions of %d bytes in %.1f s", count, template.count, elapsed))
     default:
-        FileHandle.standardError.write(Data("usage: flagstore-bench publish DATABASE COUNT | batch DATABASE COUNT N | open DATABASE\n".utf8))
+        FileHandle.standardError.write(Data("usage: flagstore-bench publish DATABASE COUNT | batch DATABASE COUNT N | open DATABASE | fill DATABASE COUNT FILE\n".utf8))
         exit(2)
     }
 } catch {

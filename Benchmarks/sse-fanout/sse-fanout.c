@@ -1,11 +1,13 @@
-// Load generator for Benchmarks/events-fanout.sh: N event-stream subscribers on one epoll loop, then
-// flips, timing each subscriber's event from the PUT's answer. Run by the script; never in CI.
+// Load generator for Benchmarks/events-fanout.sh and postgres-cluster.sh: N event-stream subscribers on one
+// epoll loop, then flips, timing each subscriber's event from the PUT's answer. Run by the scripts; never in CI.
 //
-//   sse-fanout PORT ENV TOKEN N FLIPS
+//   sse-fanout PORT ENV TOKEN N FLIPS [SUBSCRIBER_PORTS]
 //
-// Prints "ready N ..." once every stream has its head and `retry:` preamble, then per flip the latency
-// from the end of the PUT's response to each subscriber's read of the event, and over all flips
-// p50/p99/max. The latency includes this program's own time to walk N sockets (one thread, so an upper
+// PORT takes the PUTs. SUBSCRIBER_PORTS (comma-separated, default PORT) spreads the subscribers over several
+// servers, subscriber i on port i % count: nodes of one cluster, where a flip on one node reaches the others'
+// streams through the database. Prints "ready N ..." once every stream has its head and `retry:` preamble, then
+// per flip the latency from the end of the PUT's response to each subscriber's read of the event, and over all
+// flips p50/p99/max (with several ports also per port, and for the subscribers on the other nodes together). The latency includes this program's own time to walk N sockets (one thread, so an upper
 // bound of what the server does). Then prints "holding" and keeps the streams open (reading heartbeats)
 // until standard input closes.
 #define _GNU_SOURCE
@@ -41,7 +43,9 @@ static uint64_t now_ns(void) {
     return (uint64_t)t.tv_sec * 1000000000u + (uint64_t)t.tv_nsec;
 }
 
-static int port;
+static int port;        // where the PUTs go
+static int *sub_ports;  // subscriber i connects to sub_ports[i % nports]
+static int nports = 1;
 static char request[256];
 
 // Counts `needle` in the carried tail plus `data` (a match may straddle two reads), keeps the new tail.
@@ -61,7 +65,7 @@ static int scan(struct sub *s, const char *data, size_t n, const char *needle) {
 static int open_sub(int ep, struct sub *s, int index) {
     int fd = socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK, 0);
     if (fd < 0) { perror("socket"); return -1; }
-    struct sockaddr_in a = {.sin_family = AF_INET, .sin_port = htons((uint16_t)port)};
+    struct sockaddr_in a = {.sin_family = AF_INET, .sin_port = htons((uint16_t)sub_ports[index % nports])};
     a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
     if (connect(fd, (struct sockaddr *)&a, sizeof a) < 0 && errno != EINPROGRESS) { perror("connect"); close(fd); return -1; }
     memset(s, 0, sizeof *s);
@@ -134,9 +138,26 @@ static void flip(const char *env, const char *token, int value) {
     if (strncmp(response, "HTTP/1.1 200", 12) != 0) { fprintf(stderr, "PUT failed: %.200s\n", response); exit(1); }
 }
 
+// p50/p99/max of `values` (sorted here), printed after `label`.
+static void report(const char *label, int64_t *values, size_t count) {
+    if (count == 0) return;
+    qsort(values, count, sizeof *values, compare);
+    printf("%s: p50 %.1f ms, p99 %.1f ms, max %.1f ms\n", label, values[count / 2] / 1e6, values[count * 99 / 100] / 1e6,
+           values[count - 1] / 1e6);
+}
+
 int main(int argc, char **argv) {
-    if (argc != 6) { fprintf(stderr, "usage: sse-fanout PORT ENV TOKEN N FLIPS\n"); return 2; }
+    if (argc != 6 && argc != 7) { fprintf(stderr, "usage: sse-fanout PORT ENV TOKEN N FLIPS [SUBSCRIBER_PORTS]\n"); return 2; }
     port = atoi(argv[1]);
+    sub_ports = &port;
+    if (argc == 7) {
+        sub_ports = calloc(strlen(argv[6]) / 2 + 1, sizeof *sub_ports);
+        nports = 0;
+        for (char *p = argv[6]; *p; p++) {
+            if (p == argv[6] || p[-1] == ',') sub_ports[nports++] = atoi(p);
+        }
+        if (nports == 0) { fprintf(stderr, "no subscriber ports in '%s'\n", argv[6]); return 2; }
+    }
     const char *env = argv[2], *token = argv[3];
     int n = atoi(argv[4]), flips = atoi(argv[5]);
     snprintf(request, sizeof request, "GET /v1/environments/%s/events HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n", env);
@@ -156,7 +177,9 @@ int main(int argc, char **argv) {
     printf("ready %d subscribers in %.2f s\n", n, (double)(now_ns() - start) / 1e9);
     fflush(stdout);
     int64_t *all = malloc(sizeof(int64_t) * (size_t)n * (size_t)flips);
+    int64_t *mine = malloc(sizeof(int64_t) * (size_t)n);
     size_t count = 0;
+    printf("latency from the PUT's answer to each subscriber's read of the event:\n");
     for (int k = 1; k <= flips; k++) {
         flip(env, token, k % 2 == 0);
         uint64_t acked = now_ns();
@@ -168,18 +191,34 @@ int main(int argc, char **argv) {
             for (int i = 0; i < n; i++) done += subs[i].events >= k;
         }
         if (done < n) { fprintf(stderr, "flip %d: only %d of %d subscribers got the event in 10 s\n", k, done, n); return 1; }
-        int64_t *mine = all + count;
-        for (int i = 0; i < n; i++) all[count++] = (int64_t)(subs[i].at - acked);
-        qsort(mine, (size_t)n, sizeof *mine, compare);
-        printf("flip %d: p50 %.1f ms, p99 %.1f ms, max %.1f ms (from the PUT's answer to each subscriber's read)\n", k,
-               mine[n / 2] / 1e6, mine[(size_t)n * 99 / 100] / 1e6, mine[n - 1] / 1e6);
+        for (int i = 0; i < n; i++) all[count++] = mine[i] = (int64_t)(subs[i].at - acked);
+        char label[64];
+        snprintf(label, sizeof label, "flip %d", k);
+        report(label, mine, (size_t)n);  // sorts its copy: all[] keeps subscriber order for the per-port figures
         fflush(stdout);
         struct timespec pause = {0, 300000000};
         nanosleep(&pause, NULL);
     }
-    qsort(all, count, sizeof *all, compare);
-    printf("all %d flips x %d subscribers: p50 %.1f ms, p99 %.1f ms, max %.1f ms\n", flips, n,
-           all[count / 2] / 1e6, all[count * 99 / 100] / 1e6, all[count - 1] / 1e6);
+    if (nports > 1) {
+        // all[] is per flip, subscriber i at offset i: group by the subscriber's port.
+        int64_t *group = malloc(sizeof(int64_t) * count);
+        size_t others = 0;
+        for (int p = 0; p < nports; p++) {
+            size_t g = 0;
+            for (size_t j = 0; j < count; j++) if ((j % (size_t)n) % (size_t)nports == (size_t)p) group[g++] = all[j];
+            char label[128];
+            snprintf(label, sizeof label, "port %d%s, %zu events", sub_ports[p], sub_ports[p] == port ? " (the PUT's node)" : "", g);
+            report(label, group, g);
+        }
+        for (size_t j = 0; j < count; j++) if (sub_ports[(j % (size_t)n) % (size_t)nports] != port) group[others++] = all[j];
+        char label[128];
+        snprintf(label, sizeof label, "other nodes' subscribers, %zu events", others);
+        report(label, group, others);
+        free(group);
+    }
+    char label[128];
+    snprintf(label, sizeof label, "all %d flips x %d subscribers", flips, n);
+    report(label, all, count);
     printf("holding\n");
     fflush(stdout);
     struct epoll_event e = {.events = EPOLLIN, .data.u32 = UINT32_MAX};

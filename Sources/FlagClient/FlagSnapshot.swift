@@ -28,7 +28,8 @@ public final class FlagSnapshot: Sendable {
     /// Whether the price-change notice (``SubscriptionPaidCopy/priceChangeNotice``) is shown.
     public let subscriptionPriceIncreaseMessagingEnabled: Bool
     /// How many days after a failed renewal a subscriber keeps Symi Plus while Apple retries the payment; clamped to
-    /// ``SymiSafeDefaults/billingRetryAccessDaysRange``, the safe default when missing or not an integer.
+    /// `SymiFlags.BillingRetryAccessDays.range` (FlagKit's, which `flagctl lint` checks against too), the safe default
+    /// when missing or not an integer.
     public let billingRetryAccessDays: Int
     /// The one-line text of the intro banner.
     public let introOfferMessage: String
@@ -68,9 +69,8 @@ public final class FlagSnapshot: Sendable {
         subscriptionPriceIncreaseMessagingEnabled = monetization
             && (results["subscriptionPriceIncreaseMessagingEnabled"]?.value.boolValue
                 ?? SymiSafeDefaults.subscriptionPriceIncreaseMessagingEnabled)
-        let retryDays = results["billingRetryAccessDays"]?.value.integerValue ?? Int64(SymiSafeDefaults.billingRetryAccessDays)
-        billingRetryAccessDays = Int(clamping: min(max(retryDays, Int64(SymiSafeDefaults.billingRetryAccessDaysRange.lowerBound)),
-                                                   Int64(SymiSafeDefaults.billingRetryAccessDaysRange.upperBound)))
+        billingRetryAccessDays = results[SymiFlags.BillingRetryAccessDays.key]?.value.integerValue
+            .map(SymiFlags.BillingRetryAccessDays.clamped) ?? SymiSafeDefaults.billingRetryAccessDays
         introOfferMessage = results["introOfferMessage"]?.value.stringValue ?? SymiSafeDefaults.introOfferMessage
         subscriptionScreenCopy = results["subscriptionScreenCopy"].flatMap { SubscriptionScreenCopy(json: $0.value) }
             ?? SymiSafeDefaults.subscriptionScreenCopy

@@ -20,8 +20,6 @@ public enum SymiSafeDefaults {
     /// `billingRetryAccessDays`: a subscriber whose renewal failed keeps Symi Plus for 3 days after the paid period
     /// while Apple retries the payment (Apple's shortest billing grace period; docs/monetization.md says why).
     public static let billingRetryAccessDays = 3
-    /// The range `billingRetryAccessDays` is clamped to: Apple retries a failed renewal for up to 60 days.
-    public static let billingRetryAccessDaysRange = 0...60
     /// `introOfferMessage` in German.
     public static let introOfferMessage = "Symi ist aktuell für kurze Zeit kostenlos."
     /// `subscriptionProductIds`: the monthly product only.

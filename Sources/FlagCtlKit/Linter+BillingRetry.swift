@@ -1,12 +1,11 @@
 import FlagKit
 
-/// `billingRetryAccessDays`: the courtesy window after a failed renewal. The app clamps it to 0...60 (Apple retries a
-/// failed renewal for up to 60 days; `SymiSafeDefaults.billingRetryAccessDaysRange` in FlagClient), so a value outside
-/// would silently mean something else than written; a non-integer would silently be the safe default.
+/// `billingRetryAccessDays`: the courtesy window after a failed renewal. The app clamps it to
+/// ``SymiFlags/BillingRetryAccessDays/range`` (0...60: Apple retries a failed renewal for up to 60 days), so a value
+/// outside would silently mean something else than written; a non-integer would silently be the safe default. The
+/// range and the clamp are FlagKit's, the same the app's `FlagSnapshot` uses.
 extension Linter {
-    static let billingRetryKey = "billingRetryAccessDays"
-    /// The days the app accepts; the same bounds as FlagClient's clamp.
-    static let billingRetryAccessDaysRange: ClosedRange<Int64> = 0...60
+    static let billingRetryKey = SymiFlags.BillingRetryAccessDays.key
 
     static func billingRetryFindings(in document: FlagDocument) -> [LintFinding] {
         guard let flag = document.flags[billingRetryKey] else { return [] }
@@ -18,9 +17,12 @@ extension Linter {
         var values = [(base + "/default", flag.defaultValue)]
         values += flag.rules.enumerated().map { ("\(base)/rules/\($0.offset)/value", $0.element.value) }
         return values.compactMap { path, value in
-            guard let days = value.integerValue, !billingRetryAccessDaysRange.contains(days) else { return nil }
+            let range = SymiFlags.BillingRetryAccessDays.range
+            guard let days = value.integerValue else { return nil }
+            let used = SymiFlags.BillingRetryAccessDays.clamped(days)
+            guard Int64(used) != days else { return nil }
             return LintFinding(flag: billingRetryKey, rule: .billingRetryAccessDays, path: path,
-                               message: "\(days) days is outside \(billingRetryAccessDaysRange.lowerBound)...\(billingRetryAccessDaysRange.upperBound) (Apple retries a failed renewal for up to 60 days); the app would use \(min(max(days, billingRetryAccessDaysRange.lowerBound), billingRetryAccessDaysRange.upperBound))")
+                               message: "\(days) days is outside \(range.lowerBound)...\(range.upperBound) (Apple retries a failed renewal for up to \(range.upperBound) days); the app would use \(used)")
         }
     }
 }

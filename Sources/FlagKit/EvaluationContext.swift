@@ -26,7 +26,17 @@ public struct EvaluationContext: Sendable, Equatable {
     /// `firstInstallDate` in milliseconds since 1970, parsed once; nil when absent or unparsable.
     public private(set) var firstInstallMilliseconds: Int64?
     /// Any further attributes by name.
-    public var custom: [String: JSONValue]
+    public var custom: [String: JSONValue] { didSet { customInstants = Self.instants(in: custom) } }
+    /// The custom attributes that are RFC 3339 date-times, in milliseconds since 1970: parsed once per context (here),
+    /// not once per `before`/`after` predicate of every flag evaluated for it. A list, not a dictionary: a context
+    /// has a date or two, and comparing names costs less than hashing one (and growing a table per context).
+    private(set) var customInstants: [CustomInstant]
+
+    /// A custom attribute's value as an instant.
+    struct CustomInstant: Sendable, Equatable {
+        let name: String
+        let milliseconds: Int64
+    }
 
     /// The names of the built-in attributes (``BuiltInAttribute``).
     public static let builtInAttributes: [String] = BuiltInAttribute.allCases.map(\.rawValue)
@@ -47,6 +57,7 @@ public struct EvaluationContext: Sendable, Equatable {
         self.firstInstallDate = firstInstallDate
         self.firstInstallMilliseconds = firstInstallDate.flatMap(Self.instant(parsing:))
         self.custom = custom
+        self.customInstants = Self.instants(in: custom)
     }
 
     /// A context from flat attributes (OFREP contexts, `flagctl eval --context k=v`):
@@ -54,6 +65,7 @@ public struct EvaluationContext: Sendable, Equatable {
     /// `targetingKey` (OpenFeature's name) is accepted for `installId`.
     public init(attributes: [String: JSONValue]) {
         self.init()
+        var custom: [String: JSONValue] = [:]
         for (name, value) in attributes {
             if case .string(let text) = value, let builtIn = BuiltInAttribute(named: name) {
                 self[builtIn: builtIn] = text
@@ -61,6 +73,9 @@ public struct EvaluationContext: Sendable, Equatable {
             }
             custom[name] = value
         }
+        // Set once, with its instants: an initializer's own assignment does not run `custom`'s didSet.
+        self.custom = custom
+        self.customInstants = Self.instants(in: custom)
     }
 
     /// A version attribute parsed as a semantic version (nil when absent or unparsable).
@@ -72,26 +87,55 @@ public struct EvaluationContext: Sendable, Equatable {
         }
     }
 
-    /// An attribute as an RFC 3339 instant in milliseconds, for `before`/`after` (nil when absent or unparsable):
-    /// `firstInstallDate` as parsed once; a custom attribute's string parsed now.
-    func instant(of name: String) -> Int64? {
-        if name == BuiltInAttribute.firstInstallDate.rawValue { return firstInstallMilliseconds }
-        return attribute(name)?.stringValue.flatMap(Self.instant(parsing:))
+    /// An attribute as an RFC 3339 instant in milliseconds, for `before`/`after` (nil when absent or unparsable): the
+    /// value ``attribute(_:)`` gives, read as a date. `firstInstallDate` and custom attributes as parsed once per
+    /// context; another built-in's field (a string no cohort should compare as a date, such as `locale`) parsed now.
+    /// `builtIn` is `name`'s built-in, looked up once by the caller.
+    func instant(of name: String, builtIn: BuiltInAttribute?) -> Int64? {
+        guard let builtIn else { return customInstant(name) }
+        if builtIn.isInstant { return firstInstallMilliseconds }
+        if let text = self[builtIn: builtIn] { return Self.instant(parsing: text) }
+        return customInstant(name)
+    }
+
+    /// The custom attribute `name` as parsed when `custom` was set; nil when absent or not a date-time.
+    func customInstant(_ name: String) -> Int64? {
+        for instant in customInstants where instant.name == name { return instant.milliseconds }
+        return nil
     }
 
     /// RFC 3339 text as milliseconds since 1970; nil when it is not a valid date-time with an offset.
     static func instant(parsing text: String) -> Int64? { try? RFC3339.milliseconds(parsing: text) }
 
+    /// The custom string values that are RFC 3339 date-times, parsed. Text that cannot be one (shorter than
+    /// `YYYY-MM-DDThh:mm:ssZ`, or not starting with a digit) is skipped without trying, so a context of ordinary
+    /// custom strings pays a length and a byte check for each.
+    static func instants(in custom: [String: JSONValue]) -> [CustomInstant] {
+        var instants: [CustomInstant] = []
+        for (name, value) in custom {
+            guard case .string(let text) = value, text.utf8.count >= 20, let first = text.utf8.first,
+                  first >= UInt8(ascii: "0"), first <= UInt8(ascii: "9"), let instant = instant(parsing: text) else { continue }
+            instants.append(CustomInstant(name: name, milliseconds: instant))
+        }
+        // In name order: contexts with the same custom attributes compare equal whatever the dictionary's order.
+        instants.sort { $0.name < $1.name }
+        return instants
+    }
+
     /// The value of an attribute by name: built-in ones first, then custom ones.
-    public func attribute(_ name: String) -> JSONValue? {
-        guard let attribute = BuiltInAttribute(rawValue: name) else { return custom[name] }
+    public func attribute(_ name: String) -> JSONValue? { attribute(name, builtIn: BuiltInAttribute(rawValue: name)) }
+
+    /// ``attribute(_:)`` with `name`'s built-in already looked up (evaluation looks it up once per condition member,
+    /// for the value and the instant both).
+    func attribute(_ name: String, builtIn: BuiltInAttribute?) -> JSONValue? {
+        guard let attribute = builtIn else { return custom[name] }
         // An instant that is not one (or not a string) is unknown, for every operator: `exists: true` never
         // holds for it, so no cohort treats garbage as a known install date.
         if attribute.isInstant { return firstInstallMilliseconds == nil ? nil : firstInstallDate.map(JSONValue.string) }
-        let builtIn = self[builtIn: attribute]
+        let field = self[builtIn: attribute]
         // A built-in name given with a non-string value (`{"installId": 123}`) lands in `custom`;
         // it is found there rather than silently ignored.
-        return builtIn.map(JSONValue.string) ?? custom[name]
+        return field.map(JSONValue.string) ?? custom[name]
     }
 }
 

@@ -75,10 +75,12 @@ extension FlagDocument {
         condition.members.allSatisfy { member in
             switch member {
             case .attribute(let name, let predicates):
-                let value = context.attribute(name)
+                let builtIn = BuiltInAttribute(rawValue: name)
+                let value = context.attribute(name, builtIn: builtIn)
                 // Only predicates on version attributes carry parsed versions (see `Predicate.versions`).
                 let version = predicates.contains { !$0.versions.isEmpty } ? context.version(of: name) : nil
-                let instant = predicates.contains { $0.instant != nil } ? context.instant(of: name) : nil
+                // Only `before`/`after` carry a parsed operand; the context parsed its dates when it was made.
+                let instant = predicates.contains { $0.instant != nil } ? context.instant(of: name, builtIn: builtIn) : nil
                 return predicates.allSatisfy { $0.matches(value, version: version, instant: instant) }
             case .all(let conditions): return conditions.allSatisfy { matches($0, context, depth: depth) }
             case .any(let conditions): return conditions.contains { matches($0, context, depth: depth) }

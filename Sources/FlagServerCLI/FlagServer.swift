@@ -1,7 +1,8 @@
 import CommandLineKit
 
-/// The `flagserver` tool: serving (the default command) and the admin commands that work on the database file
-/// (`token create|list|revoke`, `backup`, `check`, `restore`), which may run while a server serves it.
+/// The `flagserver` tool: serving (the default command), the admin commands that work on the database
+/// (`token create|list|revoke`, `backup`, `check`, `restore`), which may run while a server serves it, and `copy`
+/// (a SQLite file into an empty PostgreSQL database).
 public enum FlagServer {
     /// Where the database is when neither `--database` nor `FLAGSERVER_DATABASE` says.
     public static let defaultDatabase = "./data/flags.sqlite"
@@ -19,13 +20,14 @@ public enum FlagServer {
     /// The command-line tool.
     public static var tool: CommandLineTool<FlagServerContext> {
         CommandLineTool(
-            name: "flagserver", abstract: "Serves versioned flag documents from a SQLite file over HTTP (see docs/api.md).",
+            name: "flagserver", abstract: "Serves versioned flag documents from a SQLite file or PostgreSQL over HTTP (see docs/api.md).",
             discussion: """
             Prints "listening on http://HOST:PORT" on standard output when ready. SIGTERM or SIGINT stop it gracefully.
-            The commands work on the database file and may run while a server serves it. Options win over environment variables.
+            The commands work on the database and may run while a server serves it (copy: stop it first). Options win over environment variables.
             """,
             globalOptions: [databaseOption],
-            subcommands: [.group(TokenCommand.group), .command(BackupCommand.self), .command(CheckCommand.self), .command(RestoreCommand.self)],
+            subcommands: [.group(TokenCommand.group), .command(BackupCommand.self), .command(CheckCommand.self), .command(RestoreCommand.self),
+                          .command(CopyCommand.self)],
             defaultCommand: ServeCommand.self)
     }
 

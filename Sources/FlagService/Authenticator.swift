@@ -8,8 +8,8 @@ import Synchronization
 ///
 /// Writes ask the store (`FlagStore.authenticate`, a read on the read-only connection, off the event loop),
 /// so a revoked token stops writing at once. Reads, when `--require-read-token` is on, use an in-memory
-/// `TokenTable` (constant-time comparison against every token) refreshed every few seconds, so a GET never
-/// touches SQLite.
+/// `TokenTable` (constant-time comparison against every token) refreshed every few seconds (SQLite: its own timer;
+/// PostgreSQL: each cluster round, `ClusterSync`), so a GET never touches the database.
 public final class Authenticator: Sendable {
     /// What the in-memory table says about a token at a request's head (`headLookup`).
     enum HeadLookup: Sendable, Equatable {
@@ -32,6 +32,8 @@ public final class Authenticator: Sendable {
     private let loaded: PThreadMutex<Loaded>
     private let walPath: String
     private let reloadPending = Atomic<Bool>(false)
+    /// How many times the table was loaded since the start (the tests check that one timer does it, not several).
+    let reloads = Atomic<Int>(0)
 
     /// An authenticator over `store`'s tokens; the table is loaded now.
     public init(store: FlagStore) throws {
@@ -47,6 +49,7 @@ public final class Authenticator: Sendable {
         let stamp = FileStamp(path: walPath)
         let fresh = try store.tokenTable()
         loaded.withLock { $0 = Loaded(table: fresh, stamp: stamp) }
+        reloads.add(1, ordering: .relaxed)
     }
 
     /// Whether the token of a request's head is in the table, without SQLite (on the loop). A miss is certain

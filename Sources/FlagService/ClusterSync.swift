@@ -6,11 +6,12 @@ import Synchronization
 /// Several nodes on one PostgreSQL (`docs/scaling.md`): a thread per node that keeps its in-memory state as the
 /// database says and decides whether this node runs the jobs that must run once.
 ///
-/// Each round it waits up to `interval` (default 1 s) for another node's publish (`StoreListener`, LISTEN/NOTIFY:
-/// at once), then compares every environment's newest version with the installed snapshot and installs and
-/// announces what is newer (notifications are lost when a connection drops or the primary changes; the
-/// comparison is not), reloads the token table, the policies and the webhook receivers, and renews the jobs'
-/// lease (`JobLease`). Not started on SQLite, where one process owns the file.
+/// Each round it waits up to `interval` (default 1 s) for another node's publish or change (`StoreListener`,
+/// LISTEN/NOTIFY: at once), then compares every environment's newest version with the installed snapshot and installs
+/// and announces what is newer (notifications are lost when a connection drops or the primary changes; the
+/// comparison is not), wakes the scheduler of the node running the jobs when a change was recorded elsewhere,
+/// reloads the token table (its only timer on PostgreSQL), the policies and the webhook receivers, and renews the
+/// jobs' lease (`JobLease`). Not started on SQLite, where one process owns the file.
 final class ClusterSync: Sendable {
     /// How long a round waits for a notification before it compares anyway.
     let interval: Duration
@@ -22,8 +23,9 @@ final class ClusterSync: Sendable {
         self.interval = interval
     }
 
-    /// Starts the thread; `round` runs after every wait, `leadershipChanged` when the lease is taken or lost.
-    func start(store: FlagStore, logger: ServiceLogger, round: @escaping @Sendable () -> Void,
+    /// Starts the thread; `round` runs after every wait with what the wait heard (after a failed wait: a reconnect,
+    /// as notifications were missed), `leadershipChanged` when the lease is taken or lost.
+    func start(store: FlagStore, logger: ServiceLogger, round: @escaping @Sendable (StoreListener.Heard) -> Void,
                leadershipChanged: @escaping @Sendable (Bool) -> Void) {
         let thread = Thread { [self] in
             run(store: store, logger: logger, round: round, leadershipChanged: leadershipChanged)
@@ -43,10 +45,11 @@ final class ClusterSync: Sendable {
 
     private var isStopping: Bool { state.withLock { $0.stopping } }
 
-    private func run(store: FlagStore, logger: ServiceLogger, round: @Sendable () -> Void,
+    private func run(store: FlagStore, logger: ServiceLogger, round: @Sendable (StoreListener.Heard) -> Void,
                      leadershipChanged: @Sendable (Bool) -> Void) {
         var listener: StoreListener?
         var lease: JobLease?
+        var server: String?
         defer {
             listener?.close()
             lease?.close()
@@ -54,17 +57,23 @@ final class ClusterSync: Sendable {
             state.broadcast()
         }
         while !isStopping {
+            var heard = StoreListener.Heard(reconnected: true)
             do {
                 if listener == nil { listener = try store.makeListener() }
                 if lease == nil { lease = try store.makeJobLease() }
-                _ = try listener?.wait(timeout: interval)
+                heard = try listener?.wait(timeout: interval) ?? heard
+                if let now = listener?.server, now != server {
+                    // Which host of a multi-host URI answers as the primary (after a failover: the promoted standby).
+                    logger.log(.info, "database_connected", ["server": now])
+                    server = now
+                }
             } catch {
                 logger.log(.warning, "cluster_sync_failed", ["error": "\(error)"])
                 // Connections are made again at the next round; do not spin while the database is away.
                 state.wait(until: { $0.stopping }, deadline: ServiceMetrics.monotonicNanoseconds() + Self.nanoseconds(interval)) { _, _ in }
             }
             if isStopping { return }
-            round()
+            round(heard)
             let leading = lease?.renew() ?? false
             if leads.exchange(leading, ordering: .acquiringAndReleasing) != leading {
                 logger.log(.info, leading ? "jobs_lease_taken" : "jobs_lease_lost")
@@ -82,7 +91,7 @@ final class ClusterSync: Sendable {
 extension FlagService {
     /// PostgreSQL: starts the node's `ClusterSync`; the jobs (scheduler, webhook deliveries) wait for the lease.
     func startClusterSync() {
-        cluster.start(store: store, logger: logger, round: { [weak self] in self?.syncWithStore() },
+        cluster.start(store: store, logger: logger, round: { [weak self] heard in self?.syncWithStore(heard) },
                       leadershipChanged: { [weak self] leading in
             guard let self else { return }
             webhooks.leads.store(leading, ordering: .releasing)
@@ -92,8 +101,12 @@ extension FlagService {
     }
 
     /// Makes this node's memory what the database says: newer versions published by other nodes
-    /// (`WriteQueue.catchUpWithStore`), tokens, policies and webhook receivers.
-    func syncWithStore() {
+    /// (`WriteQueue.catchUpWithStore`), tokens, policies and webhook receivers. The node running the jobs looks at
+    /// the changes at once when another node recorded or decided one (a schedule made there must be applied at its
+    /// time, not at this scheduler's next idle pass, up to `ChangeScheduler.idleCap` later), or when notifications may
+    /// have been missed.
+    func syncWithStore(_ heard: StoreListener.Heard = StoreListener.Heard()) {
+        if heard.changes || heard.reconnected, cluster.leads.load(ordering: .acquiring) { scheduler.wake() }
         writer.catchUpWithStore()
         do {
             try authenticator.reload()

@@ -10,27 +10,35 @@ extension FlagService {
             Self.json(["status": "ok"])
         }
 
-        // Readiness: the database answers a query (off the loop: it may wait for SQLite) AND writes can
-        // commit (the last commit did not fail, the filesystem is neither read-only nor full). Degraded
-        // writes are a 503 whose body says reads still work, so a probe can tell the two apart.
+        // Readiness: the database answers a query (off the loop, and within `ReadinessProbe.patience` whatever the
+        // database does: a probe must not hang on a connect to a server that does not answer) AND writes can
+        // commit (the last commit did not fail, the filesystem is neither read-only nor full). Degraded writes
+        // are a 503 whose body says reads still work, so a probe can tell the two apart.
         routes.deferred(.GET, "/readyz", access: .public) { [self] _, _, _, _ in
-            do {
-                try store.ping()
-            } catch FlagStoreError.unavailable(let cause) {
+            let unavailable: String?
+            switch readiness.check() {
+            case .answered:
+                unavailable = nil
+            case .failed(FlagStoreError.unavailable(let cause)):
                 // PostgreSQL is gone (or a failover is under way): every node still serves its snapshots.
-                logger.log(.warning, "database_unavailable", ["error": "\(cause)"])
+                unavailable = "\(cause)"
+            case .failed(let error):
+                logger.log(.warning, "not_ready", ["error": "\(error)"])
+                throw ServiceError(.serviceUnavailable, code: "not_ready", message: "the database does not answer",
+                                   headers: [.retryAfter: "1"])
+            case .noAnswer(let patience):
+                unavailable = "the database did not answer within \(patience)"
+            }
+            if let unavailable {
+                logger.log(.warning, "database_unavailable", ["error": unavailable])
                 var versions: [String: JSONValue] = [:]
                 for (name, snapshot) in snapshots.all() { versions[name] = .integer(Int64(snapshot.version)) }
                 return Self.json([
                     "status": "degraded", "reads": "ok", "writes": "failing", "versions": .object(versions),
-                    "writeError": .string("\(cause)"),
+                    "writeError": .string(unavailable),
                     "error": .object(["code": "database_unavailable",
                                       "message": "reads are served from memory; the database is unavailable, writes fail until it is back"]),
                 ], status: .serviceUnavailable, headers: [.retryAfter: "1"])
-            } catch {
-                logger.log(.warning, "not_ready", ["error": "\(error)"])
-                throw ServiceError(.serviceUnavailable, code: "not_ready", message: "the database does not answer",
-                                   headers: [.retryAfter: "1"])
             }
             var versions: [String: JSONValue] = [:]
             for (name, snapshot) in snapshots.all() { versions[name] = .integer(Int64(snapshot.version)) }

@@ -21,9 +21,10 @@ public final class FlagService: Sendable {
     public struct Options: Sendable {
         /// GETs need a reader token too (default: documents are public, like a CDN would serve them).
         public var requireReadToken: Bool = false
-        /// How often the in-memory token table is reloaded from the store (reads with `requireReadToken`, and the
-        /// head check that refuses unknown tokens before a body is read): a token created while the server runs is
-        /// accepted within this time.
+        /// SQLite: how often the in-memory token table is reloaded from the store (reads with `requireReadToken`, and
+        /// the head check that refuses unknown tokens before a body is read): a token created while the server runs
+        /// (by `flagserver token create`) is accepted within this time. PostgreSQL: unused; the cluster round reloads
+        /// the table once every `clusterSyncInterval`, the one timer that reads the other nodes' tokens.
         public var tokenRefreshInterval: Duration = .seconds(2)
         /// Most writes in one group commit.
         public var maximumBatch: Int = 256
@@ -82,6 +83,8 @@ public final class FlagService: Sendable {
     let work = DispatchQueue(label: "flagserver.work", qos: .userInitiated, attributes: .concurrent)
     /// PostgreSQL: keeps this node in step with the others and holds the jobs' lease (`ClusterSync`).
     let cluster: ClusterSync
+    /// `/readyz`'s ping of the database, answered within a second whatever the database does.
+    let readiness: ReadinessProbe
     private let server = PThreadMutex<HTTPServer?>(nil)
     private let refreshStopped = Atomic<Bool>(false)
 
@@ -107,6 +110,7 @@ public final class FlagService: Sendable {
                                 logger: logger, trustedProxies: options.trustedProxies, requireReadToken: options.requireReadToken)
         webhooks = WebhookDispatcher(store: store, metrics: metrics, logger: logger, options: options.webhooks)
         cluster = ClusterSync(interval: options.clusterSyncInterval)
+        readiness = ReadinessProbe { [store] in try store.ping() }
         // Several nodes: the jobs wait for the lease; SQLite's one process always runs them.
         if store.isPostgres { webhooks.leads.store(false, ordering: .releasing) }
         writer = WriteQueue(store: store, snapshots: snapshots, metrics: metrics, logger: logger, maximumBatch: options.maximumBatch,
@@ -117,12 +121,13 @@ public final class FlagService: Sendable {
         // published before the server takes requests; then the scheduler keeps time. Several nodes: the node
         // that takes the jobs' lease does this in its first scheduler pass.
         if store.isPostgres {
+            // The cluster round reloads the token table too: no timer of its own (it would read the same rows again).
             startClusterSync()
         } else {
             catchUpOnChanges()
+            startTokenRefresh()
         }
         startScheduler()
-        startTokenRefresh()
     }
 
     /// Lets `/metrics` report the server's connections; call after creating the server.
@@ -165,7 +170,7 @@ public final class FlagService: Sendable {
         server.withLock { $0 }?.metrics()
     }
 
-    /// Reloads the token table every `tokenRefreshInterval` until `shutdown()`.
+    /// SQLite: reloads the token table every `tokenRefreshInterval` until `shutdown()`.
     private func startTokenRefresh() {
         let interval = options.tokenRefreshInterval
         let milliseconds = max(10, Int(interval.components.seconds * 1000 + interval.components.attoseconds / 1_000_000_000_000_000))

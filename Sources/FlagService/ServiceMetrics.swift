@@ -97,6 +97,8 @@ public final class ServiceMetrics: Sendable {
     let unchanged = Atomic<Int>(0)
     /// Writes refused by the store or failed.
     let publishFailures = Atomic<Int>(0)
+    /// Writes built again on a newer version after another node committed first (PostgreSQL, several nodes).
+    let publishRetries = Atomic<Int>(0)
     /// Group commits (batches) written, and requests in them.
     let batches = Atomic<Int>(0)
     /// Audit lines of refusals (and unchanged writes) handed to the writer.
@@ -167,6 +169,9 @@ public final class ServiceMetrics: Sendable {
         out += "flagserver_publishes_total{outcome=\"published\"} \(published.load(ordering: .relaxed))\n"
         out += "flagserver_publishes_total{outcome=\"unchanged\"} \(unchanged.load(ordering: .relaxed))\n"
         out += "flagserver_publishes_total{outcome=\"failed\"} \(publishFailures.load(ordering: .relaxed))\n"
+        out += "# HELP flagserver_publish_retries_total Writes built again on the newest version after another node committed first.\n"
+        out += "# TYPE flagserver_publish_retries_total counter\n"
+        out += "flagserver_publish_retries_total \(publishRetries.load(ordering: .relaxed))\n"
         out += "# HELP flagserver_group_commits_total Durable commits of the writer (each may hold several writes).\n"
         out += "# TYPE flagserver_group_commits_total counter\n"
         out += "flagserver_group_commits_total \(batches.load(ordering: .relaxed))\n"

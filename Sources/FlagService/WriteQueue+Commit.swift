@@ -8,8 +8,14 @@ extension WriteQueue {
     /// A snapshot (response bytes, OFREP answers) is built only for the last version of an environment in
     /// the batch: the ones before it would be replaced before anyone could read them. `audit` (refusals' lines)
     /// is written in the same commit and emptied; a failed commit loses those lines (counted as dropped).
-    func flush(_ batch: inout [(job: WriteJob, request: PublishRequest, document: FlagDocument)], audit: inout [AuditRecord]) {
-        guard !batch.isEmpty else { return }
+    ///
+    /// `handBackConflicts` (PostgreSQL, the writer had not caught up with the database): the jobs whose request found
+    /// another version than the one it was built on (`versionConflict`) are not completed but returned, in order, for
+    /// `process` to take again on the newest version.
+    @discardableResult
+    func flush(_ batch: inout [(job: WriteJob, request: PublishRequest, document: FlagDocument)], audit: inout [AuditRecord],
+               handBackConflicts: Bool = false) -> [WriteJob] {
+        guard !batch.isEmpty else { return [] }
         defer { batch.removeAll() }
         let lines = audit
         audit = []
@@ -23,15 +29,19 @@ extension WriteQueue {
             logger.log(.error, "publish_failed", ["jobs": "\(batch.count)", "error": "\(error)"])
             let refusal = ServiceError.store(error)
             for entry in batch { entry.job.completion(.failed(refusal)) }
-            return
+            return []
         }
         health.recordSuccess()
         metrics.batches.add(1, ordering: .relaxed)
-        var outcomes: [WriteOutcome] = []
+        var outcomes: [WriteOutcome?] = []
         outcomes.reserveCapacity(batch.count)
         var newest: [String: CommittedVersion] = [:]
+        var handedBack: [WriteJob] = []
         for (entry, result) in zip(batch, results) {
             switch result {
+            case .failure(.versionConflict) where handBackConflicts:
+                handedBack.append(entry.job)
+                outcomes.append(nil)
             case .success(.published(let record)):
                 let published = CommittedVersion(record: record, document: entry.document)
                 newest[record.environment] = published
@@ -44,6 +54,14 @@ extension WriteQueue {
                 // Accepted, yet nothing to publish: the store wrote the attempt's line in this same commit.
                 metrics.recordPublish(changed: false)
                 outcomes.append(.unchanged(record))
+            case .failure(.versionConflict(let environment, _, _)) where entry.job.precondition == .none:
+                // Other nodes kept committing first through every rebase (`process`): nothing was written, and a
+                // client without `If-Match` did not ask for a 412 (docs/api.md), so it is told to retry.
+                metrics.publishFailures.add(1, ordering: .relaxed)
+                logger.log(.warning, "publish_conflicts_exhausted", ["env": environment])
+                outcomes.append(.failed(ServiceError(.serviceUnavailable, code: "busy",
+                                                     message: "other nodes kept writing \(environment) first; retry shortly",
+                                                     headers: [.retryAfter: "1"])))
             case .failure(let error):
                 metrics.publishFailures.add(1, ordering: .relaxed)
                 logger.log(.warning, "publish_refused", ["env": entry.request.environment, "error": "\(error)"])
@@ -54,7 +72,10 @@ extension WriteQueue {
             let snapshot = Snapshot(record: published.record, document: published.document, documentIsCanonical: true)
             announce(snapshot)
         }
-        for (entry, outcome) in zip(batch, outcomes) { entry.job.completion(outcome) }
+        for (entry, outcome) in zip(batch, outcomes) {
+            if let outcome { entry.job.completion(outcome) }
+        }
+        return handedBack
     }
 
     /// Republishes version `number` as a new version. The old document is decoded first, so a version that
@@ -143,8 +164,10 @@ extension WriteQueue {
     /// PostgreSQL: installs and announces the versions other nodes published since this node's snapshots (each
     /// environment's newest number compared, one indexed lookup each), and learns new environments. Their webhook
     /// deliveries were stored by the publishing node, so only the event streams and the scheduler hear of them here.
-    /// Run by the cluster thread every round and by the writer before each batch, so writes build on the newest.
+    /// Run by the cluster thread every round, and by the writer when a request found the database ahead of its base
+    /// or before a rare decision (`process`).
     func catchUpWithStore() {
+        catchUps.add(1, ordering: .relaxed)
         do {
             let newest = try store.newestVersionNumbers()
             let names = newest.keys.sorted()

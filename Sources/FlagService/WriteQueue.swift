@@ -4,6 +4,7 @@ import Foundation
 import Glibc
 import HTTPServer
 import ServerLock
+import Synchronization
 
 /// The ONE writer: a dedicated thread that owns every publish, so writes are serialized and the event
 /// loops never wait for an fsync. Handlers enqueue a `WriteJob` and return; the job's completion answers
@@ -53,6 +54,10 @@ public final class WriteQueue: Sendable {
     public let health = WriteHealth()
     /// PostgreSQL: one installer at a time for the writer's and the other nodes' versions (`announce`).
     let announcing = PThreadMutex(())
+    /// PostgreSQL: how many times `catchUpWithStore()` asked the database for other nodes' versions (each cluster
+    /// round, and the writer when a request found the database ahead of its base or before a rare decision: `process`);
+    /// for the tests, which check that the writer does not ask before every batch.
+    let catchUps = Atomic<Int>(0)
 
     /// A queue writing to `store` and installing new versions into `snapshots`. Call `start()`.
     public init(store: FlagStore, snapshots: SnapshotStore, metrics: ServiceMetrics, logger: ServiceLogger, maximumBatch: Int = 256,
@@ -156,84 +161,6 @@ public final class WriteQueue: Sendable {
         return work
     }
 
-    /// The version a job in the batch builds on: the installed snapshot, or what an earlier job produces.
-    struct Base {
-        var document: FlagDocument?
-        var version: Int
-        /// Canonical bytes of `document` (compared instead of hashing: same bytes, same content).
-        var bytes: [UInt8]?
-        var etag: String?
-    }
-
-    /// Applies `jobs` in order: preconditions and edits against the running `Base`, one group commit for
-    /// the document and flag writes, rollbacks and change jobs alone (they read the store inside their own
-    /// transaction, or record a change). A write that touches a protected flag is recorded as a change request
-    /// instead of joining the batch, decided here, in queue order, against the version it would change.
-    /// `audit` lines go into the first group commit, or into a transaction of their own when there is none.
-    func process(_ jobs: [WriteJob], audit: [AuditRecord] = []) {
-        // Several nodes: build on the newest version in the database, not on what this node last heard.
-        if store.isPostgres { catchUpWithStore() }
-        var audit = audit
-        defer { writeAudit(audit) }
-        var pending: [String: Base] = [:]
-        var batch: [(job: WriteJob, request: PublishRequest, document: FlagDocument)] = []
-        for job in jobs {
-            let environment = job.environment
-            guard snapshots.contains(environment) else {
-                job.completion(.failed(.unknownEnvironment(environment, known: snapshots.environments)))
-                continue
-            }
-            switch job.kind {
-            case .document, .flag:
-                break
-            case .rollback(let number):
-                flush(&batch, audit: &audit)
-                pending = [:]
-                rollback(job, to: number)
-                continue
-            case .schedule, .applyChange:
-                // A change's base must be a committed version, and applying one reads the store.
-                flush(&batch, audit: &audit)
-                pending = [:]
-                runChangeJob(job)
-                continue
-            }
-            var base = pending[environment] ?? current(environment)
-            if job.precondition != .none, base.etag == nil, let bytes = base.bytes {
-                // A version pending in this batch: its tag is needed only now, so hash only now.
-                base.etag = VersionMetadata.entityTag(version: base.version, contentHash: FlagStore.contentHash(bytes))
-                pending[environment] = base
-            }
-            if let refusal = Self.check(job.precondition, etag: base.etag, version: base.version) {
-                job.completion(.failed(refusal))
-                continue
-            }
-            let document: FlagDocument
-            do {
-                document = try Self.proposedDocument(job, base: base.document)
-            } catch {
-                job.completion(.failed(error))
-                continue
-            }
-            let bytes = document.canonicalBytes
-            if bytes != base.bytes, needsApproval(job, base: base.document, proposed: document) {
-                flush(&batch, audit: &audit)
-                pending = [:]
-                propose(job)
-                continue
-            }
-            let target: String? = if case .flag(let key, _) = job.kind { key } else { nil }
-            batch.append((job, PublishRequest(environment: environment, document: bytes, author: job.author, message: job.message,
-                                              expectedCurrentVersion: base.version, target: target, client: job.client), document))
-            // Equal bytes: the store will answer `.unchanged` and the version stays; otherwise it advances.
-            // Its ETag is computed only if a later job in this batch has a precondition.
-            if bytes != base.bytes {
-                pending[environment] = Base(document: document, version: base.version + 1, bytes: bytes, etag: nil)
-            }
-        }
-        flush(&batch, audit: &audit)
-    }
-
     /// The document a `.document` or `.flag` job proposes against `base`.
     static func proposedDocument(_ job: WriteJob, base: FlagDocument?) throws(ServiceError) -> FlagDocument {
         switch job.kind {
@@ -247,7 +174,7 @@ public final class WriteQueue: Sendable {
     func current(_ environment: String) -> Base {
         guard let snapshot = snapshots.snapshot(environment) else { return Base(document: nil, version: 0) }
         return Base(document: snapshot.document, version: snapshot.version, bytes: snapshot.record.document,
-                    etag: snapshot.etag)
+                    hash: snapshot.record.contentHash, etag: snapshot.etag)
     }
 
     /// 412 when the precondition fails against `etag` (nil: no version yet), with the current ETag header and,

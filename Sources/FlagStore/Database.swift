@@ -183,12 +183,13 @@ package final class Database {
     }
 
     /// BEGIN on PostgreSQL, and for `.immediate` the write lock; a connection found lost at BEGIN (nothing was done
-    /// yet) is connected again and BEGIN tried once more, so the first write after a server restart succeeds.
+    /// yet) is connected again and BEGIN tried once more, so the first write after a server restart succeeds. A
+    /// connect that failed is not tried again at once (`isConnectFailure`): the caller hears of it after one attempt.
     private func beginPostgres(_ kind: TransactionKind) throws {
         let begin = kind == .immediate ? "BEGIN" : "BEGIN ISOLATION LEVEL REPEATABLE READ"
         do {
             try execute(begin)
-        } catch let error as DatabaseError where error.isUnavailable {
+        } catch let error as DatabaseError where error.isUnavailable && !error.isConnectFailure {
             try execute(begin)
         }
         guard kind == .immediate else { return }

@@ -91,6 +91,11 @@ public struct DatabaseError: Error, Sendable, Equatable, CustomStringConvertible
         return sqlState.hasPrefix("08") || ["57P01", "57P02", "57P03", "25006"].contains(sqlState)
     }
 
+    /// PostgreSQL only: no connection could be made (`08001`, from `PostgresConnection`'s connect or its wait after a
+    /// failed one). Trying again at once would connect again, and wait again: callers that retry a lost session do
+    /// not retry this.
+    public var isConnectFailure: Bool { sqlState == "08001" }
+
     /// One line: codes (or SQLSTATE), message and SQL.
     public var description: String {
         var text = sqlState.map { "PostgreSQL error \($0): \(message)" }

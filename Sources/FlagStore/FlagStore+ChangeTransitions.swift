@@ -153,6 +153,7 @@ extension FlagStore {
                 let record = try Self.fetchChange(database, id: id)
                 guard changed == 1 else { return .refused(record) }
                 try Self.audit(database, audit(record), now: now)
+                try Self.notifyChange(database, environment: record.environment)
                 return .done(record)
             }
         }

@@ -48,9 +48,18 @@ extension FlagStore {
                 try Self.audit(database, AuditRecord(
                     actor: change.author, action: status == .pending ? "change.request" : "change.schedule",
                     environment: change.environment, target: String(id), client: change.client, detail: detail), now: now)
+                try Self.notifyChange(database, environment: change.environment)
                 return try Self.fetchChange(database, id: id)
             }
         }
+    }
+
+    /// PostgreSQL: tells every node's `StoreListener`, at this transaction's commit, that a change of `environment` was
+    /// recorded or decided, so the node running the jobs looks at it at once (not at its scheduler's next idle pass,
+    /// up to a minute later). Nothing on SQLite, where the one process that writes is the one that runs the jobs.
+    static func notifyChange(_ database: Database, environment: String) throws {
+        guard database.isPostgres else { return }
+        try database.run("SELECT pg_notify(?, ?)", [.text(StoreListener.changesChannel), .text(environment)])
     }
 
     /// Change `id`; `changeNotFound` when there is none.

@@ -66,7 +66,8 @@ extension FlagStore {
                                 let outcome = try Self.publishInTransaction(
                                     database, environment: request.environment, document: request.document, hash: hash,
                                     author: request.author, message: request.message,
-                                    expectedCurrentVersion: request.expectedCurrentVersion, rolledBackFrom: nil,
+                                    expectedCurrentVersion: request.expectedCurrentVersion,
+                                    expectedCurrentHash: request.expectedCurrentHash, rolledBackFrom: nil,
                                     target: request.target, client: request.client)
                                 if case .unchanged(let current) = outcome {
                                     // Accepted, yet nothing to publish: the attempt's line commits with the batch
@@ -125,11 +126,13 @@ extension FlagStore {
         }
     }
 
-    /// Publishes inside the caller's transaction (also `applyChange`'s): the expected-version check, the
-    /// unchanged check, the insert and its `publish` audit line (with `target`, a flip's flag key, and `client`).
+    /// Publishes inside the caller's transaction (also `applyChange`'s): the expected-version check (and the expected
+    /// content hash's, when given: `PublishRequest.expectedCurrentHash`), the unchanged check, the insert and its
+    /// `publish` audit line (with `target`, a flip's flag key, and `client`).
     static func publishInTransaction(
         _ database: Database, environment: String, document: [UInt8], hash: String, author: String,
-        message: String, expectedCurrentVersion: Int?, rolledBackFrom: Int?, target: String? = nil, client: String? = nil
+        message: String, expectedCurrentVersion: Int?, expectedCurrentHash: String? = nil, rolledBackFrom: Int?,
+        target: String? = nil, client: String? = nil
     ) throws -> PublishOutcome {
         let environmentID = try environmentID(database, environment)
         let head = try database.queryFirst(
@@ -138,6 +141,11 @@ extension FlagStore {
         let currentNumber = head?.number ?? 0
         if let expected = expectedCurrentVersion, expected != currentNumber {
             throw FlagStoreError.versionConflict(environment: environment, expected: expected, current: currentNumber)
+        }
+        if let expectedCurrentHash, expectedCurrentHash != head?.hash {
+            // The number is right but the content is not what the publisher built on: another writer's version.
+            throw FlagStoreError.versionConflict(environment: environment, expected: expectedCurrentVersion ?? currentNumber,
+                                                 current: currentNumber)
         }
         if let head, head.hash == hash,
            let current = try fetchVersion(database, environmentID: environmentID, name: environment, number: head.number),

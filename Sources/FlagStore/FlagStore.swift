@@ -141,12 +141,14 @@ public final class FlagStore: @unchecked Sendable {
     /// Runs `body` on the read-only connection, serialized, with errors mapped to `FlagStoreError`.
     ///
     /// PostgreSQL: a read that finds its connection lost (a server restart, a failover) runs once more on a new
-    /// connection; reads change nothing, so trying again is safe.
+    /// connection; reads change nothing, so trying again is safe. A read whose connect failed is not tried again:
+    /// that would hold the lock for a second connect attempt (up to `connect_timeout` per host when the server does
+    /// not answer at all) while `/readyz` and every other read wait.
     func read<T>(_ body: (Database) throws -> T) throws -> T {
         try readLock.withLock { _ in
             do {
                 return try body(reader)
-            } catch let error as DatabaseError where error.isUnavailable {
+            } catch let error as DatabaseError where error.isUnavailable && !error.isConnectFailure {
                 do { return try body(reader) } catch { throw FlagStoreError.wrap(error) }
             } catch {
                 throw FlagStoreError.wrap(error)

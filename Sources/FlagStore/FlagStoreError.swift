@@ -50,6 +50,15 @@ public enum FlagStoreError: Error, Sendable, Equatable, CustomStringConvertible 
     case unavailable(cause: DatabaseError)
     /// The operation exists for one engine only: what it was, and what to use on this one instead.
     case notSupported(operation: String, instead: String)
+    /// `copy(toPostgres:actor:)` found data in the target (`holds`: rows by table); nothing was written.
+    case copyTargetNotEmpty(target: String, holds: String)
+    /// `copy(toPostgres:actor:)` refuses a source that fails `integrity_check` or holds a damaged version
+    /// (`problems`, the first few); nothing was written.
+    case copySourceDamaged(source: String, problems: [String])
+    /// `copy(toPostgres:actor:)` stopped because the two databases disagree: a table or column on one side only,
+    /// a value PostgreSQL cannot store as it is, or a row that read back differently. The target's transaction
+    /// was rolled back.
+    case copyMismatch(String)
     /// Any other database failure.
     case database(DatabaseError)
 
@@ -101,6 +110,14 @@ public enum FlagStoreError: Error, Sendable, Equatable, CustomStringConvertible 
             return "the database is unavailable: \(cause)"
         case .notSupported(let operation, let instead):
             return "\(operation) is not supported by this database engine; \(instead)"
+        case .copyTargetNotEmpty(let target, let holds):
+            return "refusing to copy: the PostgreSQL database \(target) is not empty (it holds \(holds)); copy needs an empty "
+                + "database (createdb a new one) and wrote nothing"
+        case .copySourceDamaged(let source, let problems):
+            let more = problems.count > 1 ? " (and \(problems.count - 1) more problem\(problems.count > 2 ? "s" : ""))" : ""
+            return "refusing to copy \(source): \(problems.first ?? "damaged")\(more); nothing was written (see flagserver check)"
+        case .copyMismatch(let reason):
+            return "copy stopped, nothing was written (the PostgreSQL transaction was rolled back): \(reason)"
         case .database(let cause):
             return cause.description
         }

@@ -12,7 +12,10 @@ import Glibc
 /// Reconnection: when the connection is lost (or, after a failover, answers as a read-only standby), the
 /// failing call throws an `isUnavailable` error and the next call outside a transaction connects again with
 /// the same connection string, so a multi-host URI with `target_session_attrs=read-write` finds the new
-/// primary by itself.
+/// primary by itself. After a connect that failed, calls within `retryDelay` (50 ms, doubling up to
+/// `maximumRetryDelay`, 500 ms) fail at once with that failure instead of connecting again: while the database
+/// is away no caller waits on a connect attempt another caller just made, yet a promoted standby is found
+/// within half a second.
 package final class PostgresConnection {
     /// The `PGconn*`; nil after `close()`.
     private(set) var handle: OpaquePointer?
@@ -27,9 +30,31 @@ package final class PostgresConnection {
     /// `lock_timeout` of every session, in milliseconds: how long a write waits for another node's write lock
     /// (SQLite's busy timeout) before failing with `55P03` (busy).
     private let lockTimeoutMilliseconds: Int64
+    /// The last failed connect and when the next may be tried (monotonic nanoseconds); nil after a success.
+    private var connectFailure: (error: DatabaseError, retryAt: UInt64, delay: UInt64)?
 
-    /// Connects to `conninfo` (a `postgresql://` URI or `key=value` string, libpq's syntax, several hosts included).
-    /// `connect_timeout` defaults to 5 s and `application_name` to `flagserver`; the string's own values win.
+    /// The first wait after a failed connect before the next is tried; it doubles with each failure in a row.
+    package static let retryDelay: Duration = .milliseconds(50)
+    /// The longest wait between two connect attempts while the database stays away.
+    package static let maximumRetryDelay: Duration = .milliseconds(500)
+
+    /// libpq settings given before the connection string's own, which win when it has them:
+    /// - `connect_timeout` 3 s, per host: a host that does not answer at all (its machine is gone,
+    ///   packets dropped) costs each connect this long before libpq tries the next host of a multi-host URI (it was
+    ///   5 s). Not libpq's minimum, 2 s: under the test suite's load on two cores a connect to a live server over its
+    ///   unix socket once took longer (libpq then fails with an empty message) and a server slow to accept after a
+    ///   failover must not be dropped for it; `deploy/cluster` sets 3 s too;
+    /// - TCP keepalives (5 s idle, then 3 probes 2 s apart) and `tcp_user_timeout` 10 s, so a session to a machine that
+    ///   vanished fails within about 10 s instead of the kernel's ~15 minutes of retransmissions (an idle `LISTEN`
+    ///   connection would otherwise never notice). Unix sockets ignore all but `connect_timeout`.
+    /// - `application_name` `flagserver` (`pg_stat_activity`).
+    static let defaultParameters: [(keyword: String, value: String)] = [
+        ("connect_timeout", "3"), ("keepalives", "1"), ("keepalives_idle", "5"), ("keepalives_interval", "2"),
+        ("keepalives_count", "3"), ("tcp_user_timeout", "10000"), ("application_name", "flagserver"),
+    ]
+
+    /// Connects to `conninfo` (a `postgresql://` URI or `key=value` string, libpq's syntax, several hosts included),
+    /// with `defaultParameters` where the string sets nothing else.
     package init(conninfo: String, lockTimeout: Duration = .seconds(5)) throws {
         self.conninfo = conninfo
         let (seconds, attoseconds) = lockTimeout.components
@@ -56,8 +81,8 @@ package final class PostgresConnection {
     private static func connect(_ conninfo: String, lockTimeoutMilliseconds: Int64) throws -> OpaquePointer {
         // Keywords are read in order and later ones win; `dbname` is expanded (expand_dbname = 1) into the
         // URI's own parameters, so defaults go first.
-        let keywords = ["connect_timeout", "application_name", "dbname"]
-        let values = ["5", "flagserver", conninfo]
+        let keywords = defaultParameters.map(\.keyword) + ["dbname"]
+        let values = defaultParameters.map(\.value) + [conninfo]
         let connection = withCStrings(keywords) { keywordPointers in
             withCStrings(values) { valuePointers in PQconnectdbParams(keywordPointers, valuePointers, 1) }
         }
@@ -81,18 +106,56 @@ package final class PostgresConnection {
         return connection
     }
 
-    /// The open connection, connecting again first when the last one was lost and no transaction is open.
+    /// The open connection, connecting again first when the last one was lost and no transaction is open; within
+    /// the wait after a failed connect, that failure again (`08001`) without trying.
     private func liveConnection(for sql: String?) throws -> OpaquePointer {
         if let handle, !needsReconnect, PQstatus(handle) == CONNECTION_OK { return handle }
         guard !isClosed else {
             throw DatabaseError(sqlState: "08003", message: "connection is closed", sql: sql)
         }
         drop()
-        let fresh = try Self.connect(conninfo, lockTimeoutMilliseconds: lockTimeoutMilliseconds)
+        let now = Self.monotonicNanoseconds()
+        if let connectFailure, now < connectFailure.retryAt { throw connectFailure.error }
+        let fresh: OpaquePointer
+        do {
+            fresh = try Self.connect(conninfo, lockTimeoutMilliseconds: lockTimeoutMilliseconds)
+        } catch let error as DatabaseError {
+            let first = Self.nanoseconds(Self.retryDelay)
+            let delay = connectFailure.map { min($0.delay * 2, Self.nanoseconds(Self.maximumRetryDelay)) } ?? first
+            connectFailure = (error, Self.monotonicNanoseconds() + delay, delay)
+            throw error
+        }
+        connectFailure = nil
         handle = fresh
         needsReconnect = false
         connections += 1
         return fresh
+    }
+
+    /// The server this connection is on (`host:port` as libpq reached it, a socket directory for a unix socket),
+    /// or nil while it is not connected: after a failover, which host of a multi-host URI is the primary now.
+    package var server: String? {
+        guard let handle, PQstatus(handle) == CONNECTION_OK else { return nil }
+        let host = PQhost(handle).map { String(cString: $0) } ?? "?"
+        let port = PQport(handle).map { String(cString: $0) } ?? "?"
+        return "\(host):\(port)"
+    }
+
+    private static func monotonicNanoseconds() -> UInt64 {
+        var now = timespec()
+        clock_gettime(CLOCK_MONOTONIC, &now)
+        return UInt64(now.tv_sec) * 1_000_000_000 + UInt64(now.tv_nsec)
+    }
+
+    private static func nanoseconds(_ duration: Duration) -> UInt64 {
+        let (seconds, attoseconds) = duration.components
+        return UInt64(max(0, seconds)) * 1_000_000_000 + UInt64(max(0, attoseconds / 1_000_000_000))
+    }
+
+    /// Connects again now when the last connection was lost (as the next statement would), so that a caller can set
+    /// up the new session first (`StoreListener` LISTENs again); `08001` when it cannot.
+    package func reconnectIfNeeded() throws {
+        _ = try liveConnection(for: nil)
     }
 
     /// Whether a transaction is open (or failed and not yet rolled back).
@@ -208,7 +271,9 @@ package final class PostgresConnection {
     /// Throws when the connection is lost.
     package func notifications() throws -> [(channel: String, payload: String)] {
         let connection = try liveConnection(for: nil)
-        guard PQconsumeInput(connection) == 1 else {
+        // A session the server ended (terminated, shut down) sends its FATAL message before closing: then input is
+        // consumed fine but the connection is bad.
+        guard PQconsumeInput(connection) == 1, PQstatus(connection) == CONNECTION_OK else {
             needsReconnect = true
             throw DatabaseError(sqlState: "08006", message: Self.trimmed(PQerrorMessage(connection)), sql: nil)
         }

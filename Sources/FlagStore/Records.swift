@@ -52,6 +52,11 @@ public struct PublishRequest: Sendable, Equatable {
     public var message: String
     /// The version the publisher saw (0: none yet), or nil to skip the check.
     public var expectedCurrentVersion: Int?
+    /// The content hash of the version the publisher saw, or nil to skip this check: with `expectedCurrentVersion`
+    /// it names the exact version a document was built on. A writer that chains several requests of one environment
+    /// in one batch needs it: when the first finds another node's version where it expected its own base, the number
+    /// the second expects may be that other version's, and only the hash tells them apart.
+    public var expectedCurrentHash: String?
     /// What the `publish` audit line names as acted on (the flag key of a flip); nil for a whole document.
     public var target: String?
     /// The client's address, for the audit line.
@@ -59,12 +64,14 @@ public struct PublishRequest: Sendable, Equatable {
 
     /// A request; see `FlagStore.publish(environment:document:author:message:expectedCurrentVersion:)`.
     public init(environment: String, document: [UInt8], author: String, message: String = "",
-                expectedCurrentVersion: Int? = nil, target: String? = nil, client: String? = nil) {
+                expectedCurrentVersion: Int? = nil, expectedCurrentHash: String? = nil, target: String? = nil,
+                client: String? = nil) {
         self.environment = environment
         self.document = document
         self.author = author
         self.message = message
         self.expectedCurrentVersion = expectedCurrentVersion
+        self.expectedCurrentHash = expectedCurrentHash
         self.target = target
         self.client = client
     }

@@ -1,36 +1,60 @@
 import Glibc
 
-/// PostgreSQL only: a connection of its own that `LISTEN`s for the versions other nodes publish
-/// (`pg_notify` in the publish's transaction, delivered at its commit).
+/// PostgreSQL only: a connection of its own that `LISTEN`s for the versions other nodes publish and the changes
+/// (schedules, change requests, their decisions) they record (`pg_notify` in the writing transaction, delivered at its
+/// commit).
 ///
 /// Notifications are a wake-up, not the truth: they are lost while the connection is down or when the primary
 /// changes, so the node also compares each environment's newest version (`FlagStore.newestVersionNumbers()`)
-/// after every wait, notified or not. After a lost connection the next `wait` connects again and LISTENs again.
+/// after every wait, notified or not, and a wait that had to LISTEN again says so (`Heard.reconnected`): whatever
+/// changed meanwhile must be looked at. After a lost connection the next `wait` connects again and LISTENs again.
 public final class StoreListener: @unchecked Sendable {
     // @unchecked: one thread (the node's sync thread) uses a listener.
 
     /// The channel publishes notify, with the environment's name as payload.
     public static let channel = "flagstore_versions"
+    /// The channel changes notify (created, approved, rejected, cancelled, expired...), with the environment's name
+    /// as payload: the node that runs the jobs must hear of a schedule another node recorded before it is due.
+    public static let changesChannel = "flagstore_changes"
+
+    /// What one `wait` heard.
+    public struct Heard: Sendable, Equatable {
+        /// Environments with a new version.
+        public var versions: Set<String> = []
+        /// Whether any node recorded or decided a change.
+        public var changes = false
+        /// The listener (re)connected before waiting: notifications sent while it was not listening are lost.
+        public var reconnected = false
+
+        /// Nothing heard.
+        public init(versions: Set<String> = [], changes: Bool = false, reconnected: Bool = false) {
+            self.versions = versions
+            self.changes = changes
+            self.reconnected = reconnected
+        }
+    }
 
     private let connection: PostgresConnection
     private var listeningOn = 0
 
     init(conninfo: String) throws {
         connection = try PostgresConnection(conninfo: conninfo)
-        try listenIfNeeded()
     }
 
-    private func listenIfNeeded() throws {
-        guard listeningOn != connection.connections else { return }
-        try connection.execute("LISTEN \(Self.channel)")
+    /// LISTENs on a connection that has not yet; true when it did (a new or a new-made connection).
+    private func listenIfNeeded() throws -> Bool {
+        guard listeningOn != connection.connections else { return false }
+        try connection.execute("LISTEN \(Self.channel); LISTEN \(Self.changesChannel)")
         listeningOn = connection.connections
+        return true
     }
 
-    /// Waits up to `timeout` for notifications and returns the environments named (empty when none came).
+    /// Waits up to `timeout` for notifications and returns what they named (nothing when none came).
     /// Throws `FlagStoreError.unavailable` when the server cannot be reached; call again to reconnect.
-    public func wait(timeout: Duration) throws -> [String] {
+    public func wait(timeout: Duration) throws -> Heard {
         do {
-            try listenIfNeeded()
+            try connection.reconnectIfNeeded()
+            var heard = Heard(reconnected: try listenIfNeeded())
             var received = try connection.notifications()
             if received.isEmpty {
                 var descriptor = pollfd(fd: connection.socket, events: Int16(POLLIN), revents: 0)
@@ -38,11 +62,19 @@ public final class StoreListener: @unchecked Sendable {
                 let milliseconds = Int32(clamping: seconds * 1000 + attoseconds / 1_000_000_000_000_000)
                 if poll(&descriptor, 1, milliseconds) > 0 { received = try connection.notifications() }
             }
-            return received.filter { $0.channel == Self.channel }.map(\.payload)
+            for (channel, payload) in received {
+                if channel == Self.channel { heard.versions.insert(payload) }
+                if channel == Self.changesChannel { heard.changes = true }
+            }
+            return heard
         } catch {
             throw FlagStoreError.wrap(error)
         }
     }
+
+    /// The server the listener is connected to (`host:port`), nil while it is not: after a failover, which host of
+    /// a multi-host URI is the primary now.
+    public var server: String? { connection.server }
 
     /// Closes the connection.
     public func close() { connection.close() }

@@ -33,7 +33,13 @@ public final class PurchaseManager {
 
     private var observers: [UUID: AsyncStream<PurchaseState>.Continuation] = [:]
     private var updatesTask: Task<Void, Never>?
-    private var expiryTask: Task<Void, Never>?
+    /// The one scheduled store check (a review at ``AccessDecision/reviewAt`` or a retry after a failed read); each
+    /// read replaces it.
+    private var reviewTask: Task<Void, Never>?
+    /// The wait before the next retry after a failed read (``StoreRetryBackoff``); `nil` after a read that answered.
+    private var retryDelay: TimeInterval?
+    /// When the store is asked again because the last read failed; `nil` when it answered.
+    private(set) var retryAt: Date?
 
     /// A manager on `store`. Starts observing transaction updates and reads the entitlements right away
     /// (`observesAtCreation: false` leaves that to ``start()``).
@@ -47,7 +53,7 @@ public final class PurchaseManager {
 
     deinit {
         updatesTask?.cancel()
-        expiryTask?.cancel()
+        reviewTask?.cancel()
     }
 
     // MARK: The brief's surface
@@ -186,14 +192,18 @@ public final class PurchaseManager {
     }
 
     /// Reads the current entitlements from the store (at launch, after a purchase or restore, on every transaction
-    /// update, and when a subscription's period ends). A failure keeps the entitlements verified so far.
+    /// update, when a subscription's period ends, and after a failed read with backoff). A failure keeps the
+    /// entitlements verified so far. The app may call it when it comes to the foreground (as RevenueCat refreshes a
+    /// stale customer info then).
     public func updatePurchasedProducts() async {
         // Nothing to show on failure: the user did not ask for this, and keeping what was verified locks nobody out.
         _ = await refreshEntitlements()
     }
 
     /// Reads the entitlements and the statuses, decides access, and schedules the next review; the entitlements'
-    /// error, if that read failed. Any failure keeps what was decided earlier in this run (``AccessInput/storeFailed``).
+    /// error, if that read failed. Any failure keeps what was decided earlier in this run (``AccessInput/storeFailed``)
+    /// and schedules a retry with backoff (``StoreRetryBackoff``), so that a kept decision does not outlive the
+    /// store's answer for the rest of the session; an answer resets the backoff.
     private func refreshEntitlements() async -> StoreError? {
         defer { scheduleReview() }
         var listed: [StoreEntitlement]?
@@ -210,13 +220,22 @@ public final class PurchaseManager {
             statuses = nil
         }
         let now = clock.now()
+        let failed = listed == nil || statuses == nil
         mutate { state in
             if let listed {
                 state.entitlements = listed.filter { $0.revocationDate == nil }
                 state.entitlementsChecked = true
             }
             if let statuses { state.statuses = statuses }
-            state.decideAccess(now: now, storeFailed: listed == nil || statuses == nil)
+            state.decideAccess(now: now, storeFailed: failed)
+        }
+        if failed {
+            let delay = StoreRetryBackoff.delay(after: retryDelay)
+            retryDelay = delay
+            retryAt = now.addingTimeInterval(delay)
+        } else {
+            retryDelay = nil
+            retryAt = nil
         }
         return entitlementsError
     }
@@ -249,13 +268,15 @@ public final class PurchaseManager {
     /// Asks the store again when the decision may change by itself (``AccessDecision/reviewAt``: a period, grace period
     /// or courtesy window ending): StoreKit sends no update for an expiry. Only the store's answer changes access then;
     /// the clock alone never ends it (a grace period outlives the transaction's `expirationDate`, and a store that
-    /// cannot be asked takes nothing away).
+    /// cannot be asked takes nothing away). After a failed read, also at ``retryAt``; the earlier of the two wins, and
+    /// the read it makes schedules the next one.
     private func scheduleReview() {
-        expiryTask?.cancel()
+        reviewTask?.cancel()
         let now = clock.now()
-        guard let next = state.access.reviewAt, next > now else { return }
+        let review = state.access.reviewAt.flatMap { $0 > now ? $0 : nil }
+        guard let next = [review, retryAt].compactMap({ $0 }).min() else { return }
         let clock = clock
-        expiryTask = Task { [weak self] in
+        reviewTask = Task { [weak self] in
             do {
                 try await clock.sleep(until: next)
             } catch {

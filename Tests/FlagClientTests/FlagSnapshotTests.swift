@@ -85,6 +85,20 @@ import Testing
         #expect(try Self.snapshot(document).billingRetryAccessDays == expected)
     }
 
+    /// The snapshot clamps with `SymiFlags.BillingRetryAccessDays`, the definition `flagctl lint` warns against: at
+    /// and beyond both ends of its range the app uses what the lint says it would.
+    @Test func billingRetryAccessDaysFollowsTheSharedRange() throws {
+        let range = SymiFlags.BillingRetryAccessDays.range
+        for days in [range.lowerBound - 1, range.lowerBound, range.upperBound, range.upperBound + 1] {
+            let document = try Envelopes.modified(try Envelopes.production()) { flags in
+                flags["billingRetryAccessDays"] = ["type": "integer", "default": .integer(Int64(days))]
+            }
+            #expect(try Self.snapshot(document).billingRetryAccessDays == SymiFlags.BillingRetryAccessDays.clamped(Int64(days)),
+                    "\(days)")
+            #expect(try Self.snapshot(document).billingRetryAccessDays == min(max(days, range.lowerBound), range.upperBound))
+        }
+    }
+
     @Test func billingRetryAccessDaysMissingOrMistypedIsTheSafeDefault() throws {
         let missing = try Envelopes.modified(try Envelopes.production()) { flags in flags["billingRetryAccessDays"] = nil }
         #expect(try Self.snapshot(missing).billingRetryAccessDays == SymiSafeDefaults.billingRetryAccessDays)

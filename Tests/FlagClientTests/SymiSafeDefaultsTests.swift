@@ -70,7 +70,7 @@ import Testing
         #expect(safe.evaluate("subscriptionProductIds", context: context).value
                 == .array(SymiSafeDefaults.subscriptionProductIds.map(JSONValue.string)))
         #expect(safe.evaluate("billingRetryAccessDays", context: context).value == .integer(Int64(SymiSafeDefaults.billingRetryAccessDays)))
-        #expect(SymiSafeDefaults.billingRetryAccessDaysRange.contains(SymiSafeDefaults.billingRetryAccessDays))
+        #expect(SymiFlags.BillingRetryAccessDays.range.contains(SymiSafeDefaults.billingRetryAccessDays))
         #expect(snapshot.subscriptionScreenCopy.subline == "Für kurze Zeit kostenlos")
         #expect(SymiSafeDefaults.legalLinks.privacyPolicy.absoluteString == "https://symi.app/datenschutz")
         #expect(SymiSafeDefaults.legalLinks.termsOfUse.absoluteString == "https://symi.app/nutzungsbedingungen")

@@ -24,6 +24,22 @@ import Testing
         ])
     }
 
+    /// The lint reports exactly the values the app would not take as written, and names what the app would use: both
+    /// come from `SymiFlags.BillingRetryAccessDays`, the definition the app's `FlagSnapshot` clamps with.
+    @Test func theRuleFollowsTheAppsClamp() {
+        let range = SymiFlags.BillingRetryAccessDays.range
+        let bounds = [Int64(range.lowerBound), Int64(range.upperBound)]
+        for days in bounds.flatMap({ [$0 - 1, $0, $0 + 1] }) + [Int64.min, Int64.max] {
+            let used = SymiFlags.BillingRetryAccessDays.clamped(days)
+            let messages = findings(#"{"type": "integer", "default": \#(days)}"#).map(\.message)
+            if Int64(used) == days {
+                #expect(messages == [], "\(days) is used as written")
+            } else {
+                #expect(messages.count == 1 && messages[0].hasSuffix("the app would use \(used)"), "\(days): \(messages)")
+            }
+        }
+    }
+
     @Test func aFlagOfAnotherTypeIsReported() {
         #expect(findings(#"{"type": "string", "default": "3"}"#).map(\.path) == ["/flags/billingRetryAccessDays/type"])
     }

@@ -67,7 +67,7 @@ import Testing
                 "the operand's offset counts too")
         #expect(try member(#"{"firstInstallDate": {"after": "2026-01-01T00:00:00Z", "before": "2027-01-01T00:00:00Z"}}"#,
                            installed("2026-06-30T12:00:00Z")))
-        // On a custom attribute, parsed at evaluation; anything but an RFC 3339 string matches neither.
+        // On a custom attribute (parsed once per context); anything but an RFC 3339 string matches neither.
         let trial = #"{"trialStartedAt": {"before": "2027-01-01T00:00:00Z"}}"#
         #expect(try member(trial, EvaluationContext(custom: ["trialStartedAt": "2026-05-01T10:00:00+02:00"])))
         #expect(try !member(trial, EvaluationContext(custom: ["trialStartedAt": "May 2026"])))

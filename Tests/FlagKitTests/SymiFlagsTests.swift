@@ -1,7 +1,9 @@
 import Testing
 @testable import FlagKit
 
-/// Symi's own documents under `flags/` as the brief asks for them today.
+/// Symi's own documents under `flags/` as the brief asks for them today, and `SymiFlags`: the one definition of
+/// `billingRetryAccessDays`' range, which the app's `FlagSnapshot` clamps to and `flagctl lint` warns against (their
+/// own tests check each side against it).
 @Suite struct SymiFlagsTests {
     static let files = ["flags/production.json", "flags/staging.json"]
 
@@ -34,5 +36,20 @@ import Testing
         let document = try FlagDocument.decode(TestSupport.bytes("flags/production.json"))
         let tester = EvaluationContext(installId: "9F1C2D7E-0000-4000-8000-000000000001")
         #expect(document.evaluate("premiumFeaturesLocked", context: tester).value == true)
+    }
+
+    @Test func billingRetryAccessDaysRangeIsApplesRetryPeriod() throws {
+        #expect(SymiFlags.BillingRetryAccessDays.key == "billingRetryAccessDays")
+        #expect(SymiFlags.BillingRetryAccessDays.range == 0...60)
+        for file in Self.files {
+            let document = try FlagDocument.decode(TestSupport.bytes(file))
+            let days = try #require(document.flags[SymiFlags.BillingRetryAccessDays.key]?.defaultValue.integerValue, "\(file)")
+            #expect(SymiFlags.BillingRetryAccessDays.range.contains(Int(days)), "\(file)")
+        }
+    }
+
+    @Test(arguments: [(Int64.min, 0), (-1, 0), (0, 0), (3, 3), (60, 60), (61, 60), (Int64.max, 60)])
+    func billingRetryAccessDaysOutsideAreClampedToTheNearestBound(days: Int64, used: Int) {
+        #expect(SymiFlags.BillingRetryAccessDays.clamped(days) == used)
     }
 }

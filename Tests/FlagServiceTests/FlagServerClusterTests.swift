@@ -11,7 +11,8 @@ import Testing
 /// Issue #26 with real `flagserver` processes on one PostgreSQL (the tests' throw-away cluster): a publish on one
 /// node reaches the others' GETs and event streams, racing writes on two nodes serialize (one 412, no gap), a
 /// token made on one node writes on another, a schedule is applied once, and the jobs move to another node
-/// within seconds when the node holding them is killed with SIGKILL.
+/// within seconds when the node holding them is killed with SIGKILL. `FlagServerClusterTests+Failover.swift`: a node
+/// killed under writes, the primary killed and its standby promoted, a database that stops answering.
 ///
 /// `./scripts/test` runs this suite in a process of its own (its nodes load both cores and would slow the
 /// timing-sensitive tests of the rest of FlagServiceTests, e.g. the webhook dispatcher's prompt stop).
@@ -24,10 +25,11 @@ import Testing
         var nodes: [ServerProcess] = []
         static let flags = repositoryRoot.appendingPathComponent("flags").path
 
-        init(nodes count: Int) async throws {
+        /// `count` nodes on `uri`, or on a fresh database of the tests' shared cluster.
+        init(nodes count: Int, uri: String? = nil) async throws {
             directory = try makeTemporaryDirectory()
-            uri = try PostgresTestCluster.shared().createDatabase()
-            let store = try FlagStore.open(path: uri)
+            self.uri = try uri ?? PostgresTestCluster.shared().createDatabase()
+            let store = try FlagStore.open(path: self.uri)
             try FlagService.seed(store: store, flagsDirectory: Self.flags, logger: ServiceLogger(minimumLevel: .off))
             token = try store.createToken(name: "ops", role: .writer).secret
             store.close()
@@ -136,6 +138,54 @@ import Testing
         #expect(numbers == Array((1...(numbers.first ?? 0)).reversed()), "versions without a gap or a double: \(numbers)")
     }
 
+    /// Without `If-Match` a write has no precondition: when another node committed first, the writer builds it again
+    /// on the newest version instead of answering 412 (Benchmarks/postgres-cluster.sh found 62% 412s with three
+    /// nodes flipping one flag), and the other node's change stays (no lost update). A node that keeps losing to a
+    /// busier one gives up after `WriteQueue.conflictAttempts` with 503 `busy` (the lock is taken only at commit,
+    /// so a node can lose several times in a row): allowed here, rarely.
+    @Test func barePUTsRacingOnTwoNodesAreNever412AndKeepEachOthersChanges() async throws {
+        let cluster = try await Cluster(nodes: 2)
+        defer { cluster.finish() }
+        let path = "/v1/environments/production/flags/raceCounter"
+        let created = try await cluster.request(0, "PUT", path, token: cluster.token, json: #"{"type": "integer", "default": 0}"#)
+        #expect(created.status == 200, "\(created.text)")
+        // Two writers per node, every PUT a value no other PUT sends (so each one is a new version).
+        let answers = try await withThrowingTaskGroup(of: [String].self) { group in
+            for writer in 0..<4 {
+                group.addTask {
+                    var seen: [String] = []
+                    for index in 0..<20 {
+                        let response = try await cluster.request(writer % 2, "PUT", path, token: cluster.token,
+                                                                 json: "\(writer * 1_000 + index + 1)")
+                        let code = response.status == 200 ? "" : " " + ((try? response.json()["error"]?["code"]?.stringValue) ?? "-")
+                        seen.append("\(response.status)\(code)")
+                    }
+                    return seen
+                }
+            }
+            return try await group.reduce(into: []) { $0 += $1 }
+        }
+        let counts = Dictionary(grouping: answers, by: { $0 }).mapValues(\.count)
+        print("bare PUTs racing on two nodes: \(counts)")
+        #expect(answers.count == 80 && answers.allSatisfy { $0 == "200" || $0 == "503 busy" }, "\(counts)")
+        // Without the rebuild about a third of these lose a race (412); with it nearly all are acknowledged.
+        #expect(counts["200", default: 0] >= 72, "\(counts)")
+        // A flag set on node 1 while node 0 flips the counter: neither write loses the other.
+        async let banner = cluster.request(1, "PUT", Self.banner, token: cluster.token, json: Self.flip(false))
+        async let counter = cluster.request(0, "PUT", path, token: cluster.token, json: "7")
+        let (bannerStatus, counterStatus) = try await (banner.status, counter.status)
+        #expect(bannerStatus == 200 && counterStatus == 200)
+        let store = try FlagStore.open(path: cluster.uri)
+        defer { store.close() }
+        let newest = try #require(try store.currentVersion(environment: "production"))
+        let flags = try #require((try JSONSerialization.jsonObject(with: Data(newest.document)) as? [String: Any])?["flags"] as? [String: Any])
+        #expect((flags["showIntroFreeSubscriptionBanner"] as? [String: Any])?["default"] as? Bool == false, "\(flags)")
+        #expect((flags["raceCounter"] as? [String: Any])?["default"] as? Int == 7, "\(flags)")
+        let history = try await cluster.request(1, "GET", "/v1/environments/production/versions?limit=1000").json()
+        let numbers = history["versions"]?.arrayValue?.compactMap { $0["version"]?.integerValue } ?? []
+        #expect(numbers == Array((1...(numbers.first ?? 0)).reversed()), "versions without a gap or a double: \(numbers)")
+    }
+
     @Test func aTokenMadeOrRevokedThroughOneNodesDatabaseHoldsOnEveryNode() async throws {
         let cluster = try await Cluster(nodes: 2)
         defer { cluster.finish() }
@@ -151,46 +201,61 @@ import Testing
         let policy = #"{"protected": false, "flags": {"showIntroFreeSubscriptionBanner": {"protected": true}}}"#
         let set = try await cluster.request(0, "PUT", "/v1/environments/production/policy", token: admin, json: policy)
         #expect(set.status == 200, "\(set.text)")
-        try await Task.sleep(for: .milliseconds(1_500))
+        // Node 1 knows the policy once a dry run there says the flip needs approval (its in-memory table decides).
+        let protected = try await eventually(within: .seconds(10)) {
+            let dry = try await cluster.request(1, "PUT", Self.banner + "?dryRun=true", token: cluster.token, json: Self.flip(true))
+            return try dry.json()["needsApproval"] == true
+        }
+        #expect(protected, "node 1 never applied the policy set on node 0")
         let write = try await cluster.request(1, "PUT", Self.banner, token: cluster.token, json: Self.flip(true))
         #expect(write.status == 202, "\(write.text)")
     }
 
+    /// Three nodes run; one holds the jobs' lease. A schedule made on one node is applied by exactly one node, once: one
+    /// `change.apply` audit line, one version with its message (a second application of the same content would publish
+    /// nothing new, so the number of versions alone could not tell), every node serving it. Then the leader is killed
+    /// with SIGKILL and another node takes the jobs and applies the next schedule within seconds.
     @Test func aScheduleIsAppliedOnceAndTheJobsMoveToAnotherNodeWhenTheirNodeIsKilled() async throws {
         let cluster = try await Cluster(nodes: 3)
         defer { cluster.finish() }
+        let store = try FlagStore.open(path: cluster.uri)
+        defer { store.close() }
         let before = try #require(try await cluster.version(0))
-        func schedule(_ node: Int, _ value: Bool, in milliseconds: Int64) async throws -> Int64 {
+        func schedule(_ node: Int, _ value: Bool, in milliseconds: Int64, message: String) async throws -> Int64 {
             let at = RFC3339.string(milliseconds: ChangeScheduler.wallClock() + milliseconds)
             let created = try await cluster.request(node, "POST", "/v1/environments/production/schedules", token: cluster.token,
-                                                    json: #"{"at": "\#(at)", "message": "m", "flags": {"showIntroFreeSubscriptionBanner": \#(value)}}"#)
+                                                    json: #"{"at": "\#(at)", "message": "\#(message)", "flags": {"showIntroFreeSubscriptionBanner": \#(value)}}"#)
             #expect(created.status == 201, "\(created.text)")
             return try #require(try created.json()["change"]?["id"]?.integerValue)
         }
         func status(_ id: Int64, node: Int) async throws -> String? {
             try await cluster.request(node, "GET", "/v1/changes/\(id)").json()["change"]?["status"]?.stringValue
         }
-        let id = try await schedule(1, false, in: 1_500)
-        let deadline = ContinuousClock.now + .seconds(10)
-        while try await status(id, node: 0) == "scheduled", ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(50)) }
+        func applications(_ id: Int64) throws -> Int {
+            try store.auditEntries(limit: 1000).filter { $0.action == "change.apply" && $0.target == String(id) }.count
+        }
+        // Exactly one node holds the lease (each logs when it takes it).
+        #expect(await eventually(within: .seconds(10)) { cluster.nodes.filter { $0.errors.contains("jobs_lease_taken") }.count == 1 })
+        let id = try await schedule(1, false, in: 1_500, message: "once")
+        #expect(try await eventually(within: .seconds(15), every: .milliseconds(50)) { try await status(id, node: 0) == "applied" })
         #expect(try await status(id, node: 2) == "applied")
-        #expect(try await cluster.waitForVersion(2, before + 1) != nil)
-        try await Task.sleep(for: .seconds(2))
-        #expect(try await cluster.version(0) == before + 1, "applied once: one version, not one per node")
+        for node in 0..<3 { #expect(try await cluster.waitForVersion(node, before + 1) != nil, "node \(node)") }
+        #expect(try applications(id) == 1, "applied once, by one node")
+        #expect(try store.versions(environment: "production", limit: 1000).filter { $0.message == "once" }.map(\.number)
+                    == [Int(before) + 1])
+        #expect(cluster.nodes.filter { $0.errors.contains("jobs_lease_taken") }.count == 1, "the lease never moved")
 
         // The node holding the jobs dies; another takes them within seconds.
         let leader = try #require(cluster.nodes.firstIndex { $0.errors.contains("jobs_lease_taken") }, "no node took the jobs")
         cluster.nodes[leader].blockingStop(signal: SIGKILL)
         let survivor = (leader + 1) % 3
         let killedAt = ContinuousClock.now
-        let second = try await schedule(survivor, true, in: 500)
-        while try await status(second, node: survivor) == "scheduled", ContinuousClock.now - killedAt < .seconds(15) {
-            try await Task.sleep(for: .milliseconds(50))
-        }
-        #expect(try await status(second, node: survivor) == "applied")
+        let second = try await schedule(survivor, true, in: 500, message: "after the kill")
+        #expect(try await eventually(within: .seconds(15), every: .milliseconds(50)) { try await status(second, node: survivor) == "applied" })
         let tookOver = ContinuousClock.now - killedAt
         #expect(tookOver < .seconds(5), "took \(tookOver)")
         #expect(try await cluster.version(survivor) == before + 2)
+        #expect(try applications(second) == 1)
     }
 
     @Test func withoutTheDatabaseReadsGoOnWritesAre503AndReadyzDegradedThenWritesResumeWithoutARestart() async throws {
@@ -209,11 +274,15 @@ import Testing
         let ready = try await cluster.request(0, "GET", "/readyz")
         #expect(ready.status == 503 && (try? ready.json()["status"]) == "degraded" && (try? ready.json()["reads"]) == "ok",
                 "\(ready.text)")
-        // Back: the same process writes again.
+        // Back: the same process writes again (once its connections' wait after their last failed connect is over,
+        // at most half a second).
         try postgres.psql("ALTER DATABASE \(name) ALLOW_CONNECTIONS true")
-        let again = try await cluster.request(0, "PUT", Self.banner, token: cluster.token, json: Self.flip(false))
-        #expect(again.status == 200, "\(again.text)")
-        #expect(try await cluster.request(0, "GET", "/readyz").status == 200)
+        var again: ClientResponse?
+        #expect(try await eventually(within: .seconds(10)) {
+            again = try await cluster.request(0, "PUT", Self.banner, token: cluster.token, json: Self.flip(false))
+            return again?.status == 200
+        }, "\(again?.status ?? 0) \(again?.text ?? "")")
+        #expect(try await eventually(within: .seconds(10)) { try await cluster.request(0, "GET", "/readyz").status == 200 })
         #expect(try await cluster.version(0) == before + 1)
     }
 
@@ -247,13 +316,21 @@ import Testing
         let created = try await cluster.request(0, "POST", "/v1/webhooks", token: admin, json:
             #"{"url": "\#(receiver.url)", "events": ["version.published"], "environments": ["production"], "secret": "whsec_cluster"}"#)
         #expect(created.status == 201, "\(created.text)")
-        // Every node knows the receiver within a sync round.
+        // Every node knows the receiver within a sync round (a node that has not reloaded its receivers yet drops the
+        // event; nothing a node exposes says when it has, so this one wait stays: a round is 1 s).
         try await Task.sleep(for: .milliseconds(1_500))
         #expect(try await cluster.request(1, "PUT", Self.banner, token: cluster.token, json: Self.flip(false)).status == 200)
         #expect(try await cluster.request(2, "PUT", Self.banner, token: cluster.token, json: Self.flip(true)).status == 200)
         let deliveries = try await receiver.waitFor(2)
-        // Three nodes, one sender: nothing arrives twice.
-        try await Task.sleep(for: .seconds(2))
+        // Three nodes, one sender (the lease holder): nothing arrives twice. Once the database records both as
+        // delivered no node has them pending any more, so nothing else can come.
+        let store = try FlagStore.open(path: cluster.uri)
+        defer { store.close() }
+        let webhook = try #require(try store.webhooks().first)
+        #expect(try await eventually(within: .seconds(20)) {
+            let logged = try store.webhookDeliveries(webhookID: webhook.id)
+            return logged.count == 2 && logged.allSatisfy { $0.delivery.status == .delivered }
+        })
         let all = receiver.deliveries
         let ids = try all.map { try $0.json()["id"]?.stringValue ?? "" }
         #expect(all.count == 2 && Set(ids).count == 2, "\(all.count) deliveries: \(ids)")

@@ -134,6 +134,29 @@ func offPool<T: Sendable>(_ body: @escaping @Sendable () throws -> T) async thro
     }
 }
 
+/// Calls `condition` every `interval` until it holds or `timeout` passes; true when it held. For what a test waits for
+/// (a node installing a version, a lease moving), instead of a fixed sleep that is too short on a loaded machine and
+/// too long elsewhere.
+func eventually(within timeout: Duration, every interval: Duration = .milliseconds(20),
+                _ condition: () async throws -> Bool) async rethrows -> Bool {
+    let deadline = ContinuousClock.now + timeout
+    while ContinuousClock.now < deadline {
+        if try await condition() { return true }
+        try? await Task.sleep(for: interval)
+    }
+    return try await condition()
+}
+
+/// `eventually` for a test that blocks its thread (no `await`).
+func poll(within timeout: Duration, every interval: Duration = .milliseconds(5), _ condition: () throws -> Bool) rethrows -> Bool {
+    let deadline = ContinuousClock.now + timeout
+    while ContinuousClock.now < deadline {
+        if try condition() { return true }
+        Thread.sleep(forTimeInterval: Double(interval.components.attoseconds) / 1e18 + Double(interval.components.seconds))
+    }
+    return try condition()
+}
+
 /// The repository root (for `flags/*.json`), from this file's path.
 let repositoryRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
     .deletingLastPathComponent()

@@ -231,6 +231,29 @@ import Testing
         #expect(try store.publish(batch: []).isEmpty)
     }
 
+    /// A writer chaining two requests on a base another writer replaced: the first finds another version number, the
+    /// second the number it expects but another writer's content there; both are refused, nothing is overwritten.
+    @Test(arguments: StoreEngine.allCases) func anExpectedHashRefusesAnotherWritersVersionUnderTheExpectedNumber(engine: StoreEngine) throws {
+        let directory = try TemporaryDirectory()
+        let store = try engine.open(directory)
+        let base = try store.publish(environment: "production", document: document("base"), author: "a").record
+        let other = try store.publish(environment: "production", document: document("other node"), author: "b").record
+        let mine = FlagStore.contentHash(document("mine"))
+        let results = try store.publish(batch: [
+            PublishRequest(environment: "production", document: document("mine"), author: "w", expectedCurrentVersion: 1,
+                           expectedCurrentHash: base.contentHash),
+            PublishRequest(environment: "production", document: document("mine, then more"), author: "w",
+                           expectedCurrentVersion: 2, expectedCurrentHash: mine),
+            PublishRequest(environment: "production", document: document("on the other"), author: "w",
+                           expectedCurrentVersion: 2, expectedCurrentHash: other.contentHash),
+        ])
+        #expect(results[0] == .failure(.versionConflict(environment: "production", expected: 1, current: 2)))
+        #expect(results[1] == .failure(.versionConflict(environment: "production", expected: 2, current: 2)))
+        #expect((try? results[2].get())?.record.number == 3)
+        #expect(try store.versions(environment: "production").map(\.author) == ["w", "b", "a"])
+        #expect(try store.version(environment: "production", number: 2).document == document("other node"))
+    }
+
     @Test(arguments: StoreEngine.allCases) func aPublishAuditLineNamesItsTargetAndClient(engine: StoreEngine) throws {
         let directory = try TemporaryDirectory()
         let store = try engine.open(directory)

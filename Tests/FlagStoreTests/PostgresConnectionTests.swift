@@ -54,10 +54,62 @@ import Testing
         }
         #expect(cause.isUnavailable)
         #expect(throws: FlagStoreError.self) { try store.latestVersions() }
-        // Back: the same store writes again, without a restart.
+        // Back: the same store writes again, without a restart (once the wait after its last failed connect is over:
+        // at most `PostgresConnection.maximumRetryDelay`).
         try cluster.psql("ALTER DATABASE \(name) ALLOW_CONNECTIONS true")
-        #expect(try store.publish(environment: "production", document: document("b"), author: "a").record.number == 2)
-        #expect(try store.latestVersions()["production"]?.number == 2)
+        #expect(poll(timeout: .seconds(10)) {
+            (try? store.publish(environment: "production", document: document("b"), author: "a").record.number) == 2
+        })
+        #expect(poll(timeout: .seconds(10)) { (try? store.latestVersions()["production"]?.number) == 2 })
+    }
+
+    /// A multi-host URI whose first host's machine is gone (its packets dropped: `UnansweringPort`) costs each connect
+    /// libpq's `connect_timeout` before the next host is tried: 3 s by default (it was 5). Once a connect failed, calls
+    /// fail at once until `retryDelay` has passed instead of waiting for another connect each, and a read whose
+    /// connect failed is not tried again at once (that held the read lock, and `/readyz`, for two connects).
+    @Test func aHostThatNeverAnswersCostsThreeSecondsPerConnectAndAFailedConnectIsNotRepeatedAtOnce() throws {
+        let cluster = try PostgresTestCluster.shared()
+        let name = String(try #require(try cluster.createDatabase().split(separator: "?").first?.split(separator: "/").last))
+        let dead = try UnansweringPort()
+        defer { dead.close() }
+        let uri = "postgresql:///\(name)?host=127.0.0.1,\(cluster.directory)&port=\(dead.port),\(cluster.port)&user=\(cluster.user)"
+        func timed<T>(_ body: () throws -> T) rethrows -> (T, Duration) {
+            let began = ContinuousClock.now
+            let value = try body()
+            return (value, ContinuousClock.now - began)
+        }
+        let (connection, connecting) = try timed { try PostgresConnection(conninfo: uri) }
+        defer { connection.close() }
+        #expect(connecting >= .milliseconds(2_900) && connecting < .milliseconds(4_500), "\(connecting): the dead host first, 3 s")
+
+        let terminate = "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = '\(name)' AND pid <> pg_backend_pid()"
+        try cluster.psql("ALTER DATABASE \(name) ALLOW_CONNECTIONS false")
+        try cluster.psql(terminate)
+        #expect(throws: DatabaseError.self) { try connection.run("SELECT 1", []) }  // the session is gone
+        let (first, tried) = timed { Result { try connection.run("SELECT 1", []) } }
+        #expect(tried >= .milliseconds(2_900), "\(tried): a connect, through the dead host, refused by the live one")
+        let (second, waited) = timed { Result { try connection.run("SELECT 1", []) } }
+        #expect(waited < .milliseconds(500), "\(waited): within the retry delay no connect is tried")
+        guard case .failure(let refused as DatabaseError) = first, case .failure(let again as DatabaseError) = second else {
+            Issue.record("expected two failures, got \(first) and \(second)")
+            return
+        }
+        #expect(refused.isConnectFailure && again == refused)
+
+        // A store's read that finds its connection lost connects again once, not twice (6 s with this dead host).
+        try cluster.psql("ALTER DATABASE \(name) ALLOW_CONNECTIONS true")
+        let store = try FlagStore.open(path: uri)
+        defer { store.close() }
+        try cluster.psql("ALTER DATABASE \(name) ALLOW_CONNECTIONS false")
+        try cluster.psql(terminate)
+        #expect(throws: FlagStoreError.self) { try store.ping() }  // lost, then one connect (refused)
+        Thread.sleep(forTimeInterval: Double(PostgresConnection.maximumRetryDelay.components.attoseconds) / 1e18 + 0.1)
+        let (_, pinging) = timed { Result { try store.ping() } }
+        #expect(pinging >= .milliseconds(2_900) && pinging < .milliseconds(5_000), "\(pinging): one connect, not two")
+
+        // Allowed again: the same connection gets in once its wait is over.
+        try cluster.psql("ALTER DATABASE \(name) ALLOW_CONNECTIONS true")
+        #expect(poll(timeout: .seconds(15)) { (try? connection.run("SELECT 1", []).postgresRowCount) == 1 })
     }
 
     @Test func anUnreachableServerCannotBeOpenedAndSaysWhere() throws {

@@ -11,21 +11,10 @@ import Testing
     @Test func aPromotedSynchronousStandbyHasEveryAcknowledgedVersionAndTakesWritesWithoutAReopen() throws {
         let began = ContinuousClock.now
         func phase(_ name: String) { print("failover phase \(name): \(ContinuousClock.now - began)") }
-        let primary = try PostgresTestCluster()
-        defer { primary.stop() }
-        try primary.psql("CREATE DATABASE flags")
-        let standby = try PostgresTestCluster(standbyOf: primary)
-        defer { standby.stop() }
-        // Synchronous only once the standby streams (a commit waits for it): nothing acknowledged is on the primary alone.
-        try primary.psql("ALTER SYSTEM SET synchronous_standby_names = '*'")
-        try primary.psql("SELECT pg_reload_conf()")
-        #expect(poll(timeout: .seconds(20)) {
-            (try? Database(postgres: primary.uri(database: "postgres")).queryFirst(
-                "SELECT count(*) FROM pg_stat_replication WHERE sync_state = 'sync'") { $0.int(0) }) == 1
-        })
+        let pair = try PostgresFailoverPair(database: "flags")
+        defer { pair.stop() }
         phase("standby streaming")
-        let uri = "postgresql:///flags?host=\(primary.directory),\(standby.directory)&port=\(primary.port),\(standby.port)"
-            + "&user=\(primary.user)&target_session_attrs=read-write&connect_timeout=2"
+        let uri = pair.uri(database: "flags", parameters: ["connect_timeout=2"])
         let store = try FlagStore.open(path: uri, busyTimeout: .seconds(2))
         defer { store.close() }
 
@@ -51,12 +40,11 @@ import Testing
         #expect(poll(timeout: .seconds(20)) { acknowledged.withLock { $0.count } >= 20 })
 
         phase("20 writes")
-        try primary.killHard()
-        let killedAt = ContinuousClock.now
-        try standby.promote()
+        let (killedAt, promotedAt) = try pair.failOver()
         phase("promoted")
         let resumed = poll(timeout: .seconds(30)) { acknowledged.withLock { $0.last.map { $0.at > killedAt } ?? false } }
         phase("resumed")
+        let firstAfter = acknowledged.withLock { $0.first { $0.at > killedAt }?.at }
         stop.store(true, ordering: .releasing)
         stopped.wait()
         phase("writer stopped")
@@ -64,7 +52,12 @@ import Testing
         // Seconds without writes: the longest pause between two acknowledged writes (the kill and promotion inside it).
         let times = acknowledged.withLock { $0.map(\.at) }
         let longest = zip(times, times.dropFirst()).map { $1 - $0 }.max() ?? .zero
-        print("failover: longest time without an acknowledged write \(longest) (SIGKILL of the primary, pg_ctl promote, reconnect)")
+        print("failover: longest time without an acknowledged write \(longest) (SIGKILL of the primary, pg_ctl promote, reconnect);"
+              + " promotion took \(promotedAt - killedAt), first write after the kill \(firstAfter.map { $0 - killedAt } ?? .zero)")
+        // Writes resume within about a second of the promotion (a generous bound for a loaded machine): reconnecting
+        // waits at most `PostgresConnection.maximumRetryDelay` after a failed attempt.
+        #expect(firstAfter.map { $0 - promotedAt < .seconds(3) } ?? false,
+                "first write \(firstAfter.map { $0 - promotedAt } ?? .zero) after the promotion")
         // While the primary was gone, writes failed as unavailable (or busy), never as anything else.
         #expect(failures.withLock { $0 }.allSatisfy { if case .unavailable = $0 { true } else if case .busy = $0 { true } else { false } },
                 "\(failures.withLock { $0.prefix(3) })")

@@ -2,7 +2,8 @@ import Foundation
 import FlagStore
 
 /// A throw-away PostgreSQL cluster for the tests: `initdb` into a temp dir, `pg_ctl start` on a port of its own
-/// with its unix socket in that dir and no TCP listener, stopped when the test process exits.
+/// with its unix socket in that dir (and a TCP listener on 127.0.0.1 only when asked: `tcp`), stopped when the test
+/// process exits.
 ///
 /// Never the machine's default cluster. The binaries come from Debian's `postgresql` package
 /// (`/usr/lib/postgresql/<major>/bin`, newest first, or `$PG_BIN`); `./scripts/bootstrap` installs it. When they are
@@ -17,6 +18,8 @@ package final class PostgresTestCluster: Sendable {
     package let port: Int
     /// The database superuser.
     package let user: String
+    /// Whether the server also listens on 127.0.0.1:`port` (for `postgresql://127.0.0.1:port,...` URIs).
+    package let tcp: Bool
     private let binaries: String
     private let runAs: String?
 
@@ -48,14 +51,17 @@ package final class PostgresTestCluster: Sendable {
     nonisolated(unsafe) private static var stopAtExit: PostgresTestCluster?
 
     /// A cluster of its own (not the shared one; stop it with `stop()`): `settings` are extra `-c` options,
-    /// `standbyOf` makes it a streaming standby of that cluster (`pg_basebackup -R`) instead of a new primary.
-    package init(settings: [String] = [], standbyOf primary: PostgresTestCluster? = nil) throws(SetupError) {
+    /// `standbyOf` makes it a streaming standby of that cluster (`pg_basebackup -R`) instead of a new primary, `tcp`
+    /// adds a listener on 127.0.0.1 (on a port the kernel found free just before; another process taking it in between
+    /// would fail the start, loudly).
+    package init(settings: [String] = [], standbyOf primary: PostgresTestCluster? = nil, tcp: Bool = false) throws(SetupError) {
         binaries = try Self.findBinaries()
         let isRoot = getuid() == 0
         runAs = isRoot ? "postgres" : nil
         user = isRoot ? "postgres" : (ProcessInfo.processInfo.environment["USER"] ?? "postgres")
         directory = "/tmp/flagstore-pg-\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
-        port = Int.random(in: 20_000...60_000)
+        self.tcp = tcp
+        port = tcp ? try Self.freeLoopbackPort() : Int.random(in: 20_000...60_000)
         do {
             try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: false)
         } catch {
@@ -72,11 +78,30 @@ package final class PostgresTestCluster: Sendable {
             try run(binaries + "/initdb", ["-D", directory + "/data", "-U", user, "-A", "trust", "--no-locale", "-E", "UTF8",
                                            "--no-sync"], asUser: runAs)
         }
-        // No TCP (listen_addresses ''), the socket here; fsync off: a test cluster need not survive power loss.
-        let options = (["-k \(directory) -p \(port) -c listen_addresses='' -c fsync=off -c max_connections=300"]
+        // No TCP unless asked (listen_addresses ''), the socket here; fsync off: a test cluster need not survive power loss.
+        let listen = tcp ? "127.0.0.1" : ""
+        let options = (["-k \(directory) -p \(port) -c listen_addresses='\(listen)' -c fsync=off -c max_connections=300"]
             + settings.map { "-c \($0)" }).joined(separator: " ")
         try run(binaries + "/pg_ctl", ["-D", directory + "/data", "-l", directory + "/log", "-w", "-t", "60",
                                        "-o", options, "start"], asUser: runAs)
+    }
+
+    /// A TCP port on 127.0.0.1 that nothing listens on now (the kernel's choice for port 0).
+    private static func freeLoopbackPort() throws(SetupError) -> Int {
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        guard fd >= 0 else { throw SetupError(description: "socket: errno \(errno)") }
+        defer { close(fd) }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        let bound = withUnsafeMutablePointer(to: &address) { pointer in
+            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { generic in
+                bind(fd, generic, length) == 0 && getsockname(fd, generic, &length) == 0
+            }
+        }
+        guard bound else { throw SetupError(description: "cannot find a free port on 127.0.0.1: errno \(errno)") }
+        return Int(UInt16(bigEndian: address.sin_port))
     }
 
     /// The postmaster's process id (the first line of `postmaster.pid`), for `kill -9` in failover tests.
@@ -91,16 +116,7 @@ package final class PostgresTestCluster: Sendable {
     /// Kills the whole server at once, as when its machine dies: the postmaster and every child (backends,
     /// walsenders) with SIGKILL. Killing the postmaster alone leaves its backends serving their sessions for a while.
     package func killHard() throws {
-        let postmaster = try postmasterPID()
-        var victims = [postmaster]
-        for entry in (try? FileManager.default.contentsOfDirectory(atPath: "/proc")) ?? [] {
-            guard let pid = pid_t(entry), let stat = try? String(contentsOfFile: "/proc/\(entry)/stat", encoding: .utf8),
-                  let close = stat.lastIndex(of: ")") else { continue }
-            // Fields after "(comm)": state, ppid, ...
-            let fields = stat[stat.index(after: close)...].split(separator: " ")
-            if fields.count > 1, pid_t(fields[1]) == postmaster { victims.append(pid) }
-        }
-        for pid in victims { kill(pid, SIGKILL) }
+        for pid in try processIDs() { kill(pid, SIGKILL) }
     }
 
     /// Promotes a standby to primary (`pg_ctl promote`, waiting until it takes writes).
@@ -108,9 +124,34 @@ package final class PostgresTestCluster: Sendable {
         try run(binaries + "/pg_ctl", ["-D", directory + "/data", "-w", "-t", "60", "promote"], asUser: runAs)
     }
 
-    /// A URI for database `name` on this cluster (over the unix socket).
-    package func uri(database name: String) -> String {
-        "postgresql:///\(name)?host=\(directory)&port=\(port)&user=\(user)"
+    /// A URI for database `name` on this cluster (over the unix socket), with `connect_timeout` (seconds) 10: what a
+    /// test's connect waits on is the machine's load (several test processes, other builds, two cores), never a host
+    /// that is gone, and flagserver's 3 s default once failed a connect under that load (tests of the default build
+    /// URIs of their own).
+    package func uri(database name: String, connectTimeout: Int = 10) -> String {
+        "postgresql:///\(name)?host=\(directory)&port=\(port)&user=\(user)&connect_timeout=\(connectTimeout)"
+    }
+
+    /// The processes of this server: the postmaster and its children (backends, walsenders, background workers).
+    package func processIDs() throws -> [pid_t] {
+        let postmaster = try postmasterPID()
+        var all = [postmaster]
+        for entry in (try? FileManager.default.contentsOfDirectory(atPath: "/proc")) ?? [] {
+            guard let pid = pid_t(entry), let stat = try? String(contentsOfFile: "/proc/\(entry)/stat", encoding: .utf8),
+                  let close = stat.lastIndex(of: ")") else { continue }
+            // Fields after "(comm)": state, ppid, ...
+            let fields = stat[stat.index(after: close)...].split(separator: " ")
+            if fields.count > 1, pid_t(fields[1]) == postmaster { all.append(pid) }
+        }
+        return all
+    }
+
+    /// The client backends serving database `name` (their command line is `postgres: user name ...`).
+    package func backendIDs(database name: String) throws -> [pid_t] {
+        try processIDs().dropFirst().filter { pid in
+            let line = (try? String(contentsOfFile: "/proc/\(pid)/cmdline", encoding: .utf8)) ?? ""
+            return line.hasPrefix("postgres: \(user) \(name) ")
+        }
     }
 
     /// Creates a fresh, empty database and returns its URI.

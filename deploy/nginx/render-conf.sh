@@ -2,6 +2,7 @@
 # Renders flagserver.conf.template to standard output.
 #   render-conf.sh                      production values (what deploy/nginx/flagserver.conf holds)
 #   render-conf.sh NAME=VALUE ...       overrides, e.g. the test's loopback ports and temp paths
+#   render-conf.sh UPSTREAM=10.0.0.21:8080,10.0.0.22:8080   several flagserver nodes (deploy/cluster/)
 # Refuses unknown names, values that could break out of a directive (; { } " ' newline, space),
 # and any placeholder left unreplaced.
 set -euo pipefail
@@ -34,6 +35,19 @@ for pair in "$@"; do
 done
 
 text=$(<"$here/flagserver.conf.template")
+# UPSTREAM may list several nodes (host:port,host:port): the line that names it is repeated for each.
+IFS=, read -ra upstreams <<<"${values[UPSTREAM]}"
+if ((${#upstreams[@]} > 1)); then
+    expanded=''
+    while IFS= read -r line; do
+        if [[ $line == *@UPSTREAM@* ]]; then
+            for upstream in "${upstreams[@]}"; do expanded+=${line//@UPSTREAM@/$upstream}$'\n'; done
+        else
+            expanded+=$line$'\n'
+        fi
+    done <<<"$text"
+    text=${expanded%$'\n'}
+fi
 for name in "${!values[@]}"; do
     text=${text//@$name@/${values[$name]}}
 done

@@ -1,11 +1,18 @@
 import Foundation
 import SymiPlus
 
-/// A clock the test moves by hand; `sleep(until:)` returns once the test has advanced past the date.
+/// A clock the test moves by hand; `sleep(until:)` returns once the test has advanced past the date, and throws
+/// `CancellationError` when its task is cancelled (as the system clock does), so that only live waits are pending.
 final class ManualClock: PurchaseClock, @unchecked Sendable {
+    private struct Waiter {
+        let id: UUID
+        let date: Date
+        let continuation: CheckedContinuation<Void, any Error>
+    }
+
     private let lock = NSLock()
     private var current: Date
-    private var waiters: [(date: Date, continuation: CheckedContinuation<Void, Never>)] = []
+    private var waiters: [Waiter] = []
 
     init(_ start: Date = Fixtures.now) { current = start }
 
@@ -14,25 +21,39 @@ final class ManualClock: PurchaseClock, @unchecked Sendable {
     /// How many sleeps are waiting (the purchase manager's expiry check, once scheduled).
     var sleeperCount: Int { lock.withLock { waiters.count } }
 
+    /// The dates the waiting sleeps wake at, earliest first: when the purchase manager will ask the store next.
+    var pendingWakes: [Date] { lock.withLock { waiters.map(\.date).sorted() } }
+
     func sleep(until date: Date) async throws {
-        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-            let due: Bool = lock.withLock {
-                if date <= current { return true }
-                waiters.append((date, continuation))
-                return false
+        let id = UUID()
+        try await withTaskCancellationHandler {
+            try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
+                let outcome: Result<Void, any Error>? = lock.withLock {
+                    // Checked under the lock: a cancellation either came before (throw now) or finds the waiter.
+                    if Task.isCancelled { return .failure(CancellationError()) }
+                    if date <= current { return .success(()) }
+                    waiters.append(Waiter(id: id, date: date, continuation: continuation))
+                    return nil
+                }
+                if let outcome { continuation.resume(with: outcome) }
             }
-            if due { continuation.resume() }
+        } onCancel: {
+            let cancelled: Waiter? = lock.withLock {
+                guard let index = waiters.firstIndex(where: { $0.id == id }) else { return nil }
+                return waiters.remove(at: index)
+            }
+            cancelled?.continuation.resume(throwing: CancellationError())
         }
     }
 
     /// Moves the time to `date` and wakes every sleep that is due.
     func advance(to date: Date) {
-        let due: [CheckedContinuation<Void, Never>] = lock.withLock {
+        let due: [Waiter] = lock.withLock {
             current = date
-            let ready = waiters.filter { $0.date <= date }.map(\.continuation)
+            let ready = waiters.filter { $0.date <= date }
             waiters.removeAll { $0.date <= date }
             return ready
         }
-        for continuation in due { continuation.resume() }
+        for waiter in due { waiter.continuation.resume() }
     }
 }

@@ -1,0 +1,40 @@
+import FlagStore
+import Foundation
+import PostgresTestSupport
+import Testing
+@testable import FlagService
+
+/// A node's cluster round on PostgreSQL (`ClusterSync`, `FlagService.syncWithStore`), in process.
+///
+/// `./scripts/test` runs this suite with the cluster tests, in their process (it starts PostgreSQL).
+@Suite struct ClusterSyncTests {
+    /// A service on a fresh seeded database, syncing every `interval`.
+    static func service(interval: Duration, tokenRefresh: Duration) throws -> (FlagService, FlagStore, String) {
+        let uri = try PostgresTestCluster.shared().createDatabase()
+        let store = try FlagStore.open(path: uri)
+        try FlagService.seed(store: store, flagsDirectory: repositoryRoot.appendingPathComponent("flags").path,
+                             logger: ServiceLogger(minimumLevel: .off))
+        var options = FlagService.Options()
+        options.clusterSyncInterval = interval
+        options.tokenRefreshInterval = tokenRefresh
+        return (try FlagService(store: store, options: options, logger: ServiceLogger(minimumLevel: .off)), store, uri)
+    }
+
+    /// The token table is read by one timer on PostgreSQL: the cluster round (every node must see tokens made on the
+    /// others). SQLite's own reload timer, `tokenRefreshInterval`, does not run there too (it read the same rows again,
+    /// at its own pace).
+    @Test func theTokenTableIsReloadedOnceARoundAndByNoOtherTimer() throws {
+        let (service, store, uri) = try Self.service(interval: .milliseconds(100), tokenRefresh: .milliseconds(10))
+        defer { service.shutdown(); store.close() }
+        // Made elsewhere (another node, `flagserver token create`): the cached path knows it within a round.
+        let other = try FlagStore.open(path: uri)
+        defer { other.close() }
+        let (secret, _) = try other.createToken(name: "elsewhere", role: .reader)
+        #expect(poll(within: .seconds(10)) { service.authenticator.cachedRecord(secret: secret) != nil })
+        // Rounds: each catches up once (no writes here) and then reloads the tokens once.
+        #expect(poll(within: .seconds(10)) { service.writer.catchUps.load(ordering: .relaxed) >= 8 })
+        let reloads = service.authenticator.reloads.load(ordering: .relaxed)
+        let rounds = service.writer.catchUps.load(ordering: .relaxed)
+        #expect(reloads >= 1 && reloads <= rounds, "\(reloads) reloads in \(rounds) rounds")
+    }
+}

@@ -1,0 +1,57 @@
+import Foundation
+import Synchronization
+
+/// A reader on a thread of its own: GETs production's document from one node every few milliseconds (with the last
+/// ETag, so mostly 304s) until `stop()`, and keeps every answer that was not 200 or 304.
+final class DocumentReader: Sendable {
+    /// An answer that was not 200 or 304 (status 0: none, the connection failed).
+    struct Failure: Sendable {
+        let status: Int
+        let detail: String
+        let at: ContinuousClock.Instant
+    }
+
+    let node: Int
+    let failures = Mutex<[Failure]>([])
+    /// When each 200 or 304 came.
+    let answered = Mutex<[ContinuousClock.Instant]>([])
+    private let stopping = Atomic<Bool>(false)
+    private let finished = DispatchSemaphore(value: 0)
+
+    init(node: Int, port: Int, pause: Duration = .milliseconds(10)) {
+        self.node = node
+        let thread = Thread { [self] in
+            var etag: String?
+            while !stopping.load(ordering: .acquiring) {
+                do {
+                    let response = try RawHTTP.blockingRequest(port: port, method: "GET", path: "/v1/environments/production/document",
+                                                               headers: etag.map { [("If-None-Match", $0)] } ?? [], timeoutSeconds: 5)
+                    if response.status == 200 || response.status == 304 {
+                        answered.withLock { $0.append(.now) }
+                        etag = response.header("ETag") ?? etag
+                    } else {
+                        failures.withLock { $0.append(Failure(status: response.status, detail: response.text, at: .now)) }
+                    }
+                } catch {
+                    failures.withLock { $0.append(Failure(status: 0, detail: "\(error)", at: .now)) }
+                }
+                Thread.sleep(forTimeInterval: Double(pause.components.attoseconds) / 1e18)
+            }
+            finished.signal()
+        }
+        thread.start()
+    }
+
+    /// Stops after the request in flight; returns when the thread has.
+    func stop() {
+        stopping.store(true, ordering: .releasing)
+        finished.wait()
+        finished.signal()
+    }
+
+    /// The longest time between two answers (or from `from` to the first, and from the last to `to`) within the window.
+    func longestSilence(from: ContinuousClock.Instant, to: ContinuousClock.Instant) -> Duration {
+        let times = [from] + answered.withLock { $0.filter { $0 > from && $0 < to } } + [to]
+        return zip(times, times.dropFirst()).map { $1 - $0 }.max() ?? .zero
+    }
+}
