@@ -10,7 +10,9 @@
 #      land rather than how long the queue is.
 #   3. Cold start to "listening" with >= 10,000 versions stored.
 # Needs: wrk, nginx (nginx-light), curl, python3. Tunables: DURATION (s), GET_ROUNDS, CONNECTIONS, PUT_CONNECTIONS,
-# PACED_PUT_CONNECTIONS, FLIP_RATE, READ_RATE; GET_ONLY=1 stops after step 1.
+# PACED_PUT_CONNECTIONS, FLIP_RATE, READ_RATE; GET_ONLY=1 stops after step 1. BASE_BIN=/path/to/another/flagserver
+# also loads that build in every GET round (rows "base 200"/"base 304", its own ratio to nginx in the same minutes):
+# a change to the request path against the build before it, both against the same nginx.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ./scripts/bootstrap --bench   # wrk, nginx, valgrind, hyperfine and the build's libraries on a fresh machine
@@ -29,8 +31,10 @@ swift build -c release --product flagserver >/dev/null
 BIN=$PWD/.build/release/flagserver
 DIR=$(mktemp -d "${TMPDIR:-/tmp}/flagserver-bench.XXXXXX")
 SERVER_PID=""
+BASE_PID=""
 cleanup() {
   [ -n "$SERVER_PID" ] && kill "$SERVER_PID" 2>/dev/null && wait "$SERVER_PID" 2>/dev/null || true
+  [ -n "$BASE_PID" ] && kill "$BASE_PID" 2>/dev/null && wait "$BASE_PID" 2>/dev/null || true
   [ -f "$DIR/nginx.pid" ] && kill "$(cat "$DIR/nginx.pid")" 2>/dev/null || true
   rm -rf "$DIR"
 }
@@ -88,6 +92,20 @@ run_wrk() {  # name "pids" url [extra header] -> "req/s p99_ms non2xx errors cpu
 
 start_server
 DOC_URL="http://127.0.0.1:$PORT/v1/environments/production/document"
+if [ -n "${BASE_BIN:-}" ]; then
+  mkdir -p "$DIR/base"
+  : >"$DIR/base/server.out"
+  "$BASE_BIN" --port 0 --database "$DIR/base/flags.sqlite" --flags-dir flags --log-level warning >"$DIR/base/server.out" 2>>"$DIR/base/server.err" &
+  BASE_PID=$!
+  for _ in $(seq 1 600); do
+    BASE_PORT=$(sed -n 's#^listening on http://127.0.0.1:\([0-9]*\)$#\1#p' "$DIR/base/server.out")
+    [ -n "$BASE_PORT" ] && break
+    sleep 0.05
+  done
+  [ -n "${BASE_PORT:-}" ] || { echo "BASE_BIN did not start: $(cat "$DIR/base/server.err")" >&2; exit 1; }
+  BASE_URL="http://127.0.0.1:$BASE_PORT/v1/environments/production/document"
+  BASE_ETAG=$(curl -sfI "$BASE_URL" | sed -n 's/^[Ee][Tt][Aa][Gg]: //p' | tr -d '\r')
+fi
 mkdir -p "$DIR/www"
 chmod 755 "$DIR" "$DIR/www"   # nginx workers run as an unprivileged user
 curl -sf "$DOC_URL" -o "$DIR/www/production.json"
@@ -126,18 +144,26 @@ printf "%-10s %12s %10s %12s %10s %8s %9s %9s %8s\n" "" "flagserver" "p99 ms" "n
 fs200bad=0
 for round in $(seq "$GET_ROUNDS"); do
   for kind in 200 304; do
-    if [ "$kind" = 200 ]; then ours=("$DOC_URL"); theirs=("$NGINX_URL"); else ours=("$DOC_URL" "If-None-Match: $ETAG"); theirs=("$NGINX_URL" "If-None-Match: $NGINX_ETAG"); fi
-    if [ $((round % 2)) = 1 ]; then
-      read -r fs fsp99 bad _ fscpu < <(run_wrk "fs$kind" "$SERVER_PID" "${ours[@]}")
-      read -r ng ngp99 _ _ ngcpu < <(run_wrk "ng$kind" "$(nginx_pids)" "${theirs[@]}")
-    else
-      read -r ng ngp99 _ _ ngcpu < <(run_wrk "ng$kind" "$(nginx_pids)" "${theirs[@]}")
-      read -r fs fsp99 bad _ fscpu < <(run_wrk "fs$kind" "$SERVER_PID" "${ours[@]}")
-    fi
+    if [ "$kind" = 200 ]; then ours=("$DOC_URL"); theirs=("$NGINX_URL"); base=("${BASE_URL:-}")
+    else ours=("$DOC_URL" "If-None-Match: $ETAG"); theirs=("$NGINX_URL" "If-None-Match: $NGINX_ETAG"); base=("${BASE_URL:-}" "If-None-Match: ${BASE_ETAG:-}"); fi
+    # Who goes first alternates (with BASE_BIN, the base build goes first in even rounds, last in odd ones).
+    if [ $((round % 2)) = 1 ]; then order="fs ng base"; else order="base ng fs"; fi
+    for who in $order; do
+      case $who in
+        fs) read -r fs fsp99 bad _ fscpu < <(run_wrk "fs$kind" "$SERVER_PID" "${ours[@]}") ;;
+        ng) read -r ng ngp99 _ _ ngcpu < <(run_wrk "ng$kind" "$(nginx_pids)" "${theirs[@]}") ;;
+        base) [ -n "$BASE_PID" ] && read -r bs bsp99 _ _ bscpu < <(run_wrk "base$kind" "$BASE_PID" "${base[@]}") ;;
+      esac
+    done
     fs200bad=$((fs200bad + bad))
     echo "$kind $fs $fsp99 $ng $ngp99 $fscpu $ngcpu" >>"$DIR/get-rounds.txt"
     printf "%-10s %12s %10s %12s %10s %7.2fx %7sus %7sus %7.2fx\n" "$kind r$round" "$fs" "$fsp99" "$ng" "$ngp99" \
       "$(python3 -c "print($fs/$ng)")" "$fscpu" "$ngcpu" "$(python3 -c "print($fscpu/$ngcpu if $ngcpu else 0)")"
+    if [ -n "$BASE_PID" ]; then
+      echo "base$kind $bs $bsp99 $ng $ngp99 $bscpu $ngcpu" >>"$DIR/get-rounds.txt"
+      printf "%-10s %12s %10s %12s %10s %7.2fx %7sus %7sus %7.2fx\n" "base$kind r$round" "$bs" "$bsp99" "$ng" "$ngp99" \
+        "$(python3 -c "print($bs/$ng)")" "$bscpu" "$ngcpu" "$(python3 -c "print($bscpu/$ngcpu if $ngcpu else 0)")"
+    fi
   done
 done
 python3 - "$DIR/get-rounds.txt" <<'PY'

@@ -25,22 +25,21 @@ extension FlagService {
         // the gzip variant was compressed when the snapshot was built.
         routes.sync(.GET, "/v1/environments/{env}/document", access: .reader) { [self] request, context, _ in
             let name = context.pathParameters["env"] ?? ""
-            guard let snapshot = snapshots.snapshot(name) else {
+            // Both fields are read as the bytes they arrived as: no string is made for either. Either tag of this
+            // version matches, whichever coding is asked for now (the 304 names the asked one).
+            let headers = request.headers
+            let gzip = HTTPAcceptEncoding.acceptsGzip(headers)
+            let response = snapshots.withSnapshot(name) { snapshot in
+                if snapshot.ifNoneMatch(headers) {
+                    return gzip ? snapshot.gzipNotModifiedResponse : snapshot.notModifiedResponse
+                }
+                return gzip ? snapshot.gzipOkResponse : snapshot.okResponse
+            }
+            guard let response else {
                 _ = try environment(context)
                 throw ServiceError(.notFound, code: "no_version", message: "\(name) has no published version yet")
             }
-            let gzip = request.headers[.acceptEncoding].map { first in
-                first == "gzip" || HTTPAcceptEncoding.acceptsGzip(request.headers.values(for: .acceptEncoding))
-            } ?? false
-            if let first = request.headers[.ifNoneMatch] {
-                // The common case, one field holding exactly one of our two tags, is decided without parsing. Either
-                // tag of this version matches, whichever coding is asked for now (the 304 names the asked one).
-                if first == snapshot.etag || first == snapshot.gzipEtag
-                    || snapshot.ifNoneMatch(request.headers.values(for: .ifNoneMatch)) {
-                    return gzip ? snapshot.gzipNotModifiedResponse : snapshot.notModifiedResponse
-                }
-            }
-            return gzip ? snapshot.gzipOkResponse : snapshot.okResponse
+            return response
         }
 
         routes.deferred(.GET, "/v1/environments/{env}/versions", access: .reader) { [self] request, context, _, _ in

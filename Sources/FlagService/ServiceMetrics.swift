@@ -8,38 +8,85 @@ public final class ServiceMetrics: Sendable {
     /// Upper bounds of the latency histogram's buckets, in seconds.
     public static let latencyBuckets: [Double] = [0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5]
 
-    /// One route's counters. Handlers hold a reference, so recording is one uncontended lock, no lookup.
-    public final class Route: Sendable {
+    /// One route's counters. Handlers hold a reference, so recording is a few relaxed atomic adds, no lookup.
+    public final class Route: @unchecked Sendable {
+        /// What `render` reads.
         struct Values {
-            /// Indexed by status code (100-599; anything else is counted as 0): an array, not a
-            /// dictionary, because this is updated on every request.
-            var byStatus = [Int](repeating: 0, count: 600)
-            var buckets = [Int](repeating: 0, count: ServiceMetrics.latencyBuckets.count)
-            var count = 0
-            var sumNanoseconds: UInt64 = 0
+            /// Indexed by status code (100-599; anything else is counted as 0).
+            var byStatus: [Int]
+            var buckets: [Int]
+            var count: Int
+            var sumNanoseconds: UInt64
         }
+
+        /// The counters, as atomics in raw memory: per status code (600), per latency bucket, then the count and
+        /// the sum of nanoseconds, once per stripe. A response is counted in the stripe of the event loop that read
+        /// its request, with relaxed atomic adds: the loops on different cores do not take turns at one lock or one
+        /// cache line for every response (they did, and arrays in a struct under the lock checked their
+        /// uniqueness on every `+= 1`). `values()` adds the stripes up.
+        static let statuses = 600
+        static let slots = statuses + ServiceMetrics.latencyBuckets.count + 2
+        /// A power of two.
+        static let stripes = 4
 
         /// `GET /v1/environments/{env}/document`-style label: method and pattern.
         public let method: String
         /// The route pattern.
         public let pattern: String
-        let values = PThreadMutex(Values())
+        private let counts: UnsafeMutablePointer<Atomic<Int>>
 
         init(method: String, pattern: String) {
             self.method = method
             self.pattern = pattern
+            let total = Route.slots * Route.stripes
+            counts = .allocate(capacity: total)
+            for i in 0..<total { (counts + i).initialize(to: Atomic(0)) }
         }
 
-        /// Counts one response with `status`, `nanoseconds` after the request was complete.
-        public func record(status: Int, nanoseconds: UInt64) {
-            let seconds = Double(nanoseconds) / 1e9
-            let bucket = ServiceMetrics.latencyBuckets.firstIndex { seconds <= $0 }
-            values.withLock { v in
-                v.byStatus[status >= 0 && status < 600 ? status : 0] += 1
-                if let bucket { v.buckets[bucket] += 1 }
-                v.count += 1
-                v.sumNanoseconds &+= nanoseconds
+        deinit {
+            counts.deinitialize(count: Route.slots * Route.stripes)
+            counts.deallocate()
+        }
+
+        /// Counts one response with `status`, `nanoseconds` after the request was complete; `loop` is the index
+        /// of the event loop that read the request (`HTTPRequestContext.eventLoop`), which picks the stripe.
+        public func record(status: Int, nanoseconds: UInt64, loop: Int = 0) {
+            let stripe = counts + (loop & (Route.stripes - 1)) * Route.slots
+            stripe[status >= 0 && status < Route.statuses ? status : 0].wrappingAdd(1, ordering: .relaxed)
+            if let bucket = ServiceMetrics.bucket(nanoseconds: nanoseconds) {
+                stripe[Route.statuses + bucket].wrappingAdd(1, ordering: .relaxed)
             }
+            stripe[Route.slots - 2].wrappingAdd(1, ordering: .relaxed)
+            stripe[Route.slots - 1].wrappingAdd(Int(truncatingIfNeeded: nanoseconds), ordering: .relaxed)
+        }
+
+        /// The counters, all stripes added up.
+        func values() -> Values {
+            var sums = [UInt64](repeating: 0, count: Route.slots)
+            for s in 0..<Route.stripes {
+                for i in 0..<Route.slots { sums[i] &+= UInt64(truncatingIfNeeded: counts[s * Route.slots + i].load(ordering: .relaxed)) }
+            }
+            let buckets = ServiceMetrics.latencyBuckets.count
+            return Values(byStatus: sums[0..<Route.statuses].map { Int($0) },
+                          buckets: sums[Route.statuses..<Route.statuses + buckets].map { Int($0) },
+                          count: Int(sums[Route.slots - 2]), sumNanoseconds: sums[Route.slots - 1])
+        }
+    }
+
+    /// `latencyBuckets` in nanoseconds: the bucket is found with integer comparisons, no division.
+    static let latencyBucketNanoseconds: [UInt64] = latencyBuckets.map { UInt64(($0 * 1e9).rounded()) }
+
+    /// The index of the first bucket whose upper bound `nanoseconds` does not exceed, nil past the last.
+    static func bucket(nanoseconds: UInt64) -> Int? {
+        // Most requests fall in the first bucket (100 µs): answered before the table is even looked at.
+        if nanoseconds <= 100_000 { return 0 }
+        return latencyBucketNanoseconds.withUnsafeBufferPointer { bounds in
+            var i = 0
+            while i < bounds.count {
+                if nanoseconds <= bounds[i] { return i }
+                i += 1
+            }
+            return nil
         }
     }
 
@@ -96,7 +143,7 @@ public final class ServiceMetrics: Sendable {
         let all = routes.withLock { $0 }
         var histograms = ""
         for route in all {
-            let v = route.values.withLock { $0 }
+            let v = route.values()
             let labels = "method=\"\(route.method)\",route=\"\(route.pattern)\""
             for (status, count) in v.byStatus.enumerated() where count > 0 {
                 out += "flagserver_requests_total{\(labels),status=\"\(status)\"} \(count)\n"

@@ -153,7 +153,7 @@ final class GuardedSyncHandler: GuardedRoute, Sendable {
 
     func checkHead(_ request: HTTPRequest, context: HTTPRequestContext) -> HTTPResponse? {
         guard let head, let refusal = head(request, context) else { return nil }
-        route.record(status: refusal.status.code, nanoseconds: ServiceRoutes.elapsed(since: context.receivedAtNanoseconds))
+        route.record(status: refusal.status.code, nanoseconds: ServiceRoutes.elapsed(since: context.receivedAtNanoseconds), loop: context.eventLoop)
         return refusal
     }
 
@@ -169,7 +169,8 @@ final class GuardedSyncHandler: GuardedRoute, Sendable {
         } catch {
             response = ServiceRoutes.response(for: error)
         }
-        route.record(status: response.status.code, nanoseconds: ServiceRoutes.elapsed(since: context.receivedAtNanoseconds))
+        route.record(status: response.statusCode, nanoseconds: ServiceRoutes.elapsed(since: context.receivedAtNanoseconds),
+                     loop: context.eventLoop)
         responder.respond(response)
     }
 }
@@ -196,7 +197,7 @@ final class GuardedDeferredHandler: GuardedRoute, Sendable {
 
     func checkHead(_ request: HTTPRequest, context: HTTPRequestContext) -> HTTPResponse? {
         guard let refusal = guarded.routeGuard.checkHead(guarded.check, request, context) else { return nil }
-        route.record(status: refusal.status.code, nanoseconds: ServiceRoutes.elapsed(since: context.receivedAtNanoseconds))
+        route.record(status: refusal.status.code, nanoseconds: ServiceRoutes.elapsed(since: context.receivedAtNanoseconds), loop: context.eventLoop)
         auditor?.record(refusal, actor: nil, request, context)
         return refusal
     }
@@ -224,7 +225,8 @@ final class GuardedDeferredHandler: GuardedRoute, Sendable {
     /// one), and sends it.
     private func finish(_ response: HTTPResponse, actor: String?, _ request: HTTPRequest, _ context: HTTPRequestContext,
                         _ responder: HTTPResponder) {
-        route.record(status: response.status.code, nanoseconds: ServiceRoutes.elapsed(since: context.receivedAtNanoseconds))
+        route.record(status: response.statusCode, nanoseconds: ServiceRoutes.elapsed(since: context.receivedAtNanoseconds),
+                     loop: context.eventLoop)
         auditor?.record(response, actor: actor, request, context)
         responder.respond(response)
     }

@@ -33,6 +33,8 @@ public final class Snapshot: Sendable {
     public let gzipOkResponse: HTTPResponse
     /// The prebuilt `304` for clients that accept gzip: the gzip representation's ETag.
     public let gzipNotModifiedResponse: HTTPResponse
+    /// Both tags, prepared for `If-None-Match` (read as bytes where the request's fields arrived).
+    public let entityTags: HTTPEntityTagSet
     /// What OFREP evaluates against, built once per version with the stored content hash, by the first OFREP
     /// request that needs it: preparing every flag's answers is the largest part of a snapshot (~450,000
     /// instructions for the production document) and most versions are never evaluated by OFREP, while the
@@ -62,6 +64,9 @@ public final class Snapshot: Sendable {
         HTTPEntityTagList.ifNoneMatch(fields, matches: etag) || HTTPEntityTagList.ifNoneMatch(fields, matches: gzipEtag)
     }
 
+    /// The same for a request's headers, without decoding them: what the document GET asks.
+    public func ifNoneMatch(_ headers: HTTPHeaders) -> Bool { entityTags.matchesIfNoneMatch(headers) }
+
     /// Builds the snapshot of `record` whose bytes decode to `document` (the caller decoded or built it).
     ///
     /// `documentIsCanonical`: the caller knows `record.document` IS `document.canonicalBytes` (the writer
@@ -76,6 +81,7 @@ public final class Snapshot: Sendable {
         body = Snapshot.envelopeBytes(record: record,
                                       canonicalDocument: documentIsCanonical ? record.document : document.canonicalBytes)
         gzipEtag = VersionMetadata.entityTag(version: record.number, contentHash: record.contentHash, coding: .gzip)
+        entityTags = HTTPEntityTagSet([etag, gzipEtag])
         // Compressed here, once per version, never per request (issue #27).
         gzipBody = Gzip.compress(body)
         let lastModified = HTTPDate.imfFixdate(epochSeconds: record.createdAtMilliseconds / 1000)

@@ -22,11 +22,10 @@ extension Connection {
     /// reset, which throws away every answer still on its way and tells the client nothing. The output the
     /// kernel did not take yet is dropped.
     func abandonOutput() {
-        outbound = []
-        outboundOffset = 0
+        outbound = nil
         if usesSharedOutput {
             usesSharedOutput = false
-            loop.sharedOutput.removeAll(keepingCapacity: true)
+            loop.output.consume(loop.output.count)
         }
         inFlight = nil
         releaseBodyReservation()
@@ -94,11 +93,10 @@ extension Connection {
             self.stream = nil
             stream.markClosed()
         }
-        outbound = []
-        outboundOffset = 0
+        outbound = nil
         if usesSharedOutput {
             usesSharedOutput = false
-            loop.sharedOutput.removeAll(keepingCapacity: true)
+            loop.output.consume(loop.output.count)
         }
         loop.forget(self)
     }

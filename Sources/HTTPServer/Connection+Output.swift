@@ -1,22 +1,20 @@
 extension Connection {
-    var pendingOutputBytes: Int { outbound.count - outboundOffset + (usesSharedOutput ? loop.sharedOutput.count : 0) }
+    var pendingOutputBytes: Int { (outbound?.count ?? 0) + (usesSharedOutput ? loop.output.count : 0) }
 
     /// Runs `body` on the buffer the next output bytes belong in: the connection's own buffer while it
     /// still holds unsent bytes (order), the loop's shared one otherwise.
-    func withOutputBuffer(_ body: (inout [UInt8]) -> Void) {
-        if outboundOffset < outbound.count {
-            body(&outbound)
+    @inline(__always)
+    func withOutputBuffer(_ body: (OutputBuffer) -> Void) {
+        if let own = outbound {
+            body(own)
             return
         }
         if !usesSharedOutput {
             // Never let bytes of another connection go out on this one.
-            loop.sharedOutput.removeAll(keepingCapacity: true)
+            loop.output.consume(loop.output.count)
             usesSharedOutput = true
         }
-        var buffer: [UInt8] = []
-        swap(&buffer, &loop.sharedOutput)
-        body(&buffer)
-        swap(&buffer, &loop.sharedOutput)
+        body(loop.output)
     }
 
     /// Whether the bytes being flushed end the connection and the close follows at once, so they may wait
@@ -32,38 +30,36 @@ extension Connection {
         let finBehind = finFollowsOutput
         if usesSharedOutput {
             usesSharedOutput = false
-            var shared: [UInt8] = []
-            swap(&shared, &loop.sharedOutput)
-            var sent = 0
-            var failed = false
-            shared.withUnsafeBytes { bytes in
+            let shared = loop.output
+            let fd = self.fd
+            let (sent, failed) = shared.withUnsent { bytes -> (Int, Bool) in
+                var sent = 0
                 while sent < bytes.count {
                     switch Socket.send(fd, UnsafeRawBufferPointer(rebasing: bytes[sent...]), finBehind: finBehind) {
                     case .wrote(let n): sent += n
-                    case .wouldBlock: return
-                    case .failed:
-                        failed = true
-                        return
+                    case .wouldBlock: return (sent, false)
+                    case .failed: return (sent, true)
                     }
                 }
+                return (sent, false)
             }
             if !failed && sent < shared.count {
                 // Own buffer is empty here: shared output is only used when nothing else is pending.
-                outbound.append(contentsOf: shared[sent...])
+                outbound = shared.withUnsent { OutputBuffer(copying: UnsafeRawBufferPointer(rebasing: $0[sent...])) }
             }
-            shared.removeAll(keepingCapacity: shared.capacity <= 1 << 20)
-            swap(&shared, &loop.sharedOutput)
+            shared.removeAll(keepingAtMost: 1 << 20)
             if failed {
                 close()
                 return
             }
         }
-        while outboundOffset < outbound.count {
-            let result = outbound.withUnsafeBytes {
-                Socket.send(fd, UnsafeRawBufferPointer(rebasing: $0[outboundOffset...]), finBehind: finBehind)
-            }
+        while let own = outbound {
+            let result = own.withUnsent { Socket.send(fd, $0, finBehind: finBehind) }
             switch result {
-            case .wrote(let n): outboundOffset += n
+            case .wrote(let n):
+                own.consume(n)
+                // An idle connection holds no buffer.
+                if own.isEmpty { outbound = nil }
             case .wouldBlock: return
             case .failed:
                 // The client went away mid-response (EPIPE, ECONNRESET): nothing left to do for it.
@@ -71,7 +67,5 @@ extension Connection {
                 return
             }
         }
-        outbound.removeAll(keepingCapacity: outbound.capacity <= 64 * 1024)
-        outboundOffset = 0
     }
 }

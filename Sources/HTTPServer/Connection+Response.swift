@@ -3,42 +3,47 @@ extension Connection {
     /// when the response was made with `encodingHead()`), `Date`,
     /// `Content-Length`, `Connection`, and the body unless the request was `HEAD` or the status forbids one.
     func serialize(_ response: HTTPResponse, for request: InFlight, close: Bool) {
-        let status = response.status
+        let code = response.statusCode
+        let forbidsBody = HTTPStatus.forbidsBody(code)
         let isHead = request.method == .HEAD
-        let bodyBytes = isHead || status.forbidsBody ? 0 : response.body.count
-        // `out` is a swapped-in local buffer, not a class property: appends to a property would each pay a
-        // dynamic exclusivity check.
+        let bodyBytes = isHead || forbidsBody ? 0 : response.bodyCount
         withOutputBuffer { out in
-            // One allocation when the buffer must grow instead of a series of doublings.
+            // One growth when the buffer must grow instead of a series of doublings.
             if let head = response.encodedHead {
-                out.reserveCapacity(out.count + head.count + 128 + response.body.count)
+                out.reserveCapacity(forAppending: head.count + 96 + bodyBytes)
                 out.append(contentsOf: head)
             } else {
-                out.reserveCapacity(out.count + 192 + response.headers.count * 48 + response.body.count)
-                HTTPResponse.appendHead(status: status, headers: response.headers, to: &out)
+                out.reserveCapacity(forAppending: 192 + response.headers.count * 48 + bodyBytes)
+                var sink = out
+                HTTPResponse.appendHead(status: response.status, headers: response.headers, to: &sink)
             }
-            out.append(contentsOf: loop.date.line)
-            if !status.forbidsBody {
-                out.append(contentsOf: EventLoop.contentLengthPrefix)
-                Connection.appendDecimal(response.body.count, to: &out)
-                out.append(contentsOf: EventLoop.crlf)
+            if !forbidsBody {
+                if let line = response.encodedLengthLine {
+                    out.append(contentsOf: line)
+                } else {
+                    out.append("Content-Length: ")
+                    var sink = out
+                    Connection.appendDecimal(response.bodyCount, to: &sink)
+                    out.append("\r\n")
+                }
             }
+            out.append(contentsOf: loop.dateLineBytes)
             if close {
-                out.append(contentsOf: EventLoop.connectionClose)
+                out.append("Connection: close\r\n")
             } else if request.http10 {
-                out.append(contentsOf: EventLoop.connectionKeepAlive)
+                out.append("Connection: keep-alive\r\n")
             }
-            out.append(contentsOf: EventLoop.crlf)
-            if bodyBytes > 0 { out.append(contentsOf: response.body) }
+            out.append("\r\n")
+            if bodyBytes > 0 { response.withBodyBytes { out.append(contentsOf: $0) } }
         }
-        loop.counters.recordResponse(status: status.code, bodyBytes: bodyBytes)
+        loop.counters.recordResponse(status: code, bodyBytes: bodyBytes)
         switch loop.accessLog {
         case .off: break
         case .standardError:
-            let entry = logEntry(request, status: status.code, bodyBytes: bodyBytes)
+            let entry = logEntry(request, status: code, bodyBytes: bodyBytes)
             System.writeStandardError(Array((entry.line + "\n").utf8))
         case .custom(let sink):
-            sink(logEntry(request, status: status.code, bodyBytes: bodyBytes))
+            sink(logEntry(request, status: code, bodyBytes: bodyBytes))
         }
     }
 
@@ -60,7 +65,7 @@ extension Connection {
         }
     }
 
-    static func appendDecimal(_ value: Int, to out: inout [UInt8]) {
+    static func appendDecimal<Sink: ByteSink>(_ value: Int, to out: inout Sink) {
         if value < 10 {
             out.append(UInt8(0x30 + max(0, value)))
             return

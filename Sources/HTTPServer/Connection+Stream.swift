@@ -35,7 +35,8 @@ extension Connection {
             if let encoded = head.encodedHead {
                 out.append(contentsOf: encoded)
             } else {
-                HTTPResponse.appendHead(status: head.status, headers: head.headers, to: &out)
+                var sink = out
+                HTTPResponse.appendHead(status: head.status, headers: head.headers, to: &sink)
             }
             out.append(contentsOf: loop.date.line)
             if stream.chunked { out.append(contentsOf: Connection.chunkedField) }
@@ -61,7 +62,8 @@ extension Connection {
         }
         withOutputBuffer { out in
             if stream.chunked {
-                HTTPStream.appendChunk(bytes, to: &out)
+                var sink = out
+                HTTPStream.appendChunk(bytes, to: &sink)
             } else {
                 out.append(contentsOf: bytes)
             }

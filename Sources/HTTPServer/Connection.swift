@@ -41,10 +41,10 @@ final class Connection: @unchecked Sendable {
     @exclusivity(unchecked) var parser: HTTPRequestParser
     /// Bytes received but not consumed by the parser (a partial request, or pipelined ones while paused).
     @exclusivity(unchecked) var inbound: [UInt8] = []
-    /// Bytes a blocked write left over. Responses are serialized into the loop's shared buffer and sent
-    /// from there; only what the socket does not take is copied here, so an idle connection holds no buffer.
-    @exclusivity(unchecked) var outbound: [UInt8] = []
-    @exclusivity(unchecked) var outboundOffset = 0
+    /// Bytes a blocked write left over (nil when there are none). Responses are serialized into the loop's
+    /// shared buffer and sent from there; only what the socket does not take is copied here, so an idle
+    /// connection holds no buffer.
+    @exclusivity(unchecked) var outbound: OutputBuffer?
     /// Whether the loop's shared output buffer holds bytes of this connection (only until the next `flush`).
     @exclusivity(unchecked) var usesSharedOutput = false
     /// The request handed to the handler whose response is not written yet. Requests are handled one at a
@@ -52,6 +52,8 @@ final class Connection: @unchecked Sendable {
     @exclusivity(unchecked) var inFlight: InFlight?
     @exclusivity(unchecked) var nextSequence: UInt64 = 0
     @exclusivity(unchecked) var requestIndex = 0
+    /// The router's last match on this connection (see `HTTPRouter.Match`).
+    @exclusivity(unchecked) var lastMatch = HTTPRouter.Match()
     @exclusivity(unchecked) var phase = Phase.open
     @exclusivity(unchecked) var lingerOnClose = false
     /// The client's last request asked to close (`Connection: close`, or HTTP/1.0 without keep-alive).
@@ -81,7 +83,7 @@ final class Connection: @unchecked Sendable {
         self.interest = System.readable
     }
 
-    var hasPendingOutput: Bool { outboundOffset < outbound.count || usesSharedOutput }
+    var hasPendingOutput: Bool { outbound != nil || usesSharedOutput }
 
     // MARK: reading
 
@@ -145,7 +147,7 @@ final class Connection: @unchecked Sendable {
     /// Parses and dispatches as many requests as `buffer` holds; returns the bytes consumed.
     func process(_ buffer: UnsafeRawBufferPointer) -> Int {
         var offset = 0
-        parsing: while phase == .open {
+        parsing: while phase == .open && offset < buffer.count {
             // One request at a time per connection: the next pipelined request is handed to the handler only
             // once the previous response is queued, so a GET pipelined after a PUT sees the PUT's effect.
             // Unparsed bytes wait in `inbound`, and reading stops (TCP applies backpressure to the client).
@@ -187,7 +189,8 @@ final class Connection: @unchecked Sendable {
     /// with, or nil after reserving the body's bytes.
     func decideOnHead() -> HTTPResponse? {
         guard let head = parser.pendingHead else { return nil }
-        let context = HTTPRequestContext(peer: peer, connectionID: id, requestIndex: requestIndex, receivedAtNanoseconds: loop.now)
+        var context = HTTPRequestContext(peer: peer, connectionID: id, requestIndex: requestIndex, receivedAtNanoseconds: loop.now)
+        context.eventLoop = loop.index
         if let response = loop.core.handler.checkHead(head, context: context) { return response }
         let bytes = parser.pendingBodyBytes
         guard loop.core.reserveBody(bytes) else {
@@ -213,18 +216,26 @@ final class Connection: @unchecked Sendable {
         nextSequence += 1
         let clientKeepsAlive = request.wantsKeepAlive
         let keepAlive = clientKeepsAlive && !loop.stopping
+        // The target is kept for the access log only (a retain and release per request otherwise).
+        let target = loop.accessLogOff ? "" : request.target
         inFlight = InFlight(
-            sequence: sequence, method: request.method, target: request.target, keepAlive: keepAlive,
-            http10: request.version.minor == 0, startedAt: loop.now, response: nil)
+            sequence: sequence, method: request.method, target: target, keepAlive: keepAlive,
+            http10: request.minorVersion == 0, startedAt: loop.now, response: nil)
         if !keepAlive { phase = .noMoreRequests }
         if !clientKeepsAlive { clientAskedToClose = true }
         var context = HTTPRequestContext(peer: peer, connectionID: id, requestIndex: requestIndex, receivedAtNanoseconds: loop.now)
+        context.eventLoop = loop.index
         if headAccepted {
             context.headAccepted = true
             headAccepted = false
         }
         requestIndex += 1
-        loop.core.handler.handle(request, context: context, responder: HTTPResponder(connection: self, sequence: sequence))
+        let responder = HTTPResponder(connection: self, sequence: sequence)
+        if let router = loop.core.router {
+            router.route(request, context: &context, responder: responder, last: &lastMatch)
+        } else {
+            loop.core.handler.handle(request, context: context, responder: responder)
+        }
     }
 
     /// Queues the refusal and stops reading requests. Parsing only happens with no request in flight,
@@ -252,8 +263,14 @@ final class Connection: @unchecked Sendable {
     func complete(sequence: UInt64, response: HTTPResponse) {
         guard phase != .closed && phase != .lingering else { return }
         guard inFlight?.sequence == sequence, inFlight?.response == nil else { return }
-        inFlight?.response = response
-        writeReady()
+        if stream == nil, let current = inFlight.take() {
+            // Written at once rather than stored in `inFlight` and taken out again: a copy of the response
+            // (a retain and release of each of its arrays) less per request.
+            write(response, for: current)
+        } else {
+            inFlight?.response = response
+            writeReady()
+        }
         if !processing { afterProcessing() }
     }
 
@@ -270,14 +287,21 @@ final class Connection: @unchecked Sendable {
                 startStream(response, for: current)
                 return
             }
-            let close = !current.keepAlive || response.closeConnection || loop.stopping
-            serialize(response, for: current, close: close)
-            if close {
-                phase = .closeAfterFlush
-                return
-            }
+            write(response, for: current)
+            return
         }
-        if phase == .noMoreRequests && inFlight == nil { phase = .closeAfterFlush }
+        if phase == .noMoreRequests { phase = .closeAfterFlush }
+    }
+
+    /// Serializes `response` to `current` and decides whether the connection ends after it.
+    func write(_ response: HTTPResponse, for current: InFlight) {
+        let close = !current.keepAlive || response.closeConnection || loop.stopping
+        serialize(response, for: current, close: close)
+        if close {
+            phase = .closeAfterFlush
+        } else if phase == .noMoreRequests {
+            phase = .closeAfterFlush
+        }
     }
 
     /// Resumes paused parsing, writes what is queued, and updates epoll interest and the deadline.

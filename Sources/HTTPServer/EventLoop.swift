@@ -43,8 +43,11 @@ final class EventLoop: @unchecked Sendable {
     let readBuffer: UnsafeMutableRawBufferPointer
     let events: UnsafeMutableRawPointer
     @exclusivity(unchecked) var date = HTTPDate()
+    /// `date.line`'s bytes where every response copies them from without retaining the array (`dateLineCount` of them).
+    let dateLine = UnsafeMutableRawPointer.allocate(byteCount: 64, alignment: 16)
+    @exclusivity(unchecked) var dateLineCount = 0
     /// Responses are serialized here and sent at once; see `Connection.withOutputBuffer`.
-    @exclusivity(unchecked) var sharedOutput: [UInt8] = []
+    let output = OutputBuffer()
     @exclusivity(unchecked) var now: UInt64 = 0
     @exclusivity(unchecked) var stopping = false
     @exclusivity(unchecked) var forceCloseAt: UInt64 = .max
@@ -55,6 +58,8 @@ final class EventLoop: @unchecked Sendable {
     let listenerEvents: UInt32
     /// Copies of configuration values read on every request (no retain/release of the whole configuration).
     let accessLog: HTTPAccessLog
+    /// Whether `accessLog` is `.off` (then a request's target is not kept for its log line).
+    let accessLogOff: Bool
     let timeouts: (header: UInt64, body: UInt64, idle: UInt64, write: UInt64, linger: UInt64)
     let streamHeartbeatNanoseconds: UInt64
 
@@ -89,6 +94,7 @@ final class EventLoop: @unchecked Sendable {
         streamHeartbeatNanoseconds = max(heartbeat.nanoseconds, 1_000_000)
         sweepInterval = min(max(shortest / 4, 5_000_000), 500_000_000)
         accessLog = core.configuration.accessLog
+        if case .off = accessLog { accessLogOff = true } else { accessLogOff = false }
         timeouts = (t.header.nanoseconds, t.body.nanoseconds, t.idle.nanoseconds, t.write.nanoseconds, t.linger.nanoseconds)
     }
 
@@ -99,19 +105,20 @@ final class EventLoop: @unchecked Sendable {
         if listenFD >= 0 { Socket.close(listenFD) }
         readBuffer.deallocate()
         events.deallocate()
+        dateLine.deallocate()
     }
 
     /// Runs until stopped and every connection is closed (or the grace period ends).
     func run() {
         threadID.store(Socket.currentThread(), ordering: .releasing)
         now = Socket.monotonicNanoseconds()
-        date.update(now: System.wallSeconds())
+        updateDate()
         nextSweep = now &+ sweepInterval
         while true {
             let timeoutMs = Int32(clamping: (sweepInterval + 999_999) / 1_000_000)
             guard let n = System.epollWait(epfd, events, EventLoop.maxEvents, timeoutMs: timeoutMs) else { break }
             now = Socket.monotonicNanoseconds()
-            date.update(now: System.wallSeconds())
+            updateDate()
             for i in 0..<n {
                 let (token, flags) = System.event(events, i)
                 switch token {
@@ -141,6 +148,22 @@ final class EventLoop: @unchecked Sendable {
         }
         finished.store(true, ordering: .releasing)
     }
+
+    /// The `Date` line for this second, and its copy in `dateLine`.
+    @inline(__always)
+    func updateDate() {
+        let second = date.second
+        date.update(now: System.wallSeconds())
+        guard date.second != second else { return }
+        date.line.withUnsafeBytes { line in
+            let count = min(line.count, 64)
+            if let base = line.baseAddress { dateLine.copyMemory(from: base, byteCount: count) }
+            dateLineCount = count
+        }
+    }
+
+    /// The `Date` line's bytes.
+    var dateLineBytes: UnsafeRawBufferPointer { UnsafeRawBufferPointer(start: dateLine, count: dateLineCount) }
 
     // MARK: cross-thread entry points
 

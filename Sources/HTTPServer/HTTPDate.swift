@@ -5,7 +5,6 @@ public struct HTTPDate {
     private(set) var second: Int64 = -1
     /// `Date: Sun, 06 Nov 1994 08:49:37 GMT\r\n`
     private(set) var line: [UInt8] = []
-
     /// Recomputes `line` when the wall-clock second has changed.
     mutating func update(now: Int64) {
         guard now != second else { return }

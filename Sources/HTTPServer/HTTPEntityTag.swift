@@ -18,9 +18,16 @@ public struct HTTPEntityTag: Sendable, Hashable, CustomStringConvertible {
 
     /// Parses exactly one entity tag (surrounding spaces and tabs allowed); nil when `text` is anything else.
     public init?(parsing text: String) {
-        var rest = HTTPHeaders.trimmed(Substring(text))
-        guard let member = Self.member(&rest, acceptingBareTags: false), rest.isEmpty else { return nil }
-        self.init(opaque: String(member.opaque), weak: member.weak)
+        guard let (opaque, weak) = HTTPHeaders.withBytes(of: text, { bytes -> (String, Bool)? in
+            var s = 0, e = bytes.count
+            while s < e, bytes[s] == 0x20 || bytes[s] == 0x09 { s += 1 }
+            while e > s, bytes[e - 1] == 0x20 || bytes[e - 1] == 0x09 { e -= 1 }
+            var i = s
+            guard let member = Self.member(UnsafeRawBufferPointer(rebasing: bytes[0..<e]), at: &i, acceptingBareTags: false),
+                  i == e else { return nil }
+            return (String(decoding: UnsafeRawBufferPointer(rebasing: bytes[member.opaque]), as: UTF8.self), member.weak)
+        }) else { return nil }
+        self.init(opaque: opaque, weak: weak)
     }
 
     /// The tag as it is sent: quoted, with `W/` when weak.
@@ -46,35 +53,34 @@ public struct HTTPEntityTag: Sendable, Hashable, CustomStringConvertible {
 
     static func weakMatch(_ a: Substring, _ b: Substring) -> Bool { a == b }
 
-    /// One entity tag at the start of `rest`, which is advanced past it; nil when none starts there.
+    /// One entity tag starting at `i` in `field`, with `i` advanced past it: the range of its opaque part and
+    /// whether it is weak; nil when none starts there.
     ///
     /// `acceptingBareTags`: a tag without its quotes (`12-3fa9c1e0b2d4a6f8`: etagc characters up to a comma or
     /// whitespace) is read as if quoted. That is not RFC 9110's grammar; it is the one tolerance of this
     /// parser, for `If-None-Match` on OFREP's bulk evaluation only, because some clients echo the ETag's
     /// value into the header as text without its quotes. It is never applied to `If-Match` (a write's
     /// precondition is exactly what the server sent) nor to the document GET, whose clients send it back verbatim.
-    static func member(_ rest: inout Substring, acceptingBareTags: Bool) -> (opaque: Substring, weak: Bool)? {
-        var scan = rest
+    static func member(_ field: UnsafeRawBufferPointer, at i: inout Int, acceptingBareTags: Bool) -> (opaque: Range<Int>, weak: Bool)? {
+        var scan = i
         var weak = false
-        if scan.hasPrefix("W/") {
+        if scan + 1 < field.count && field[scan] == 0x57 && field[scan + 1] == 0x2F {  // W/
             weak = true
-            scan = scan.dropFirst(2)
+            scan += 2
         }
-        let utf8 = scan.utf8
-        if utf8.first == 0x22 {
+        if scan < field.count && field[scan] == 0x22 {
             // The quoted form, up to the closing DQUOTE; a comma inside belongs to the tag. What lies between
             // is not checked against etagc: a tag this server never issued simply matches nothing.
-            guard let index = utf8.dropFirst().firstIndex(of: 0x22) else { return nil }
-            let opaque = scan[scan.index(after: scan.startIndex)..<index]
-            rest = scan[utf8.index(after: index)...]
-            return (opaque, weak)
+            guard let close = field.index(of: 0x22, from: scan + 1) else { return nil }
+            i = close + 1
+            return (scan + 1..<close, weak)
         }
         guard acceptingBareTags else { return nil }
-        var index = utf8.startIndex
-        while index < utf8.endIndex, utf8[index] != 0x2C, isETagCharacter(utf8[index]) { index = utf8.index(after: index) }
-        guard index > utf8.startIndex else { return nil }
-        rest = scan[index...]
-        return (scan[..<index], weak)
+        var end = scan
+        while end < field.count, field[end] != 0x2C, isETagCharacter(field[end]) { end += 1 }
+        guard end > scan else { return nil }
+        i = end
+        return (scan..<end, weak)
     }
 
     /// etagc: `%x21 / %x23-7E / obs-text` (every visible byte but DQUOTE; no space, no control).

@@ -12,6 +12,9 @@ public struct HTTPRequestContext: Sendable {
     public let requestIndex: Int
     /// Monotonic clock reading (nanoseconds) when the request was complete.
     public let receivedAtNanoseconds: UInt64
+    /// The index of the event loop that read the request (0 up to the server's `eventLoops`): state a handler
+    /// keeps per loop (counters) can be picked by it, so loops on different cores do not share it.
+    public internal(set) var eventLoop = 0
     /// Whether the handler's `checkHead` saw this request's head (it has a body) and accepted it, so a check it
     /// made there need not be repeated in `handle`. Only a handler that implements `checkHead` may rely on it.
     public var headAccepted = false

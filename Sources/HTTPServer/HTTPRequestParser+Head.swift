@@ -19,8 +19,19 @@ extension HTTPRequestParser {
         b < 64 ? (tokenMaskLow >> UInt64(b)) & 1 == 1 : b < 128 && (tokenMaskHigh >> UInt64(b - 64)) & 1 == 1
     }
 
-    /// Parses the request line and field lines of `head` (without the final CRLFCRLF).
-    static func parseHeadBlock(_ head: UnsafeRawBufferPointer, _ limits: Limits, hosts: inout HostCache) throws(HTTPError) -> HTTPRequest {
+    /// What the field lines said about the request's framing, noted while they were checked.
+    struct HeadFacts {
+        /// `Host` fields.
+        var hosts = 0
+        /// Whether a `Content-Length`, `Transfer-Encoding` or `Expect` field is present (then `framing` reads them).
+        var framingFields = false
+    }
+
+    /// Parses the request line and field lines of `head` (without the final CRLFCRLF); `fieldLines` is how many
+    /// field lines it has (`findHeadEnd` counted them). The fields are checked here and kept as bytes
+    /// (`HTTPFieldBlock`): nothing is decoded until a handler asks for a field.
+    static func parseHeadBlock(_ head: UnsafeRawBufferPointer, fieldLines: Int, _ limits: Limits, hosts: inout HostCache,
+                               targets: inout TargetCache, facts: inout HeadFacts) throws(HTTPError) -> HTTPRequest {
         let lineEnd = head.index(of: 0x0D) ?? head.count
         if lineEnd > limits.maxRequestLineBytes {
             throw HTTPError(.uriTooLong, code: "request_line_too_long", message: "request line too long", closesConnection: true)
@@ -37,48 +48,64 @@ extension HTTPRequestParser {
             throw HTTPError.malformed("malformed_request_line", "no version")
         }
         guard sp2 > afterMethod else { throw HTTPError.malformed("malformed_request_line", "empty target") }
-        var queryStart = -1
-        for i in afterMethod..<sp2 {
-            let b = line[i]
-            // Visible ASCII only (RFC 3986 characters); anything else, including obs-text, is refused.
-            guard b > 0x20 && b < 0x7F else { throw HTTPError.malformed("malformed_request_line", "bad character in target") }
-            if b == 0x3F && queryStart < 0 { queryStart = i }
+        // Visible ASCII only (RFC 3986 characters); anything else, including obs-text, is refused.
+        guard let questionMark = firstQuestionMark(visibleASCII: UnsafeRawBufferPointer(rebasing: line[afterMethod..<sp2])) else {
+            throw HTTPError.malformed("malformed_request_line", "bad character in target")
         }
+        let queryStart = questionMark < 0 ? -1 : afterMethod + questionMark
         let version = try parseVersion(UnsafeRawBufferPointer(rebasing: line[(sp2 + 1)...]))
         let method = HTTPMethod(bytes: UnsafeRawBufferPointer(rebasing: line[0..<sp1]))
         let targetBytes = UnsafeRawBufferPointer(rebasing: line[afterMethod..<sp2])
-        let target = String(decoding: targetBytes, as: UTF8.self)
-        var path: String
-        var query: String?
-        if targetBytes[0] == 0x2F {
+        let target: String, path: String, query: String?
+        if let cached = targets.strings(for: targetBytes) {
+            (target, path, query) = cached
+        } else if targetBytes[0] == 0x2F {
+            target = String(decoding: targetBytes, as: UTF8.self)
             if queryStart < 0 {
                 path = target
+                query = nil
             } else {
                 path = String(decoding: UnsafeRawBufferPointer(rebasing: line[afterMethod..<queryStart]), as: UTF8.self)
                 query = String(decoding: UnsafeRawBufferPointer(rebasing: line[(queryStart + 1)..<sp2]), as: UTF8.self)
             }
+            targets.remember(targetBytes, target: target, path: path, query: query)
         } else if targetBytes.count == 1 && targetBytes[0] == 0x2A {
             // asterisk-form is only for OPTIONS (RFC 9112 §3.2.4)
             guard method == .OPTIONS else { throw HTTPError.malformed("malformed_request_line", "* target without OPTIONS") }
-            path = "*"
+            (target, path, query) = ("*", "*", nil)
         } else if method == .CONNECT {
             throw HTTPError(.notImplemented, code: "not_implemented", message: "CONNECT is not supported", closesConnection: true)
-        } else if target.hasPrefix("http://") || target.hasPrefix("https://") {
-            (path, query) = HTTPRequest.split(target: target)
         } else {
-            throw HTTPError.malformed("malformed_request_line", "unsupported request-target form")
+            target = String(decoding: targetBytes, as: UTF8.self)
+            guard target.hasPrefix("http://") || target.hasPrefix("https://") else {
+                throw HTTPError.malformed("malformed_request_line", "unsupported request-target form")
+            }
+            (path, query) = HTTPRequest.split(target: target)
         }
-        var headers = HTTPHeaders(reservingCapacity: 8)
-        var i = lineEnd + 2
-        while i < head.count {
-            let end = head.index(of: 0x0D, from: i) ?? head.count
-            headers.appendParsed(try parseField(UnsafeRawBufferPointer(rebasing: head[i..<end]), hosts: &hosts))
-            if headers.count > limits.maxHeaderCount {
+        let fieldsStart = min(lineEnd + 2, head.count)
+        let fieldBytes = UnsafeRawBufferPointer(rebasing: head[fieldsStart...])
+        // Room for one field past the limit: that one is refused below, after the ones before it were checked.
+        let block = HTTPFieldBlock.make(capacity: max(0, min(fieldLines, limits.maxHeaderCount + 1)), copying: fieldBytes)
+        var i = 0
+        while i < fieldBytes.count {
+            let end = fieldBytes.index(of: 0x0D, from: i) ?? fieldBytes.count
+            let field = try checkField(UnsafeRawBufferPointer(rebasing: fieldBytes[i..<end]), hosts: &hosts)
+            if block.count == block.fieldCapacity {
                 throw HTTPError(.requestHeaderFieldsTooLarge, code: "too_many_headers", message: "more than \(limits.maxHeaderCount) header fields", closesConnection: true)
+            }
+            block.append(nameStart: i, nameEnd: i + field.colon, valueStart: i + field.valueStart, valueEnd: i + field.valueEnd)
+            if block.count > limits.maxHeaderCount {
+                throw HTTPError(.requestHeaderFieldsTooLarge, code: "too_many_headers", message: "more than \(limits.maxHeaderCount) header fields", closesConnection: true)
+            }
+            switch field.name {
+            case .host: facts.hosts += 1
+            case .framing: facts.framingFields = true
+            case .other: break
             }
             i = end + 2
         }
-        return HTTPRequest(method: method, target: target, path: path, query: query, version: version, headers: headers)
+        return HTTPRequest(method: method, target: target, path: path, query: query, version: version,
+                           headers: HTTPHeaders(block: block))
     }
 
     /// `HTTP/1.x`; other majors get 505, anything not shaped like a version gets 400 (RFC 9112 §2.3).
@@ -93,9 +120,20 @@ extension HTTPRequestParser {
         return HTTPVersion(major: 1, minor: minor)
     }
 
+    /// Which of the names the parser itself needs a field has.
+    enum KnownName {
+        case host
+        /// `Content-Length`, `Transfer-Encoding`, `Expect`.
+        case framing
+        case other
+    }
+
     /// field-line = field-name ":" OWS field-value OWS (RFC 9112 §5). No whitespace before the colon
-    /// (§5.1: must be refused), no obs-fold (§5.2), no CTL in the value except HTAB.
-    static func parseField(_ line: UnsafeRawBufferPointer, hosts: inout HostCache) throws(HTTPError) -> HTTPHeaders.Field {
+    /// (§5.1: must be refused), no obs-fold (§5.2), no CTL in the value except HTAB. Returns where the colon
+    /// and the trimmed value are, and whether the name is one the parser needs.
+    static func checkField(_ line: UnsafeRawBufferPointer, hosts: inout HostCache) throws(HTTPError)
+        -> (colon: Int, valueStart: Int, valueEnd: Int, name: KnownName)
+    {
         guard let colon = line.index(of: 0x3A), colon > 0 else {
             if let f = line.first, f == 0x20 || f == 0x09 { throw HTTPError.malformed("obsolete_line_folding", "obs-fold is not accepted") }
             throw HTTPError.malformed("malformed_header", "header line without name and colon")
@@ -109,19 +147,35 @@ extension HTTPRequestParser {
         var s = colon + 1, e = line.count
         while s < e, line[s] == 0x20 || line[s] == 0x09 { s += 1 }
         while e > s, line[e - 1] == 0x20 || line[e - 1] == 0x09 { e -= 1 }
-        for i in s..<e {
-            let b = line[i]
-            if (b < 0x20 && b != 0x09) || b == 0x7F { throw HTTPError.malformed("malformed_header", "control character in field value") }
+        if !isFieldValue(UnsafeRawBufferPointer(rebasing: line[s..<e])) {
+            throw HTTPError.malformed("malformed_header", "control character in field value")
         }
-        // Host, in any case: checked here on the raw bytes, where it costs a few instructions per byte.
-        if colon == 4 && line[0] | 0x20 == 0x68 && line[1] | 0x20 == 0x6F && line[2] | 0x20 == 0x73 && line[3] | 0x20 == 0x74
-            && !hosts.isValid(UnsafeRawBufferPointer(rebasing: line[s..<e])) {
-            throw HTTPError.malformed("invalid_host", "Host is not uri-host [ \":\" port ]")
+        let name = UnsafeRawBufferPointer(rebasing: line[0..<colon])
+        var known = KnownName.other
+        switch colon {
+        case 4:
+            // Host, in any case: checked here on the raw bytes, where it costs a few instructions per byte.
+            if HTTPHeaders.equalsIgnoringCase(name, "host") {
+                guard hosts.isValid(UnsafeRawBufferPointer(rebasing: line[s..<e])) else {
+                    throw HTTPError.malformed("invalid_host", "Host is not uri-host [ \":\" port ]")
+                }
+                known = .host
+            }
+        case 6: if HTTPHeaders.equalsIgnoringCase(name, "expect") { known = .framing }
+        case 14: if HTTPHeaders.equalsIgnoringCase(name, "content-length") { known = .framing }
+        case 17: if HTTPHeaders.equalsIgnoringCase(name, "transfer-encoding") { known = .framing }
+        default: break
         }
+        return (colon, s, e, known)
+    }
+
+    /// One field line as strings (trailer fields, which are few and rare).
+    static func parseField(_ line: UnsafeRawBufferPointer, hosts: inout HostCache) throws(HTTPError) -> HTTPHeaders.Field {
+        let field = try checkField(line, hosts: &hosts)
+        let name = UnsafeRawBufferPointer(rebasing: line[0..<field.colon])
         return HTTPHeaders.Field(
-            name: commonFieldName(UnsafeRawBufferPointer(rebasing: line[0..<colon]))
-                ?? String(decoding: UnsafeRawBufferPointer(rebasing: line[0..<colon]), as: UTF8.self),
-            value: String(decoding: UnsafeRawBufferPointer(rebasing: line[s..<e]), as: UTF8.self))
+            name: commonFieldName(name) ?? String(decoding: name, as: UTF8.self),
+            value: String(decoding: UnsafeRawBufferPointer(rebasing: line[field.valueStart..<field.valueEnd]), as: UTF8.self))
     }
 
     /// The literal for a field name that clients send on nearly every request (curl, wrk, URLSession,
@@ -154,29 +208,27 @@ extension HTTPRequestParser {
     }
 
     /// Host, Content-Length, Transfer-Encoding and Expect checks (RFC 9112 §3.2, §6.1, §6.3; RFC 9110 §10.1.1).
-    static func framing(of request: inout HTTPRequest, _ limits: Limits) throws(HTTPError)
+    /// `facts` are what the field lines' check noted: the number of `Host` fields, and whether any framing field
+    /// is present at all (a GET has none: then nothing is looked up).
+    static func framing(of request: inout HTTPRequest, _ facts: HeadFacts, _ limits: Limits) throws(HTTPError)
         -> (body: BodyFraming, expectsContinue: Bool)
     {
-        var hosts = 0, transferEncodings: [Substring] = [], lengths: [Substring] = []
-        var expect: String?
-        var sawTransferEncoding = false
-        // By index: iterating the headers would copy each field (a retain and release of both strings).
-        for index in request.headers.indices {
-            let field = request.headers.fields[index]
-            let n = field.name.utf8
-            if n.count == 4 && HTTPHeaders.equalsIgnoringCase(field.name, HTTPHeaderName.host.rawValue) {
-                hosts += 1
-            } else if n.count == 14 && HTTPHeaders.equalsIgnoringCase(field.name, HTTPHeaderName.contentLength.rawValue) {
-                lengths.append(contentsOf: field.value.split(separator: ",", omittingEmptySubsequences: false).map(HTTPHeaders.trimmed))
-            } else if n.count == 17 && HTTPHeaders.equalsIgnoringCase(field.name, HTTPHeaderName.transferEncoding.rawValue) {
-                sawTransferEncoding = true
-                transferEncodings.append(contentsOf: field.value.split(separator: ",").map(HTTPHeaders.trimmed).filter { !$0.isEmpty })
-            } else if n.count == 6 && HTTPHeaders.equalsIgnoringCase(field.name, HTTPHeaderName.expect.rawValue) {
-                expect = field.value
-            }
-        }
+        let hosts = facts.hosts
         if hosts > 1 { throw HTTPError.malformed("duplicate_host", "more than one Host field") }
         if hosts == 0 && request.version.minor >= 1 { throw HTTPError.malformed("missing_host", "HTTP/1.1 request without Host") }
+        guard facts.framingFields else { return (.none, false) }
+        let headers = request.headers
+        let lengthFields = headers.values(for: .contentLength)
+        let transferFields = headers.values(for: .transferEncoding)
+        var lengths: [Substring] = [], transferEncodings: [Substring] = []
+        for value in lengthFields {
+            lengths.append(contentsOf: value.split(separator: ",", omittingEmptySubsequences: false).map(HTTPHeaders.trimmed))
+        }
+        for value in transferFields {
+            transferEncodings.append(contentsOf: value.split(separator: ",").map(HTTPHeaders.trimmed).filter { !$0.isEmpty })
+        }
+        let sawTransferEncoding = !transferFields.isEmpty
+        let expect = headers.values(for: .expect).last
         var expectsContinue = false
         if let expect {
             guard HTTPHeaders.equalsIgnoringCase(expect, "100-continue") else {

@@ -35,12 +35,16 @@ struct HTTPRequestParser {
     var state: State = .head
     /// Bytes of the current head already scanned for its end, so byte-by-byte arrival stays linear.
     var scanned = 0
+    /// Complete lines in those bytes (the request line and the field lines so far).
+    var scannedLines = 0
     /// The request whose head is parsed, while its body arrives.
     var pending: HTTPRequest?
     var expectsContinue = false
     var trailerBytes = 0
     /// The connection's last valid `Host`.
     var hostCache = HostCache()
+    /// The connection's last request-target and its strings.
+    var targetCache = TargetCache()
 
     init(limits: Limits) { self.limits = limits }
 
@@ -82,6 +86,7 @@ struct HTTPRequestParser {
     mutating func finish() -> Event {
         state = .head
         scanned = 0
+        scannedLines = 0
         expectsContinue = false
         trailerBytes = 0
         guard let request = pending else { return .needMore }
@@ -95,6 +100,7 @@ struct HTTPRequestParser {
         while start + 1 < buffer.count, buffer[start] == 0x0D, buffer[start + 1] == 0x0A { start += 2 }
         if start > 0 {
             scanned = 0
+            scannedLines = 0
             let rest = UnsafeRawBufferPointer(rebasing: buffer[start...])
             let (used, event) = try parseHead(rest)
             return (start + used, event)
@@ -112,12 +118,17 @@ struct HTTPRequestParser {
             }
             return (0, .needMore)
         }
-        var request = try HTTPRequestParser.parseHeadBlock(UnsafeRawBufferPointer(rebasing: buffer[0..<end]), limits, hosts: &hostCache)
+        let fieldLines = scannedLines - 1
         scanned = 0
-        let framing = try HTTPRequestParser.framing(of: &request, limits)
+        scannedLines = 0
+        var facts = HeadFacts()
+        var request = try HTTPRequestParser.parseHeadBlock(
+            UnsafeRawBufferPointer(rebasing: buffer[0..<end]), fieldLines: fieldLines, limits, hosts: &hostCache, targets: &targetCache,
+            facts: &facts)
+        let framing = try HTTPRequestParser.framing(of: &request, facts, limits)
         switch framing.body {
         case .none:
-            // Most requests: handed out directly, never stored in `pending` (saves a copy and a destroy).
+            // Most requests: handed out directly, never stored in `pending`.
             return (end + 4, .request(consume request))
         case .length(let n):
             // Reserve at most 64 KiB up front: a client announcing a large body and then stalling must not
@@ -135,8 +146,11 @@ struct HTTPRequestParser {
     /// Index of the CR of the blank line ending the head, or nil. Bare CR or LF is refused (RFC 9112 §2.2).
     /// Goes line by line with `memchr`: each LF must follow a CR, and no other CR may appear in the line.
     /// `scanned` is where the first incomplete line starts.
+    /// `scannedLines` counts the lines before the blank one (so the head's field lines are known before they are parsed).
     mutating func findHeadEnd(_ buffer: UnsafeRawBufferPointer) throws(HTTPError) -> Int? {
         var start = scanned
+        var lines = scannedLines
+        defer { scannedLines = lines }
         let count = buffer.count
         while let lf = buffer.index(of: 0x0A, from: start) {
             // The first CR of the line must be the one right before the LF; the earlier fault is reported.
@@ -147,6 +161,7 @@ struct HTTPRequestParser {
             // An empty line after at least one line ends the head (leading empty lines are skipped earlier).
             if lf - 1 == start && start >= 2 { return start - 2 }
             start = lf + 1
+            lines += 1
         }
         // The unfinished line may end with a CR whose LF has not arrived; a CR anywhere before that is bare.
         if let cr = buffer.index(of: 0x0D, in: start..<count), cr < count - 1 {

@@ -23,8 +23,10 @@ public final class HTTPRouter: HTTPHandler, Sendable {
         /// short strings is cheaper than hashing one, and iterating (method, handler) tuples copied each
         /// (a retain of the string and of the handler). `GET`, most requests, has its own slot.
         let methods: [HTTPMethod]
-        let methodHandlers: [any HTTPHandler]
-        let getHandler: (any HTTPHandler)?
+        let methodHandlers: [Handler]
+        let getHandler: Handler?
+        /// Whether any segment is a parameter (a static route's match fills no parameters).
+        let hasParameters: Bool
 
         init(pattern: String, segments: [Segment], handlers: [HTTPMethod: any HTTPHandler], allow: [HTTPMethod]) {
             self.pattern = pattern
@@ -34,12 +36,13 @@ public final class HTTPRouter: HTTPHandler, Sendable {
             literalBytes = segments.map { if case .literal(let l) = $0 { Array(l.utf8) } else { [] } }
             let list = allow.compactMap { method in handlers[method].map { (method: method, handler: $0) } }
             methods = list.map(\.method)
-            methodHandlers = list.map(\.handler)
-            getHandler = handlers[.GET]
+            methodHandlers = list.map { Handler($0.handler) }
+            getHandler = handlers[.GET].map(Handler.init)
+            hasParameters = segments.contains { if case .parameter = $0 { true } else { false } }
         }
 
         /// The handler for `method`, or nil.
-        func handler(for method: HTTPMethod) -> (any HTTPHandler)? {
+        func handler(for method: HTTPMethod) -> Handler? {
             if method == .GET { return getHandler }
             var i = 0
             while i < methods.count {
@@ -50,19 +53,27 @@ public final class HTTPRouter: HTTPHandler, Sendable {
         }
     }
 
+    /// A route's handler in a box: handing out a class reference is one retain, while returning the
+    /// `any HTTPHandler` itself copied the existential through its value witnesses (about 150 instructions).
+    final class Handler: Sendable {
+        let handler: any HTTPHandler
+
+        init(_ handler: any HTTPHandler) { self.handler = handler }
+    }
+
     let staticEntries: [String: Entry]
+    /// The patterns with parameters, in the order they are tried (literals first where two first differ).
     let parameterEntries: [Entry]
-    /// Bit `n` is set when a static pattern is `n` bytes long (bit 63: 63 bytes or more), so a path of
-    /// another length skips hashing itself for the static lookup.
-    let staticPathLengths: UInt64
+    /// All patterns as a tree: what requests are matched against.
+    let tree: Tree
 
     init(staticEntries: [String: Entry], parameterEntries: [Entry]) {
         self.staticEntries = staticEntries
         self.parameterEntries = parameterEntries
-        staticPathLengths = staticEntries.keys.reduce(0) { $0 | Self.lengthBit($1) }
+        // A static pattern is all literals, so the walk finds it before any pattern with a parameter, as the
+        // lookup of static paths before the others did.
+        tree = Tree(parameterEntries + staticEntries.values.sorted { $0.pattern < $1.pattern })
     }
-
-    static func lengthBit(_ path: String) -> UInt64 { 1 << UInt64(min(path.utf8.count, 63)) }
 
     /// Collects routes; `build()` checks them and freezes the router.
     public struct Builder: Sendable {
@@ -143,10 +154,7 @@ public final class HTTPRouter: HTTPHandler, Sendable {
     /// or 400 for a malformed escape in a parameter.
     @inline(__always)
     func entry(for request: HTTPRequest, _ context: inout HTTPRequestContext) -> Result<Entry, HTTPError> {
-        if staticPathLengths & Self.lengthBit(request.path) != 0, let e = staticEntries[request.path] {
-            return .success(e)
-        }
-        switch matchParameters(request.path) {
+        switch request.withPathBytes({ matchParameters($0) }) {
         case .none:
             return .failure(.notFound(request.path))
         case .some(.failure(let error)):
@@ -165,28 +173,65 @@ public final class HTTPRouter: HTTPHandler, Sendable {
         case .failure(let error):
             return error.response
         case .success(let entry):
-            guard let handler = entry.handler(for: request.method) else {
+            guard let route = entry.handler(for: request.method) else {
                 return HTTPError.methodNotAllowed(request.method, allowed: entry.allow).response
             }
-            return handler.checkHead(request, context: context)
+            return route.handler.checkHead(request, context: context)
         }
     }
 
     /// Dispatches to the matching route, or answers 404/405 (400 for a malformed escape in a parameter).
     public func handle(_ request: HTTPRequest, context: HTTPRequestContext, responder: HTTPResponder) {
         var context = context
+        route(request, context: &context, responder: responder)
+    }
+
+    /// A connection's last match: keep-alive clients ask for the same path again and again (an app polling its
+    /// document, a proxy's upstream connection), and the same path matches the same route with the same
+    /// parameters. Only matches are kept.
+    struct Match {
+        var path: String?
+        var entry: Entry?
+        var parameters = HTTPPathParameters()
+    }
+
+    /// `handle` with the caller's context, which receives the path parameters, and the connection's last match:
+    /// the server calls this for every request, without the copy of the context `handle` makes.
+    func route(_ request: HTTPRequest, context: inout HTTPRequestContext, responder: HTTPResponder, last: inout Match) {
         let entry: Entry
+        if let cached = last.entry, let path = last.path, request.hasPath(path) {
+            entry = cached
+            context.pathParameters = last.parameters
+        } else {
+            switch self.entry(for: request, &context) {
+            case .failure(let error):
+                responder.fail(error)
+                return
+            case .success(let found):
+                entry = found
+                last = Match(path: request.path, entry: found, parameters: context.pathParameters)
+            }
+        }
+        dispatch(request, to: entry, context: context, responder: responder)
+    }
+
+    /// `handle` with the caller's context (no match kept).
+    func route(_ request: HTTPRequest, context: inout HTTPRequestContext, responder: HTTPResponder) {
         switch self.entry(for: request, &context) {
         case .failure(let error):
             responder.fail(error)
-            return
-        case .success(let found):
-            entry = found
+        case .success(let entry):
+            dispatch(request, to: entry, context: context, responder: responder)
         }
-        if let handler = entry.handler(for: request.method) {
-            handler.handle(request, context: context, responder: responder)
-        } else if request.method == .HEAD, let handler = entry.handler(for: .GET) {
-            handler.handle(request, context: context, responder: responder)
+    }
+
+    /// Calls the route's handler for the method (GET's for HEAD when there is no HEAD route), or answers 405.
+    @inline(__always)
+    private func dispatch(_ request: HTTPRequest, to entry: Entry, context: HTTPRequestContext, responder: HTTPResponder) {
+        if let route = entry.handler(for: request.method) {
+            route.handler.handle(request, context: context, responder: responder)
+        } else if request.method == .HEAD, let route = entry.handler(for: .GET) {
+            route.handler.handle(request, context: context, responder: responder)
         } else {
             responder.fail(.methodNotAllowed(request.method, allowed: entry.allow))
         }
@@ -204,42 +249,27 @@ public final class HTTPRouter: HTTPHandler, Sendable {
     }
 
     /// The route whose pattern matches `path` segment by segment (literals exactly, parameters any
-    /// non-empty segment, percent-decoded). Walks the path's bytes in place: this runs for every request
-    /// to a route with parameters, and splitting the path into an array of substrings cost more than
-    /// the rest of the routing.
+    /// non-empty segment, percent-decoded), with its parameters. Walks the path's bytes in place along the
+    /// tree of patterns (`Node`).
     func matchParameters(_ path: String) -> Result<(Entry, HTTPPathParameters), HTTPError>? {
         var path = path
         return path.withUTF8 { bytes in matchParameters(bytes) }
     }
 
     func matchParameters(_ bytes: UnsafeBufferPointer<UInt8>) -> Result<(Entry, HTTPPathParameters), HTTPError>? {
-        // Segments are what lies between slashes after the first one (`/a/b` has "a" and "b").
-        var slashes = 0
-        for b in bytes where b == 0x2F { slashes += 1 }
-        guard let firstSlash = bytes.firstIndex(of: 0x2F) else { return nil }
-        candidates: for entry in parameterEntries where entry.segments.count == slashes {
-            var parameters = HTTPPathParameters()
-            var start = firstSlash + 1
-            for (index, segment) in entry.segments.enumerated() {
-                var end = start
-                while end < bytes.count && bytes[end] != 0x2F { end += 1 }
-                let part = UnsafeBufferPointer(rebasing: bytes[start..<end])
-                switch segment {
-                case .literal:
-                    guard part.equalBytes(entry.literalBytes[index]) else { continue candidates }
-                case .parameter(let name):
-                    guard !part.isEmpty else { continue candidates }
-                    let raw = String(decoding: part, as: UTF8.self)
-                    guard let value = part.contains(0x25) ? HTTPRequest.percentDecode(raw) : raw else {
-                        return .failure(HTTPError(.badRequest, code: "malformed_path", message: "bad percent-encoding in \(name)"))
-                    }
-                    parameters.append(name: name, value: value)
-                }
-                start = end + 1
+        guard let first = bytes.first, first == 0x2F else { return nil }
+        return withUnsafeTemporaryAllocation(of: (Int, Int).self, capacity: Tree.notedParameters) { ranges in
+            guard let places = ranges.baseAddress else { return nil }
+            switch tree.match(bytes, ranges: places) {
+            case .none:
+                return nil
+            case .malformed(let name):
+                return .failure(HTTPError(.badRequest, code: "malformed_path", message: "bad percent-encoding in \(name)"))
+            case .matched(let index):
+                let entry = tree.entries[index]
+                return .success((entry, HTTPRouter.parameters(of: entry, in: bytes, ranges: places)))
             }
-            return .success((entry, parameters))
         }
-        return nil
     }
 
     static func parse(pattern: String) throws(HTTPError) -> [Segment] {

@@ -20,7 +20,10 @@ public struct HTTPStatus: Hashable, Sendable, CustomStringConvertible {
     public var description: String { "\(code) \(reasonPhrase)" }
 
     /// Whether a response with this status carries no body and no Content-Length (1xx, 204, 304: RFC 9110 §8.6, §15.3.5, §15.4.5).
-    public var forbidsBody: Bool { code < 200 || code == 204 || code == 304 }
+    public var forbidsBody: Bool { HTTPStatus.forbidsBody(code) }
+
+    /// `forbidsBody` of a code.
+    static func forbidsBody(_ code: Int) -> Bool { code < 200 || code == 204 || code == 304 }
 
     /// 100
     public static let `continue` = HTTPStatus(code: 100)

@@ -84,7 +84,7 @@ public final class HTTPStream: @unchecked Sendable {
     }
 
     /// Chunk framing of `bytes`: size in hex, CRLF, data, CRLF (RFC 9112 §7.1).
-    static func appendChunk(_ bytes: [UInt8], to out: inout [UInt8]) {
+    static func appendChunk<Sink: ByteSink>(_ bytes: [UInt8], to out: inout Sink) {
         var size = bytes.count
         var hex: [UInt8] = []
         repeat {
@@ -92,7 +92,7 @@ public final class HTTPStream: @unchecked Sendable {
             hex.append(digit < 10 ? 0x30 + digit : 0x61 + digit - 10)
             size >>= 4
         } while size > 0
-        out.append(contentsOf: hex.reversed())
+        out.append(contentsOf: Array(hex.reversed()))
         out.append(contentsOf: EventLoop.crlf)
         out.append(contentsOf: bytes)
         out.append(contentsOf: EventLoop.crlf)

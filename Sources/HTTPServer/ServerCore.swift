@@ -4,6 +4,9 @@ import Synchronization
 final class ServerCore: Sendable {
     let configuration: HTTPServerConfiguration
     let handler: any HTTPHandler
+    /// `handler` when it is a router: then requests go to `HTTPRouter.route` directly (no existential call, no
+    /// copy of the request context).
+    let router: HTTPRouter?
     let openConnections = Atomic<Int>(0)
     let nextConnectionID = Atomic<UInt64>(1)
     /// Body bytes reserved by requests whose body is being received (`Limits.maxBufferedBodyBytes`).
@@ -34,5 +37,6 @@ final class ServerCore: Sendable {
     init(configuration: HTTPServerConfiguration, handler: any HTTPHandler) {
         self.configuration = configuration
         self.handler = handler
+        router = handler as? HTTPRouter
     }
 }

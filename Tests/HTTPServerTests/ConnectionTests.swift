@@ -27,6 +27,25 @@ import Testing
         b.add(.GET, "/large") { _, _ in HTTPResponse(body: Array(big.prefix(700 * 1024))) }
     }
 
+    /// A connection remembers its last match (`HTTPRouter.Match`): the same path again reaches the same route with
+    /// the same parameters, any other path (or a 404) is matched anew, and the method is decided per request.
+    @Test func repeatedAndChangingPathsOnOneConnectionReachTheirOwnRoutes() async throws {
+        try await withServer(routes: Self.routes) { _, port in
+            let c = try RawClient(port: port)
+            let steps: [(String, String, Int, String?)] = [
+                ("GET", "/seq/1", 200, "1"), ("GET", "/seq/1", 200, "1"), ("GET", "/seq/2", 200, "2"), ("GET", "/hello", 200, nil),
+                ("GET", "/seq/2", 200, "2"), ("GET", "/nope", 404, nil), ("GET", "/nope", 404, nil), ("GET", "/seq/1", 200, "1"),
+                ("PUT", "/seq/1", 405, nil), ("HEAD", "/seq/1", 200, nil), ("GET", "/seq/%31", 200, "1"), ("GET", "/seq/1", 200, "1"),
+            ]
+            for (method, path, status, first) in steps {
+                try c.send("\(method) \(path) HTTP/1.1\r\nHost: h\r\n\r\n")
+                let r = try #require(try c.readResponse(head: method == "HEAD"), "\(method) \(path)")
+                #expect(r.status == status, "\(method) \(path)")
+                if let first { #expect(r.text.hasPrefix(first + "\n"), "\(method) \(path)") }
+            }
+        }
+    }
+
     @Test func refusalIsSentThenTheConnectionCloses() async throws {
         try await withServer(routes: Self.routes) { server, port in
             let c = try RawClient(port: port)

@@ -1,5 +1,5 @@
-import HTTPServer
 import Testing
+@testable import HTTPServer
 
 /// RFC 9110 §13.1.1/§13.1.2 precondition evaluation: the flag API's GET and writes (strict), OFREP's bulk
 /// evaluation (bare tags tolerated).
@@ -79,5 +79,35 @@ import Testing
         #expect(HTTPEntityTagList(parsing: "*, \"a\"") == nil)
         #expect(HTTPEntityTagList.isAny(["\"a\"", " *"]))
         #expect(!HTTPEntityTagList.isAny(["\"*\""]))
+    }
+
+    /// A document's two tags prepared once, read against a request's fields as bytes.
+    @Test func aTagSetMatchesEitherTagInAnyFormOfTheField() throws {
+        let identity = "\"7-abcdef0123456789\"", gzip = "\"7-abcdef0123456789-gzip\""
+        let tags = HTTPEntityTagSet([identity, gzip])
+        func matches(_ fields: [String]) throws -> Bool {
+            let head = "GET / HTTP/1.1\r\nHost: h\r\n" + fields.map { "If-None-Match: \($0)\r\n" }.joined() + "\r\n"
+            let parsed = try #require(parseAll(head).requests.first).headers
+            let built = HTTPHeaders(fields.map { ("If-None-Match", $0) })
+            #expect(tags.matchesIfNoneMatch(parsed) == tags.matchesIfNoneMatch(built), "\(fields)")
+            // Either tag alone decides as the string evaluation does.
+            let expected = HTTPEntityTagList.ifNoneMatch(fields, matches: identity) || HTTPEntityTagList.ifNoneMatch(fields, matches: gzip)
+            #expect(tags.matchesIfNoneMatch(parsed) == expected, "\(fields)")
+            return tags.matchesIfNoneMatch(parsed)
+        }
+        #expect(try matches([identity]))
+        #expect(try matches([gzip]))
+        #expect(try matches(["W/\(gzip)"]))
+        #expect(try matches(["\"x\", \(gzip)"]))
+        #expect(try matches(["\"x\"", identity]))
+        #expect(try matches(["*"]))
+        #expect(try matches([" , \(identity) , "]))
+        #expect(!(try matches([])))
+        #expect(!(try matches(["\"7-abcdef0123456789-br\""])))
+        #expect(!(try matches(["7-abcdef0123456789"])), "unquoted: not on the document GET")
+        #expect(!(try matches(["\"x\", junk, \(identity)"])), "a malformed line matches nothing")
+        #expect(try matches(["\"x\", junk", identity]))
+        #expect(!(try matches(["*, \(identity)"])))
+        #expect(!HTTPEntityTagSet(["not a tag"]).matchesIfNoneMatch(HTTPHeaders([("If-None-Match", "\"a\"")])))
     }
 }

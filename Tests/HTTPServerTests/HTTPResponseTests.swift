@@ -31,6 +31,24 @@ import Testing
         var changedBody = encoded
         changedBody.body = [0x31]
         #expect(changedBody.encodedHead != nil)  // the body is not part of the head
+        #expect(changedBody.encodedLengthLine == nil, "the Content-Length line follows the body")
+        #expect(String(decoding: encoded.encodedLengthLine ?? [], as: UTF8.self) == "Content-Length: 2\r\n")
+        #expect(HTTPResponse.empty(.notModified).encodingHead().encodedLengthLine == nil, "no Content-Length on a 304")
+    }
+
+    /// A response is one shared storage until a copy changes: the snapshot's prepared response never changes
+    /// under the requests that copied it.
+    @Test func aChangedCopyLeavesTheOriginalAlone() {
+        let original = HTTPResponse.json("{}", headers: ["ETag": "\"1\""]).encodingHead()
+        var copy = original
+        copy.body.append(0x0A)
+        copy.headers.add(name: "X-More", value: "1")
+        copy.status = .created
+        copy.closeConnection = true
+        #expect(original.body == Array("{}".utf8) && original.headers.count == 2 && original.status == .ok)
+        #expect(!original.closeConnection && original.encodedHead != nil && original.encodedLengthLine != nil)
+        #expect(copy.body == Array("{}\n".utf8) && copy.headers["x-more"] == "1" && copy.status == .created)
+        #expect(copy.closeConnection && copy.encodedHead == nil && copy.encodedLengthLine == nil)
     }
 
     @Test func anEncodedHeadGoesOutByteForByteLikeAnUnencodedOne() async throws {
