@@ -141,7 +141,7 @@ import Testing
     /// Without `If-Match` a write has no precondition: when another node committed first, the writer builds it again
     /// on the newest version instead of answering 412 (Benchmarks/postgres-cluster.sh found 62% 412s with three
     /// nodes flipping one flag), and the other node's change stays (no lost update). A node that keeps losing to a
-    /// busier one gives up after `WriteQueue.conflictAttempts` with 503 `busy` (the lock is taken only at commit,
+    /// busier one gives up after `WriteQueue.rebaseRetries` retakes with 503 `busy` (the lock is taken only at commit,
     /// so a node can lose several times in a row): allowed here, rarely.
     @Test func barePUTsRacingOnTwoNodesAreNever412AndKeepEachOthersChanges() async throws {
         let cluster = try await Cluster(nodes: 2)
