@@ -92,6 +92,7 @@ extension WriteQueue {
                 index += 1
                 continue
             }
+            let chained = pending[environment] != nil
             var base = pending[environment] ?? current(environment)
             if job.precondition != .none, base.etag == nil, let bytes = base.bytes {
                 // A version pending in this batch: its tag is needed only now, so hash only now.
@@ -140,7 +141,7 @@ extension WriteQueue {
             batch.append((job, PublishRequest(environment: environment, document: bytes, author: job.author, message: job.message,
                                               expectedCurrentVersion: base.version,
                                               expectedCurrentHash: store.isPostgres ? base.hash : nil,
-                                              target: target, client: job.client), document))
+                                              target: target, client: job.client, chainedOnPrevious: chained), document))
             // Equal bytes: the store will answer `.unchanged` and the version stays; otherwise it advances.
             // Its ETag (and hash) is computed only if a later job in this batch needs it.
             if bytes != base.bytes {

@@ -35,7 +35,7 @@ extension FlagStore {
     /// Requests apply in order, each in its own savepoint, with exactly `publish`'s rules: a later request
     /// sees the versions earlier ones created (two requests expecting the same version: the second gets
     /// `versionConflict`). A refused request (conflict, unknown environment, invalid input) is a `.failure`
-    /// and does not affect the others. When the transaction itself fails (busy, I/O), this throws and
+    /// and does not affect the others, except a request chained on a refused one (`PublishRequest.chainedOnPrevious`). When the transaction itself fails (busy, I/O), this throws and
     /// nothing of the batch was published.
     ///
     /// `audit` lines (refusals the writer collected since its last commit) are written in the same transaction,
@@ -55,35 +55,55 @@ extension FlagStore {
         return try write { database in
             try database.transaction(.immediate) { () throws -> [Result<PublishOutcome, FlagStoreError>] in
                 if !entries.isEmpty { try Self.audit(database, entries) }
+                // The newest version of each environment whose last request was refused with `versionConflict`: a
+                // request chained on it (`PublishRequest.chainedOnPrevious`) is refused too.
+                var conflicted: [String: Int] = [:]
                 return try zip(requests, hashes).map { request, hash -> Result<PublishOutcome, FlagStoreError> in
-                    switch hash {
-                    case .failure(let error):
-                        return .failure(error)
-                    case .success(let hash):
-                        do {
-                            // A nested transaction is a savepoint: a refused request leaves nothing behind.
-                            return .success(try database.transaction {
-                                let outcome = try Self.publishInTransaction(
-                                    database, environment: request.environment, document: request.document, hash: hash,
-                                    author: request.author, message: request.message,
-                                    expectedCurrentVersion: request.expectedCurrentVersion,
-                                    expectedCurrentHash: request.expectedCurrentHash, rolledBackFrom: nil,
-                                    target: request.target, client: request.client)
-                                if case .unchanged(let current) = outcome {
-                                    // Accepted, yet nothing to publish: the attempt's line commits with the batch
-                                    // (it used to wait for a commit of its own, a second fsync; issue #27).
-                                    try Self.audit(database, AuditRecord(
-                                        actor: request.author, action: "publish", environment: request.environment,
-                                        target: request.target, client: request.client, version: current.number,
-                                        detail: "unchanged: version \(current.number) already has this content"))
-                                }
-                                return outcome
-                            })
-                        } catch let error as FlagStoreError {
-                            return .failure(error)
-                        }
+                    if request.chainedOnPrevious, let current = conflicted[request.environment] {
+                        return .failure(.versionConflict(environment: request.environment,
+                                                         expected: request.expectedCurrentVersion ?? current, current: current))
                     }
+                    let result = try publishOne(request, hash, database)
+                    if case .failure(.versionConflict(_, _, let current)) = result {
+                        conflicted[request.environment] = current
+                    } else {
+                        conflicted[request.environment] = nil
+                    }
+                    return result
                 }
+            }
+        }
+    }
+
+    /// One request of `publish(batch:)`, in a savepoint of the batch's transaction: a refusal is a `.failure`; a
+    /// database error (busy, I/O) throws and fails the whole batch.
+    private func publishOne(_ request: PublishRequest, _ hash: Result<String, FlagStoreError>,
+                            _ database: Database) throws -> Result<PublishOutcome, FlagStoreError> {
+        switch hash {
+        case .failure(let error):
+            return .failure(error)
+        case .success(let hash):
+            do {
+                // A nested transaction is a savepoint: a refused request leaves nothing behind.
+                return .success(try database.transaction {
+                    let outcome = try Self.publishInTransaction(
+                        database, environment: request.environment, document: request.document, hash: hash,
+                        author: request.author, message: request.message,
+                        expectedCurrentVersion: request.expectedCurrentVersion,
+                        expectedCurrentHash: request.expectedCurrentHash, rolledBackFrom: nil,
+                        target: request.target, client: request.client)
+                    if case .unchanged(let current) = outcome {
+                        // Accepted, yet nothing to publish: the attempt's line commits with the batch
+                        // (it used to wait for a commit of its own, a second fsync; issue #27).
+                        try Self.audit(database, AuditRecord(
+                            actor: request.author, action: "publish", environment: request.environment,
+                            target: request.target, client: request.client, version: current.number,
+                            detail: "unchanged: version \(current.number) already has this content"))
+                    }
+                    return outcome
+                })
+            } catch let error as FlagStoreError {
+                return .failure(error)
             }
         }
     }

@@ -61,11 +61,17 @@ public struct PublishRequest: Sendable, Equatable {
     public var target: String?
     /// The client's address, for the audit line.
     public var client: String?
+    /// Built on the document of the previous request of the same environment in the same batch. When that one is
+    /// refused with `versionConflict`, this one is refused too, whatever its own expectation says: another node may
+    /// have published exactly the refused request's content, and this request, published on it, would be
+    /// overwritten when the writer takes the refused one again on the newest version.
+    public var chainedOnPrevious: Bool
 
     /// A request; see `FlagStore.publish(environment:document:author:message:expectedCurrentVersion:)`.
     public init(environment: String, document: [UInt8], author: String, message: String = "",
                 expectedCurrentVersion: Int? = nil, expectedCurrentHash: String? = nil, target: String? = nil,
-                client: String? = nil) {
+                client: String? = nil, chainedOnPrevious: Bool = false) {
+        self.chainedOnPrevious = chainedOnPrevious
         self.environment = environment
         self.document = document
         self.author = author

@@ -89,6 +89,21 @@ import Testing
         #expect(history == Array((1...(elsewhere.number + 2)).reversed()))
     }
 
+    /// Another node published exactly what this node's first job proposes; the second job, chained on the first,
+    /// then finds its own expectation (version and hash) met. It must not be published before the first is taken
+    /// again: the first, rebuilt on the newest version, would overwrite the second's acknowledged value.
+    @Test func aJobChainedOnARefusedOneIsTakenAgainAfterItNeverBeforeIt() throws {
+        let (queue, _, store, uri) = try Self.fixture()
+        defer { store.close() }
+        let elsewhere = try Self.publishElsewhere(uri, "kill", 1)
+        let outcomes = Outcomes()
+        queue.process([flip("kill", 1, index: 0, into: outcomes), flip("kill", 0, index: 1, into: outcomes)])
+        #expect(outcomes.status(0) == 200 && outcomes.status(1) == 200, "\(String(describing: outcomes.all))")
+        #expect((outcomes.version(0) ?? 0) < (outcomes.version(1) ?? 0), "the second job is published after the first")
+        #expect(try Self.stored(store).flags["kill"]?.defaultValue == .integer(0), "the last acknowledged value stays")
+        #expect(outcomes.version(0) == elsewhere.number, "the first, taken again, finds its content already there")
+    }
+
     /// A bare value for a flag another node created a moment ago: this node's snapshot does not have the flag yet, so
     /// the writer catches up before answering `unknown_flag` (two of eighty racing PUTs got it before).
     @Test func aValueForAFlagOnlyAnotherNodeHasCreatedIsAccepted() throws {

@@ -231,6 +231,31 @@ import Testing
         #expect(try store.publish(batch: []).isEmpty)
     }
 
+    /// Another writer published exactly what the first request proposes: the second, chained on it, finds its own
+    /// expectation (number and hash) met, yet is refused with the first, so that it is never published before the
+    /// first is taken again. Unchained, the same request is published (requests are otherwise independent).
+    @Test(arguments: StoreEngine.allCases) func aRequestChainedOnARefusedOneIsRefusedToo(engine: StoreEngine) throws {
+        let directory = try TemporaryDirectory()
+        let store = try engine.open(directory)
+        let base = try store.publish(environment: "production", document: document("base"), author: "a").record
+        _ = try store.publish(environment: "production", document: document("mine"), author: "b")
+        let mine = FlagStore.contentHash(document("mine"))
+        func batch(chained: Bool) throws -> [Result<PublishOutcome, FlagStoreError>] {
+            try store.publish(batch: [
+                PublishRequest(environment: "production", document: document("mine"), author: "w", expectedCurrentVersion: 1,
+                               expectedCurrentHash: base.contentHash),
+                PublishRequest(environment: "production", document: document("mine, then more"), author: "w",
+                               expectedCurrentVersion: 2, expectedCurrentHash: mine, chainedOnPrevious: chained),
+            ])
+        }
+        let refused = try batch(chained: true)
+        #expect(refused[0] == .failure(.versionConflict(environment: "production", expected: 1, current: 2)))
+        #expect(refused[1] == .failure(.versionConflict(environment: "production", expected: 2, current: 2)))
+        #expect(try store.versions(environment: "production").map(\.author) == ["b", "a"])
+        let independent = try batch(chained: false)
+        #expect((try? independent[1].get())?.record.number == 3)
+    }
+
     /// A writer chaining two requests on a base another writer replaced: the first finds another version number, the
     /// second the number it expects but another writer's content there; both are refused, nothing is overwritten.
     @Test(arguments: StoreEngine.allCases) func anExpectedHashRefusesAnotherWritersVersionUnderTheExpectedNumber(engine: StoreEngine) throws {
