@@ -110,11 +110,16 @@ public final class FlagService: Sendable {
                                 logger: logger, trustedProxies: options.trustedProxies, requireReadToken: options.requireReadToken)
         webhooks = WebhookDispatcher(store: store, metrics: metrics, logger: logger, options: options.webhooks)
         cluster = ClusterSync(interval: options.clusterSyncInterval)
-        readiness = ReadinessProbe { [store] in try store.ping() }
         // Several nodes: the jobs wait for the lease; SQLite's one process always runs them.
         if store.isPostgres { webhooks.leads.store(false, ordering: .releasing) }
         writer = WriteQueue(store: store, snapshots: snapshots, metrics: metrics, logger: logger, maximumBatch: options.maximumBatch,
                             events: events, webhooks: webhooks, policies: policies, scheduler: scheduler)
+        readiness = ReadinessProbe { [store, health = writer.health] in
+            try store.ping()
+            // A commit failed because the database could not take it: whether the write connection now reaches one
+            // that does (after a failover, a restart) decides readiness, not the node's next write.
+            try health.recheck { try store.checkWriter() }
+        }
         webhooks.start()
         writer.start()
         // Changes that fell due while the server was down, and approved ones a crash left unpublished, are

@@ -4,7 +4,8 @@ import HTTPServer
 import ServerLock
 
 /// Whether writes can commit, for `/readyz`: the last commit's failure (cleared by the next commit that
-/// succeeds) and what the store's filesystem says now (read-only, full).
+/// succeeds, or, when the commit failed because the database could not take it, by the readiness probe once the
+/// write connection reaches a database that takes writes) and what the store's filesystem says now (read-only, full).
 ///
 /// A server whose reads work but whose writes cannot commit is not healthy: a flip would be refused with
 /// 500 while the readiness probe said all was well.
@@ -15,6 +16,11 @@ public final class WriteHealth: Sendable {
         public let atMilliseconds: Int64
         /// The store's error, as logged.
         public let message: String
+        /// The commit failed because the database could not take it (`FlagStoreError.unavailable`: sessions
+        /// lost, a standby or read-only server, a server shutting down). The readiness probe checks the write
+        /// connection again for these (``FlagStore/checkWriter()``); any other failure (I/O, a full disk, a
+        /// lock) is shown gone only by a commit that succeeds.
+        public let databaseUnavailable: Bool
     }
 
     private let lastFailure = PThreadMutex<Failure?>(nil)
@@ -25,13 +31,27 @@ public final class WriteHealth: Sendable {
     /// The last commit failed with `error` (a refusal such as a version conflict is not a failure).
     package func recordFailure(_ error: any Error) {
         guard Self.isCommitFailure(error) else { return }
-        let failure = Failure(atMilliseconds: Int64(Date().timeIntervalSince1970 * 1000), message: "\(error)")
+        var unavailable = false
+        if case .unavailable? = error as? FlagStoreError { unavailable = true }
+        let failure = Failure(atMilliseconds: Int64(Date().timeIntervalSince1970 * 1000), message: "\(error)",
+                              databaseUnavailable: unavailable)
         lastFailure.withLock { $0 = failure }
     }
 
     /// A commit succeeded: writes work again.
     package func recordSuccess() {
         lastFailure.withLock { if $0 != nil { $0 = nil } }
+    }
+
+    /// For the readiness probe: when the last commit failed because the database could not take it, runs `check`
+    /// (which throws unless the write connection reaches a database that takes writes) and clears that failure
+    /// if it passes. Without this a node that gets no writes stayed `503 writes_failing` after the database came
+    /// back until a commit of its own succeeded (review of 2026-12-03, gap 3). A failure recorded while `check`
+    /// ran is kept.
+    package func recheck(_ check: () throws -> Void) throws {
+        guard let failure, failure.databaseUnavailable else { return }
+        try check()
+        lastFailure.withLock { if $0 == failure { $0 = nil } }
     }
 
     /// The last failed commit, unless a commit succeeded since.

@@ -161,6 +161,28 @@ public final class FlagStore: @unchecked Sendable {
         _ = try read { try $0.queryFirst("SELECT 1") { $0.int(0) } }
     }
 
+    /// Throws unless the write connection reaches a database that takes writes (for `/readyz` after a commit failed
+    /// because the database could not take it). PostgreSQL: the session's `transaction_read_only` is off (a standby,
+    /// or a server set read-only, has it on; SQLSTATE 25006 otherwise comes only with the next commit); a lost session
+    /// is opened again once, as `read` does. SQLite: the file's write connection answers a query.
+    public func checkWriter() throws {
+        try write { database in
+            func readOnly() throws -> Bool {
+                guard isPostgres else { _ = try database.queryFirst("SELECT 1") { $0.int(0) }; return false }
+                return try database.queryFirst("SELECT current_setting('transaction_read_only')") { $0.text(0) } != "off"
+            }
+            let isReadOnly: Bool
+            do {
+                isReadOnly = try readOnly()
+            } catch let error as DatabaseError where error.isUnavailable && !error.isConnectFailure {
+                isReadOnly = try readOnly()
+            }
+            if isReadOnly {
+                throw DatabaseError(sqlState: "25006", message: "the database the write connection reaches does not take writes (transaction_read_only is on)", sql: nil)
+            }
+        }
+    }
+
     // MARK: Environments
 
     /// Every environment's name, sorted.

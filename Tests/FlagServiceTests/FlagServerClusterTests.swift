@@ -286,6 +286,40 @@ import Testing
         #expect(try await cluster.version(0) == before + 1)
     }
 
+    /// A commit refused because the database does not take writes (as a demoted primary refuses them in a failover:
+    /// SQLSTATE 25006) marks writes as failing; once the write connection reaches a database that takes writes, the
+    /// node is ready again without a write of its own (a node that gets no writes stayed `503 writes_failing`, out of
+    /// its balancer, before).
+    @Test func aNodeIsReadyAgainWithoutAWriteOnceItsWriteConnectionReachesAWritableDatabase() async throws {
+        let cluster = try await Cluster(nodes: 1)
+        defer { cluster.finish() }
+        let postgres = try PostgresTestCluster.shared()
+        let name = try #require(cluster.uri.split(separator: "?").first?.split(separator: "/").last)
+        let endSessions = "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = '\(name)' AND pid <> pg_backend_pid()"
+        #expect(try await cluster.request(0, "GET", "/readyz").status == 200)
+        try postgres.psql("ALTER DATABASE \(name) SET default_transaction_read_only = on")
+        try postgres.psql(endSessions)
+        let write = try await cluster.request(0, "PUT", Self.banner, token: cluster.token, json: Self.flip(false))
+        #expect(write.status == 503, "\(write.status) \(write.text)")
+        // Still read-only: the probe's check of the write connection keeps the node not ready (twice: the first
+        // check could have been answered by the failed commit alone).
+        for _ in 0..<2 {
+            let failing = try await cluster.request(0, "GET", "/readyz")
+            #expect(failing.status == 503 && (try? failing.json()["writes"]) == "failing"
+                    && (try? failing.json()["reads"]) == "ok", "\(failing.text)")
+        }
+        try postgres.psql("ALTER DATABASE \(name) RESET default_transaction_read_only")
+        try postgres.psql(endSessions)
+        var last: ClientResponse?
+        #expect(try await eventually(within: .seconds(10)) {
+            last = try await cluster.request(0, "GET", "/readyz")
+            return last?.status == 200
+        }, "\(last?.status ?? 0) \(last?.text ?? "")")
+        let before = try #require(try await cluster.version(0))
+        #expect(try await cluster.request(0, "PUT", Self.banner, token: cluster.token, json: Self.flip(false)).status == 200)
+        #expect(try await cluster.version(0) == before + 1)
+    }
+
     @Test func threeNodesStartedAtOnceOnAnEmptyDatabaseMigrateAndSeedItOnce() async throws {
         let directory = try makeTemporaryDirectory()
         defer { try? FileManager.default.removeItem(atPath: directory) }

@@ -24,4 +24,18 @@ import Testing
         health.recordSuccess()
         #expect(health.problem(store: store) == nil)
     }
+
+    @Test func theProbesRecheckClearsOnlyAFailureOfAnUnavailableDatabaseAndOnlyWhenTheCheckPasses() throws {
+        struct StillReadOnly: Error {}
+        let health = WriteHealth()
+        var checks = 0
+        health.recordFailure(FlagStoreError.database(DatabaseError(extendedResultCode: 13, message: "database or disk is full", sql: nil)))
+        try health.recheck { checks += 1 }
+        #expect(checks == 0 && health.failure?.databaseUnavailable == false, "a full disk is shown gone only by a commit")
+        health.recordFailure(FlagStoreError.unavailable(cause: DatabaseError(sqlState: "25006", message: "read-only transaction", sql: nil)))
+        #expect(throws: StillReadOnly.self) { try health.recheck { throw StillReadOnly() } }
+        #expect(health.failure?.databaseUnavailable == true)
+        try health.recheck { checks += 1 }
+        #expect(checks == 1 && health.failure == nil)
+    }
 }
