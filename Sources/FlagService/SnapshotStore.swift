@@ -97,6 +97,21 @@ public final class SnapshotStore: Sendable {
         }
     }
 
+    /// Several nodes: installs `snapshot` whatever the installed one's number, because the database no longer has the
+    /// installed one (a commit acknowledged and then lost in an asynchronous failover; `WriteQueue.catchUpWithStore`
+    /// checked under the announcing lock). The database is the truth: serving what it lost would hold every write on
+    /// this node to a base no commit can match. Returns the snapshot it replaced (released outside the lock).
+    public func replaceLost(with snapshot: Snapshot) -> Snapshot? {
+        state.withLock { state -> Snapshot? in
+            let replaced = state.snapshots.updateValue(snapshot, forKey: snapshot.environment)
+            if replaced == nil, !state.environments.contains(snapshot.environment) {
+                state.environments.append(snapshot.environment)
+                state.environments.sort()
+            }
+            return replaced
+        }
+    }
+
     /// Replaces the list of known environments (at start).
     public func setEnvironments(_ names: [String]) {
         state.withLock { $0.environments = names.sorted() }

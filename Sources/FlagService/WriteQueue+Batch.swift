@@ -51,6 +51,9 @@ extension WriteQueue {
         // Jobs the database was ahead of, to take again after catching up (then the jobs from `index` on).
         var handedBack: [WriteJob] = []
         var index = 0
+        // Why this call's catch-up failed (the database away): a refusal decided on the stale base would be wrong
+        // (a flag another node just created is not unknown), so such jobs get the store's error (503) instead.
+        var catchUpFailures = CatchUpFailures()
 
         /// Commits the batch so far and, on PostgreSQL the first time in this call or when the commit handed jobs back,
         /// installs what other nodes published. False when it handed jobs back: the loop stops and they are taken again.
@@ -58,7 +61,7 @@ extension WriteQueue {
             handedBack = flush(&batch, audit: &audit, handBackConflicts: store.isPostgres && retries > 0)
             pending = [:]
             if !caughtUp || !handedBack.isEmpty {
-                catchUpWithStore()
+                catchUpFailures = catchUpWithStore()
                 caughtUp = true
             }
             return handedBack.isEmpty
@@ -73,7 +76,7 @@ extension WriteQueue {
                     guard settle() else { break jobs }
                     continue jobs
                 }
-                job.completion(.failed(.unknownEnvironment(environment, known: snapshots.environments)))
+                job.completion(.failed(catchUpFailures.error(for: environment).map(ServiceError.store) ?? .unknownEnvironment(environment, known: snapshots.environments)))
                 index += 1
                 continue
             }
@@ -107,7 +110,7 @@ extension WriteQueue {
                     guard settle() else { break jobs }
                     continue jobs
                 }
-                job.completion(.failed(refusal))
+                job.completion(.failed(catchUpFailures.error(for: environment).map(ServiceError.store) ?? refusal))
                 index += 1
                 continue
             }
@@ -120,7 +123,7 @@ extension WriteQueue {
                     guard settle() else { break jobs }
                     continue jobs
                 }
-                job.completion(.failed(error))
+                job.completion(.failed(catchUpFailures.error(for: environment).map(ServiceError.store) ?? error))
                 index += 1
                 continue
             }

@@ -162,17 +162,39 @@ extension WriteQueue {
     }
 
     /// PostgreSQL: installs and announces the versions other nodes published since this node's snapshots (each
-    /// environment's newest number compared, one indexed lookup each), and learns new environments. Their webhook
-    /// deliveries were stored by the publishing node, so only the event streams and the scheduler hear of them here.
-    /// Run by the cluster thread every round, and by the writer when a request found the database ahead of its base
-    /// or before a rare decision (`process`).
-    func catchUpWithStore() {
+    /// environment's newest number and content hash compared, one indexed lookup each), and learns new environments.
+    /// Their webhook deliveries were stored by the publishing node, so only the event streams and the scheduler hear of
+    /// them here. Run by the cluster thread every round, and by the writer when a request found the database ahead of
+    /// its base or before a rare decision (`process`).
+    ///
+    /// A snapshot the database does not have (its newest number is lower, or the same number holds other content: an
+    /// acknowledged commit lost in an asynchronous failover) is replaced by the database's version, checked again
+    /// under the announcing lock so that a commit of this node's writer in between is not undone. Each environment is
+    /// caught up on its own: one whose stored version no longer decodes does not stop the others.
+    /// Returns what failed: the whole catch-up (the database away) or single environments.
+    @discardableResult
+    func catchUpWithStore() -> CatchUpFailures {
         catchUps.add(1, ordering: .relaxed)
+        let newest: [String: (number: Int, contentHash: String)]
         do {
-            let newest = try store.newestVersionNumbers()
-            let names = newest.keys.sorted()
-            if names != snapshots.environments { snapshots.setEnvironments(names) }
-            for (name, number) in newest.sorted(by: { $0.key < $1.key }) where number > (snapshots.snapshot(name)?.version ?? 0) {
+            newest = try store.newestVersions()
+        } catch {
+            logger.log(.warning, "catch_up_failed", ["error": "\(error)"])
+            return CatchUpFailures(all: error)
+        }
+        let names = newest.keys.sorted()
+        if names != snapshots.environments { snapshots.setEnvironments(names) }
+        var failures = CatchUpFailures()
+        for (name, head) in newest.sorted(by: { $0.key < $1.key }) {
+            let served = snapshots.snapshot(name)
+            let servedNumber = served?.version ?? 0
+            let lost = head.number < servedNumber || (head.number == servedNumber && servedNumber > 0 && head.contentHash != served?.record.contentHash)
+            guard head.number > servedNumber || lost else { continue }
+            do {
+                if lost {
+                    try replaceLostSnapshot(name)
+                    continue
+                }
                 guard let record = try store.currentVersion(environment: name) else { continue }
                 let snapshot = try Snapshot(record: record)
                 let outcome = announcing.withLock { _ in
@@ -186,9 +208,44 @@ extension WriteQueue {
                     scheduler.versionPublished(name)
                     logger.log(.info, "version_from_another_node", ["env": name, "version": "\(record.number)"])
                 }
+            } catch {
+                logger.log(.warning, "catch_up_failed", ["env": name, "error": "\(error)"])
+                failures.environments[name] = error
             }
-        } catch {
-            logger.log(.warning, "catch_up_failed", ["error": "\(error)"])
         }
+        return failures
     }
+
+    /// The database does not have the version this node serves for `name`: installs the database's newest, read again
+    /// under the announcing lock (this node's writer announces under it after its commit, so a version it committed
+    /// meanwhile is seen here and kept).
+    private func replaceLostSnapshot(_ name: String) throws {
+        let (replaced, installed) = try announcing.withLock { _ throws -> (Snapshot?, VersionRecord?) in
+            guard let record = try store.currentVersion(environment: name), let served = snapshots.snapshot(name) else { return (nil, nil) }
+            guard record.number < served.version || (record.number == served.version && record.contentHash != served.record.contentHash)
+            else { return (nil, nil) }
+            let snapshot = try Snapshot(record: record)
+            let replaced = snapshots.replaceLost(with: snapshot)
+            events.publish(snapshot)
+            return (replaced, record)
+        }
+        guard let installed else { return }
+        withExtendedLifetime(replaced) {}
+        scheduler.versionPublished(name)
+        logger.log(.error, "served_version_lost", ["env": name, "served": "\(replaced?.version ?? 0)",
+                                                   "servedHash": replaced?.record.contentHash ?? "",
+                                                   "database": "\(installed.number)", "databaseHash": installed.contentHash])
+    }
+}
+
+/// What a catch-up could not do (`WriteQueue.catchUpWithStore`): a decision the writer would make on a base it could
+/// not bring up to date gets the store's error instead (503), not a refusal the newest version might not deserve.
+struct CatchUpFailures {
+    /// The newest versions could not be read at all (the database away): every environment's base may be stale.
+    var all: (any Error)?
+    /// Environments whose newest version could not be installed (a read failed, or it no longer decodes).
+    var environments: [String: any Error] = [:]
+
+    /// Why `environment`'s base may be stale, or nil.
+    func error(for environment: String) -> (any Error)? { environments[environment] ?? all }
 }

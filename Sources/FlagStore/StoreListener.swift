@@ -5,7 +5,7 @@ import Glibc
 /// commit).
 ///
 /// Notifications are a wake-up, not the truth: they are lost while the connection is down or when the primary
-/// changes, so the node also compares each environment's newest version (`FlagStore.newestVersionNumbers()`)
+/// changes, so the node also compares each environment's newest version (`FlagStore.newestVersions()`)
 /// after every wait, notified or not, and a wait that had to LISTEN again says so (`Heard.reconnected`): whatever
 /// changed meanwhile must be looked at. After a lost connection the next `wait` connects again and LISTENs again.
 public final class StoreListener: @unchecked Sendable {
@@ -89,14 +89,16 @@ extension FlagStore {
         do { return try StoreListener(conninfo: conninfo) } catch { throw FlagStoreError.wrap(error) }
     }
 
-    /// Each environment's newest version number (0: none yet), by name: what a node compares with its snapshots.
-    /// One indexed lookup per environment.
-    public func newestVersionNumbers() throws -> [String: Int] {
+    /// Each environment's newest version number and content hash (0 and "" for one without versions): one indexed
+    /// lookup each. The hash tells a node whether the version it serves under a number is the one the database has
+    /// under it (after an asynchronous failover lost an acknowledged commit, another node may publish other content
+    /// under the same number).
+    public func newestVersions() throws -> [String: (number: Int, contentHash: String)] {
         try read { database in
             let rows = try database.query("""
-                SELECT e.name, coalesce((SELECT number FROM versions WHERE environment_id = e.id ORDER BY number DESC LIMIT 1), 0)
-                FROM environments e
-                """) { ($0.text(0), $0.int(1)) }
+                SELECT e.name, coalesce(v.number, 0), coalesce(v.content_hash, '') FROM environments e
+                LEFT JOIN versions v ON v.id = (SELECT id FROM versions WHERE environment_id = e.id ORDER BY number DESC LIMIT 1)
+                """) { ($0.text(0), (number: $0.int(1), contentHash: $0.text(2))) }
             return Dictionary(rows, uniquingKeysWith: { first, _ in first })
         }
     }
