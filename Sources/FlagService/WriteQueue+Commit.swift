@@ -80,7 +80,11 @@ extension WriteQueue {
 
     /// Republishes version `number` as a new version. The old document is decoded first, so a version that
     /// no longer validates (rules got stricter) is refused with 422 instead of being served.
-    func rollback(_ job: WriteJob, to number: Int) {
+    ///
+    /// PostgreSQL: a rollback without `If-Match` that another node's commit overtook between the catch-up and the store's
+    /// check is taken again after catching up, up to `rebaseRetries` times, then `503 busy`, as a bare write (before it
+    /// got 412, which its client did not ask for; review of 2026-12-03, gap 2). With `If-Match` the conflict is the answer.
+    func rollback(_ job: WriteJob, to number: Int, retries: Int = WriteQueue.rebaseRetries) {
         let environment = job.environment
         let current = snapshots.snapshot(environment)
         if let refusal = Self.check(job.precondition, etag: current?.etag, version: current?.version ?? 0) {
@@ -128,6 +132,18 @@ extension WriteQueue {
                                         version: record.number, detail: "unchanged: rollback to \(number), whose content is current"))
                 job.completion(.unchanged(record))
             }
+        } catch FlagStoreError.versionConflict where store.isPostgres && job.precondition == .none {
+            guard retries > 0 else {
+                metrics.publishFailures.add(1, ordering: .relaxed)
+                logger.log(.warning, "publish_conflicts_exhausted", ["env": environment, "to": "\(number)"])
+                job.completion(.failed(ServiceError(.serviceUnavailable, code: "busy",
+                                                    message: "other nodes kept writing \(environment) first; retry shortly",
+                                                    headers: [.retryAfter: "1"])))
+                return
+            }
+            metrics.publishRetries.add(1, ordering: .relaxed)
+            catchUpWithStore()
+            rollback(job, to: number, retries: retries - 1)
         } catch {
             health.recordFailure(error)
             metrics.publishFailures.add(1, ordering: .relaxed)
