@@ -67,9 +67,12 @@ public final class ServiceMetrics: Sendable {
                 for i in 0..<Route.slots { sums[i] &+= UInt64(truncatingIfNeeded: counts[s * Route.slots + i].load(ordering: .relaxed)) }
             }
             let buckets = ServiceMetrics.latencyBuckets.count
-            return Values(byStatus: sums[0..<Route.statuses].map { Int($0) },
-                          buckets: sums[Route.statuses..<Route.statuses + buckets].map { Int($0) },
-                          count: Int(sums[Route.slots - 2]), sumNanoseconds: sums[Route.slots - 1])
+            let bucketCounts = sums[Route.statuses..<Route.statuses + buckets].map { Int($0) }
+            // `record` adds to the bucket before the count, and these relaxed loads can see the one without the
+            // other: a scrape must never show the `+Inf` bucket (the count) below a finite one (Prometheus's
+            // histogram invariant), so the count is at least the buckets' sum.
+            return Values(byStatus: sums[0..<Route.statuses].map { Int($0) }, buckets: bucketCounts,
+                          count: max(Int(sums[Route.slots - 2]), bucketCounts.reduce(0, +)), sumNanoseconds: sums[Route.slots - 1])
         }
     }
 
