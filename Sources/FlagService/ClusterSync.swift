@@ -10,13 +10,18 @@ import Synchronization
 /// LISTEN/NOTIFY: at once), then compares every environment's newest version with the installed snapshot and installs
 /// and announces what is newer (notifications are lost when a connection drops or the primary changes; the
 /// comparison is not), wakes the scheduler of the node running the jobs when a change was recorded elsewhere,
-/// reloads the token table (its only timer on PostgreSQL), the policies and the webhook receivers, and renews the
+/// reloads the token table (its only timer on PostgreSQL), the policies and the webhook receivers (at most once an
+/// `interval`, and after a reconnect or a change: nothing notifies of those tables), and renews the
 /// jobs' lease (`JobLease`). Not started on SQLite, where one process owns the file.
 final class ClusterSync: Sendable {
     /// How long a round waits for a notification before it compares anyway.
     let interval: Duration
     /// Whether this node holds the jobs' lease (always true on SQLite).
     let leads = Atomic<Bool>(false)
+    /// When (monotonic nanoseconds) the round next reloads the token table, the policies and the webhook receivers:
+    /// at most once an `interval`. A round woken only by published versions (every commit of every node notifies)
+    /// catches up and leaves them: before, every notification cost those three reads on every node.
+    let nextReload = Atomic<UInt64>(0)
     private let state = PThreadCondition((stopping: false, finished: false))
 
     init(interval: Duration) {
@@ -108,6 +113,9 @@ extension FlagService {
     func syncWithStore(_ heard: StoreListener.Heard = StoreListener.Heard()) {
         if heard.changes || heard.reconnected, cluster.leads.load(ordering: .acquiring) { scheduler.wake() }
         writer.catchUpWithStore()
+        let now = ServiceMetrics.monotonicNanoseconds()
+        guard heard.reconnected || heard.changes || now >= cluster.nextReload.load(ordering: .relaxed) else { return }
+        cluster.nextReload.store(now &+ ClusterSync.nanoseconds(cluster.interval), ordering: .relaxed)
         do {
             try authenticator.reload()
             try policies.load(from: store)

@@ -37,4 +37,24 @@ import Testing
         let rounds = service.writer.catchUps.load(ordering: .relaxed)
         #expect(reloads >= 1 && reloads <= rounds, "\(reloads) reloads in \(rounds) rounds")
     }
+
+    /// Every commit of every node notifies every node: a round woken by versions alone catches up, and reloads the
+    /// tokens, policies and webhook receivers at most once an interval (before: on every notification, three reads each).
+    @Test func notificationsOfVersionsWakeTheCatchUpNotTheReloads() throws {
+        let (service, store, uri) = try Self.service(interval: .seconds(1), tokenRefresh: .seconds(60))
+        defer { service.shutdown(); store.close() }
+        let name = try #require(uri.split(separator: "?").first?.split(separator: "/").last)
+        #expect(poll(within: .seconds(10)) { service.writer.catchUps.load(ordering: .relaxed) >= 1 })
+        let catchUps = service.writer.catchUps.load(ordering: .relaxed)
+        let reloads = service.authenticator.reloads.load(ordering: .relaxed)
+        let start = ContinuousClock.now
+        for _ in 0..<40 {
+            try PostgresTestCluster.shared().psql("SELECT pg_notify('\(StoreListener.channel)', 'production')", database: String(name))
+        }
+        let seconds = Double((ContinuousClock.now - start).components.seconds) + 1
+        #expect(poll(within: .seconds(10)) { service.writer.catchUps.load(ordering: .relaxed) - catchUps >= 10 })
+        let woken = service.writer.catchUps.load(ordering: .relaxed) - catchUps
+        let reloaded = service.authenticator.reloads.load(ordering: .relaxed) - reloads
+        #expect(reloaded <= Int(seconds) + 2, "\(reloaded) reloads in \(seconds) s for \(woken) rounds")
+    }
 }
