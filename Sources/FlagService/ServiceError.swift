@@ -97,6 +97,13 @@ public struct ServiceError: Error, Sendable, CustomStringConvertible {
     }
 
     /// Maps a store failure to a status: 404, 412, 503, 400, otherwise 500 (the cause is logged, not sent).
+    /// `503 busy`: other nodes committed first through every rebase of a write without `If-Match` (which did not ask
+    /// for a 412), so nothing was written and the client is told to retry.
+    static func othersKeptWriting(_ environment: String) -> ServiceError {
+        ServiceError(.serviceUnavailable, code: "busy", message: "other nodes kept writing \(environment) first; retry shortly",
+                     headers: [.retryAfter: "1"])
+    }
+
     static func store(_ error: any Error) -> ServiceError {
         guard let error = error as? FlagStoreError else {
             return ServiceError(.internalServerError, code: "internal", message: "internal error")

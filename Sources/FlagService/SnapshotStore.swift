@@ -17,6 +17,16 @@ public final class SnapshotStore: Sendable {
         /// the name (about 350 instructions per request, issue #27).
         private(set) var list: [Snapshot] = []
         var environments: [String] = []
+
+        /// Sets `snapshot` as its environment's current one (learning the environment if new); returns the one replaced.
+        mutating func put(_ snapshot: Snapshot) -> Snapshot? {
+            let replaced = snapshots.updateValue(snapshot, forKey: snapshot.environment)
+            if replaced == nil, !environments.contains(snapshot.environment) {
+                environments.append(snapshot.environment)
+                environments.sort()
+            }
+            return replaced
+        }
     }
 
     private let state = PThreadMutex(State())
@@ -73,11 +83,7 @@ public final class SnapshotStore: Sendable {
     public func install(_ snapshot: Snapshot) -> Snapshot? {
         state.withLock { state -> Snapshot? in
             if let current = state.snapshots[snapshot.environment], current.version > snapshot.version { return nil }
-            let replaced = state.snapshots.updateValue(snapshot, forKey: snapshot.environment)
-            if replaced == nil, !state.environments.contains(snapshot.environment) {
-                state.environments.append(snapshot.environment)
-                state.environments.sort()
-            }
+            let replaced = state.put(snapshot)
             return replaced
         }
     }
@@ -88,11 +94,7 @@ public final class SnapshotStore: Sendable {
     public func installIfNewer(_ snapshot: Snapshot) -> (installed: Bool, replaced: Snapshot?) {
         state.withLock { state -> (installed: Bool, replaced: Snapshot?) in
             if let current = state.snapshots[snapshot.environment], current.version >= snapshot.version { return (false, nil) }
-            let replaced = state.snapshots.updateValue(snapshot, forKey: snapshot.environment)
-            if replaced == nil, !state.environments.contains(snapshot.environment) {
-                state.environments.append(snapshot.environment)
-                state.environments.sort()
-            }
+            let replaced = state.put(snapshot)
             return (true, replaced)
         }
     }
@@ -103,11 +105,7 @@ public final class SnapshotStore: Sendable {
     /// this node to a base no commit can match. Returns the snapshot it replaced (released outside the lock).
     public func replaceLost(with snapshot: Snapshot) -> Snapshot? {
         state.withLock { state -> Snapshot? in
-            let replaced = state.snapshots.updateValue(snapshot, forKey: snapshot.environment)
-            if replaced == nil, !state.environments.contains(snapshot.environment) {
-                state.environments.append(snapshot.environment)
-                state.environments.sort()
-            }
+            let replaced = state.put(snapshot)
             return replaced
         }
     }

@@ -59,9 +59,7 @@ extension WriteQueue {
                 // client without `If-Match` did not ask for a 412 (docs/api.md), so it is told to retry.
                 metrics.publishFailures.add(1, ordering: .relaxed)
                 logger.log(.warning, "publish_conflicts_exhausted", ["env": environment])
-                outcomes.append(.failed(ServiceError(.serviceUnavailable, code: "busy",
-                                                     message: "other nodes kept writing \(environment) first; retry shortly",
-                                                     headers: [.retryAfter: "1"])))
+                outcomes.append(.failed(.othersKeptWriting(environment)))
             case .failure(let error):
                 metrics.publishFailures.add(1, ordering: .relaxed)
                 logger.log(.warning, "publish_refused", ["env": entry.request.environment, "error": "\(error)"])
@@ -136,9 +134,7 @@ extension WriteQueue {
             guard retries > 0 else {
                 metrics.publishFailures.add(1, ordering: .relaxed)
                 logger.log(.warning, "publish_conflicts_exhausted", ["env": environment, "to": "\(number)"])
-                job.completion(.failed(ServiceError(.serviceUnavailable, code: "busy",
-                                                    message: "other nodes kept writing \(environment) first; retry shortly",
-                                                    headers: [.retryAfter: "1"])))
+                job.completion(.failed(.othersKeptWriting(environment)))
                 return
             }
             metrics.publishRetries.add(1, ordering: .relaxed)
@@ -203,9 +199,8 @@ extension WriteQueue {
         var failures = CatchUpFailures()
         for (name, head) in newest.sorted(by: { $0.key < $1.key }) {
             let served = snapshots.snapshot(name)
-            let servedNumber = served?.version ?? 0
-            let lost = head.number < servedNumber || (head.number == servedNumber && servedNumber > 0 && head.contentHash != served?.record.contentHash)
-            guard head.number > servedNumber || lost else { continue }
+            let lost = Self.databaseLost(served, newest: head.number, hash: head.contentHash)
+            guard head.number > (served?.version ?? 0) || lost else { continue }
             do {
                 if lost {
                     try replaceLostSnapshot(name)
@@ -232,13 +227,19 @@ extension WriteQueue {
         return failures
     }
 
+    /// Whether the database does not have `served`: its newest version is older, or the same number holds other content.
+    static func databaseLost(_ served: Snapshot?, newest number: Int, hash: String) -> Bool {
+        guard let served, served.version > 0 else { return false }
+        return number < served.version || (number == served.version && hash != served.record.contentHash)
+    }
+
     /// The database does not have the version this node serves for `name`: installs the database's newest, read again
     /// under the announcing lock (this node's writer announces under it after its commit, so a version it committed
     /// meanwhile is seen here and kept).
     private func replaceLostSnapshot(_ name: String) throws {
         let (replaced, installed) = try announcing.withLock { _ throws -> (Snapshot?, VersionRecord?) in
-            guard let record = try store.currentVersion(environment: name), let served = snapshots.snapshot(name) else { return (nil, nil) }
-            guard record.number < served.version || (record.number == served.version && record.contentHash != served.record.contentHash)
+            guard let record = try store.currentVersion(environment: name),
+                  Self.databaseLost(snapshots.snapshot(name), newest: record.number, hash: record.contentHash)
             else { return (nil, nil) }
             let snapshot = try Snapshot(record: record)
             let replaced = snapshots.replaceLost(with: snapshot)

@@ -15,39 +15,30 @@ final class DocumentReader: Sendable {
     let failures = Mutex<[Failure]>([])
     /// When each 200 or 304 came.
     let answered = Mutex<[ContinuousClock.Instant]>([])
-    private let stopping = Atomic<Bool>(false)
-    private let finished = DispatchSemaphore(value: 0)
+    private let load = LoadThread()
 
     init(node: Int, port: Int, pause: Duration = .milliseconds(10)) {
         self.node = node
-        let thread = Thread { [self] in
-            var etag: String?
-            while !stopping.load(ordering: .acquiring) {
+        let etag = Mutex<String?>(nil)
+        load.start(pause: pause) { [self] in
                 do {
                     let response = try RawHTTP.blockingRequest(port: port, method: "GET", path: "/v1/environments/production/document",
-                                                               headers: etag.map { [("If-None-Match", $0)] } ?? [], timeoutSeconds: 5)
+                                                               headers: etag.withLock { $0 }.map { [("If-None-Match", $0)] } ?? [], timeoutSeconds: 5)
                     if response.status == 200 || response.status == 304 {
                         answered.withLock { $0.append(.now) }
-                        etag = response.header("ETag") ?? etag
+                        if let tag = response.header("ETag") { etag.withLock { $0 = tag } }
                     } else {
                         failures.withLock { $0.append(Failure(status: response.status, detail: response.text, at: .now)) }
                     }
                 } catch {
                     failures.withLock { $0.append(Failure(status: 0, detail: "\(error)", at: .now)) }
                 }
-                Thread.sleep(forTimeInterval: Double(pause.components.attoseconds) / 1e18)
-            }
-            finished.signal()
+                return true
         }
-        thread.start()
     }
 
     /// Stops after the request in flight; returns when the thread has.
-    func stop() {
-        stopping.store(true, ordering: .releasing)
-        finished.wait()
-        finished.signal()
-    }
+    func stop() { load.stop() }
 
     /// The longest time between two answers (or from `from` to the first, and from the last to `to`) within the window.
     func longestSilence(from: ContinuousClock.Instant, to: ContinuousClock.Instant) -> Duration {

@@ -30,8 +30,7 @@ final class FlipWriter: Sendable {
     let key: String
     let acknowledged = Mutex<[Acknowledged]>([])
     let unacknowledged = Mutex<[Unacknowledged]>([])
-    private let stopping = Atomic<Bool>(false)
-    private let finished = DispatchSemaphore(value: 0)
+    private let load = LoadThread()
 
     /// Starts flipping `key` through `ports` (node numbers are indexes into `nodes`) with writer token `token`; `pause`
     /// between two requests; a writer whose node refuses connections stops when `stopWhenUnreachable` (its node died).
@@ -39,10 +38,9 @@ final class FlipWriter: Sendable {
          stopWhenUnreachable: Bool = false) {
         self.key = key
         let nodes = nodes ?? Array(ports.indices)
-        let thread = Thread { [self] in
-            var value: Int64 = 0
-            while !stopping.load(ordering: .acquiring) {
-                value += 1
+        let counter = Atomic<Int64>(0)
+        load.start(pause: pause) { [self] in
+                let value = counter.wrappingAdd(1, ordering: .relaxed).newValue
                 let turn = Int(value) % ports.count
                 let body = Array(#"{"type": "integer", "default": \#(value)}"#.utf8)
                 do {
@@ -61,21 +59,14 @@ final class FlipWriter: Sendable {
                     }
                 } catch {
                     unacknowledged.withLock { $0.append(Unacknowledged(value: value, status: 0, code: "\(error)", node: nodes[turn], at: .now)) }
-                    if stopWhenUnreachable { break }
+                    if stopWhenUnreachable { return false }
                 }
-                Thread.sleep(forTimeInterval: Double(pause.components.attoseconds) / 1e18)
-            }
-            finished.signal()
+                return true
         }
-        thread.start()
     }
 
     /// Stops after the request in flight; returns when the thread has.
-    func stop() {
-        stopping.store(true, ordering: .releasing)
-        finished.wait()
-        finished.signal()
-    }
+    func stop() { load.stop() }
 
     /// How many versions were acknowledged, and after `instant` only.
     func acknowledgedCount(after instant: ContinuousClock.Instant? = nil) -> Int {
