@@ -9,7 +9,11 @@ extension WriteQueue {
     /// since its base, to something else) or `failed` (the merged document does not validate, or it touches a
     /// flag protected since and nobody approved it). `job.author` is who makes it happen (`scheduler`, or the
     /// approver), for the audit line. A change no longer `scheduled` or `approved` is left alone.
-    func applyChange(_ job: WriteJob, id: Int64) {
+    ///
+    /// PostgreSQL: when another node's commit overtook it between the catch-up and the store's check, it is decided
+    /// again on the newest version, up to `retries` times, then `503 busy`, as a rollback without `If-Match` (before:
+    /// 412, which neither the approver nor the scheduler asked for).
+    func applyChange(_ job: WriteJob, id: Int64, retries: Int = WriteQueue.rebaseRetries) {
         let change: ChangeRecord
         do {
             change = try store.change(id: id)
@@ -67,7 +71,7 @@ extension WriteQueue {
                 return
             }
         }
-        publish(job, change: change, merged: merged, expectedVersion: current.version)
+        publish(job, change: change, merged: merged, expectedVersion: current.version, retries: retries)
     }
 
     /// The document of the version `change` was made against: `current`'s when that is the one, the empty
@@ -79,11 +83,22 @@ extension WriteQueue {
     }
 
     /// `applyChange` in the store, then the new version becomes current (`announce`) before the job completes.
-    private func publish(_ job: WriteJob, change: ChangeRecord, merged: FlagDocument, expectedVersion: Int) {
+    private func publish(_ job: WriteJob, change: ChangeRecord, merged: FlagDocument, expectedVersion: Int, retries: Int) {
         let application: ChangeApplication
         do {
             application = try store.applyChange(id: change.id, document: merged.canonicalBytes,
                                                 expectedCurrentVersion: expectedVersion, actor: job.author)
+        } catch FlagStoreError.versionConflict where store.isPostgres {
+            guard retries > 0 else {
+                metrics.publishFailures.add(1, ordering: .relaxed)
+                logger.log(.warning, "publish_conflicts_exhausted", ["env": change.environment, "change": "\(change.id)"])
+                job.completion(.failed(.othersKeptWriting(change.environment)))
+                return
+            }
+            metrics.publishRetries.add(1, ordering: .relaxed)
+            catchUpWithStore()
+            applyChange(job, id: change.id, retries: retries - 1)
+            return
         } catch {
             health.recordFailure(error)
             metrics.publishFailures.add(1, ordering: .relaxed)

@@ -435,6 +435,58 @@ import Testing
         #expect(refusals.allSatisfy { $0.contains(#""code":"busy""#) }, "\(refusals.prefix(3))")
     }
 
+    /// Approvals on one node while another flips an unprotected flag as fast as it can: applying an approved change is
+    /// decided again after another node's commit overtook it (up to `rebaseRetries` times, then `503 busy`), never
+    /// answered 412 (before: 412 at the first overtaking commit, with the approval standing and the change published
+    /// later by the scheduler, which the approver could not tell).
+    @Test func approvalsRacingFlipsOnAnotherNodeAreNever412() async throws {
+        let cluster = try await Cluster(nodes: 2)
+        defer { cluster.finish() }
+        let store = try FlagStore.open(path: cluster.uri)
+        let (alice, _) = try store.createToken(name: "ops-alice", role: .writer)
+        let (bob, _) = try store.createToken(name: "ops-bob", role: .writer)
+        let (admin, _) = try store.createToken(name: "admin", role: .admin)
+        store.close()
+        let policy = #"{"protected": false, "flags": {"monetizationEnabled": {"protected": true}}}"#
+        #expect(try await cluster.request(0, "PUT", "/v1/environments/production/policy", token: admin, json: policy).status == 200)
+        let protected = "/v1/environments/production/flags/monetizationEnabled"
+        let flipping = Atomic<Bool>(true)
+        let flips = Task {
+            var value = false
+            while flipping.load(ordering: .relaxed) {
+                _ = try? await cluster.request(1, "PUT", Self.banner, token: cluster.token, json: Self.flip(value))
+                value.toggle()
+            }
+        }
+        var statuses: [Int: Int] = [:]
+        var refusals: [String] = []
+        var value = false  // the seeded document has it on
+        for _ in 0..<20 {
+            let proposed = try await cluster.request(0, "PUT", protected, token: alice, json: Self.flip(value))
+            // A change whose approval got 412 was published later (or not yet): this flip may then change nothing.
+            guard proposed.status == 202, let id = try proposed.json()["change"]?["id"]?.integerValue else {
+                Issue.record("proposal answered \(proposed.status) after approvals answered \(statuses) \(refusals.prefix(3))")
+                break
+            }
+            let answer = try await cluster.request(0, "POST", "/v1/changes/\(id)/approve", token: bob)
+            statuses[answer.status, default: 0] += 1
+            if answer.status != 200 {
+                refusals.append(answer.text)
+                // The approval stands: the node holding the jobs publishes the change soon after.
+                let applied = try await eventually(within: .seconds(10), every: .milliseconds(50)) {
+                    try await cluster.request(0, "GET", "/v1/changes/\(id)").json()["change"]?["status"]?.stringValue == "applied"
+                }
+                #expect(applied, "change \(id), approved and refused \(answer.status), was never published")
+            }
+            value.toggle()
+        }
+        flipping.store(false, ordering: .relaxed)
+        _ = await flips.value
+        #expect(statuses[412] == nil && statuses[200, default: 0] >= 1 && statuses[200, default: 0] + statuses[503, default: 0] == 20,
+                "\(statuses) \(refusals.prefix(3))")
+        #expect(refusals.allSatisfy { $0.contains(#""code":"busy""#) }, "\(refusals.prefix(3))")
+    }
+
     @Test func threeNodesStartedAtOnceOnAnEmptyDatabaseMigrateAndSeedItOnce() async throws {
         let directory = try makeTemporaryDirectory()
         defer { try? FileManager.default.removeItem(atPath: directory) }
