@@ -1,5 +1,6 @@
 import CSQLite
 import Foundation
+import PostgresTestSupport
 import Testing
 @testable import FlagStore
 
@@ -133,6 +134,33 @@ import Testing
         #expect(throws: FlagStoreError.unknownEnvironment("prod", known: ["production", "staging"])) {
             try store.versions(environment: "prod")
         }
+    }
+
+    /// `checkWriter()` (`/readyz` after a commit the database could not take): passes while the write connection reaches a
+    /// database that takes writes, throws otherwise: a closed store; on PostgreSQL a database set read-only (as a
+    /// demoted primary), whose refusal otherwise came only with the next commit, and passes again once it is not.
+    @Test(arguments: StoreEngine.allCases) func checkWriterPassesOnlyWhileTheDatabaseTakesWrites(engine: StoreEngine) throws {
+        let directory = try TemporaryDirectory()
+        let location = try engine.location(directory)
+        let store = try FlagStore.open(path: location)
+        try store.checkWriter()
+        if engine == .postgres {
+            let postgres = try PostgresTestCluster.shared()
+            let name = try #require(location.split(separator: "?").first?.split(separator: "/").last)
+            let endSessions = "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = '\(name)' AND pid <> pg_backend_pid()"
+            try postgres.psql("ALTER DATABASE \(name) SET default_transaction_read_only = on")
+            try postgres.psql(endSessions)
+            // The lost session is opened again (once, as a read does) and found read-only.
+            let error = try #require(throws: FlagStoreError.self) { try store.checkWriter() }
+            #expect("\(error)".contains("does not take writes"), "\(error)")
+            #expect(throws: FlagStoreError.self) { try store.publish(environment: "production", document: document("a"), author: "a") }
+            try postgres.psql("ALTER DATABASE \(name) RESET default_transaction_read_only")
+            try postgres.psql(endSessions)
+            try store.checkWriter()
+            #expect(try store.publish(environment: "production", document: document("a"), author: "a").record.number == 1)
+        }
+        store.close()
+        #expect(throws: FlagStoreError.self) { try store.checkWriter() }
     }
 
     @Test(arguments: StoreEngine.allCases) func closedStoreFailsWithAnErrorNotACrash(engine: StoreEngine) throws {

@@ -1,3 +1,4 @@
+import FlagKit
 import Foundation
 import PostgresTestSupport
 import Testing
@@ -5,6 +6,26 @@ import Testing
 
 /// What a node's listener hears from the others: versions, changes, and that it may have missed some.
 @Suite struct StoreListenerTests {
+    /// `newestVersions()` (what the catch-up compares its snapshots with): each environment's newest number and content
+    /// hash, 0 and "" for one without versions; a rollback's new version carries the old content's hash.
+    @Test(arguments: StoreEngine.allCases) func newestVersionsNameEachEnvironmentsNewestNumberAndHash(engine: StoreEngine) throws {
+        let directory = try TemporaryDirectory()
+        let store = try engine.open(directory)
+        defer { store.close() }
+        try store.createEnvironment(name: "empty", actor: "ops")
+        _ = try store.publish(environment: "production", document: document("a"), author: "alice")
+        _ = try store.publish(environment: "production", document: document("b"), author: "alice")
+        _ = try store.publish(environment: "staging", document: document("c"), author: "alice")
+        var newest = try store.newestVersions()
+        #expect(newest.mapValues(\.number) == ["production": 2, "staging": 1, "empty": 0])
+        #expect(newest.mapValues(\.contentHash) == ["production": SHA256.hexDigest(document("b")),
+                                                    "staging": SHA256.hexDigest(document("c")), "empty": ""])
+        _ = try store.rollback(environment: "production", to: 1, author: "bob")
+        newest = try store.newestVersions()
+        #expect(newest["production"]?.number == 3 && newest["production"]?.contentHash == SHA256.hexDigest(document("a")))
+        #expect(try store.latestVersions().mapValues(\.contentHash) == newest.filter { $0.value.number > 0 }.mapValues(\.contentHash))
+    }
+
     @Test func itHearsVersionsAndChangesOfOtherConnectionsAndSaysWhenItListenedAnew() throws {
         let cluster = try PostgresTestCluster.shared()
         let uri = try cluster.createDatabase()
