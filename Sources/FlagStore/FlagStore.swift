@@ -22,6 +22,8 @@ public final class FlagStore: @unchecked Sendable {
     private let writer: Database
     private let readLock = PThreadMutex(())
     private let reader: Database
+    /// PostgreSQL: the session of the write connection, whose commits' notifications this node's listener skips.
+    let writerSession: PostgresSession?
 
     private init(path: String, writer: Database, reader: Database) {
         self.path = writer.isPostgres ? Self.displayName(of: path) : path
@@ -29,6 +31,7 @@ public final class FlagStore: @unchecked Sendable {
         self.conninfo = path
         self.writer = writer
         self.reader = reader
+        writerSession = writer.postgres?.session
     }
 
     /// Opens (creating when needed) the store at `path`: creates the parent directory, checks that the file

@@ -1,5 +1,6 @@
 import CLibPQ
 import Glibc
+import Synchronization
 
 /// One PostgreSQL connection (libpq), the counterpart of SQLite's `sqlite3*` inside `Database`.
 ///
@@ -27,6 +28,9 @@ package final class PostgresConnection {
     private var needsReconnect = false
     /// How many times this value has connected (1 after `init`): a listener LISTENs again when it grows.
     private(set) var connections = 1
+    /// The server process of the current session (`PQbackendPID`), readable from any thread: the node's listener
+    /// skips the notifications of its own writer's commits (`StoreListener`).
+    package let session = PostgresSession()
     /// `lock_timeout` of every session, in milliseconds: how long a write waits for another node's write lock
     /// (SQLite's busy timeout) before failing with `55P03` (busy).
     private let lockTimeoutMilliseconds: Int64
@@ -59,7 +63,9 @@ package final class PostgresConnection {
         self.conninfo = conninfo
         let (seconds, attoseconds) = lockTimeout.components
         lockTimeoutMilliseconds = max(1, seconds * 1000 + attoseconds / 1_000_000_000_000_000)
-        handle = try Self.connect(conninfo, lockTimeoutMilliseconds: lockTimeoutMilliseconds)
+        let handle = try Self.connect(conninfo, lockTimeoutMilliseconds: lockTimeoutMilliseconds)
+        self.handle = handle
+        session.backendPID.store(PQbackendPID(handle), ordering: .relaxed)
     }
 
     deinit { close() }
@@ -129,6 +135,7 @@ package final class PostgresConnection {
         handle = fresh
         needsReconnect = false
         connections += 1
+        session.backendPID.store(PQbackendPID(fresh), ordering: .relaxed)
         return fresh
     }
 
@@ -269,7 +276,7 @@ package final class PostgresConnection {
 
     /// Reads what the server sent and returns the notifications received since the last call (channel, payload).
     /// Throws when the connection is lost.
-    package func notifications() throws -> [(channel: String, payload: String)] {
+    package func notifications() throws -> [(channel: String, payload: String, sender: Int32)] {
         let connection = try liveConnection(for: nil)
         // A session the server ended (terminated, shut down) sends its FATAL message before closing: then input is
         // consumed fine but the connection is bad.
@@ -277,9 +284,9 @@ package final class PostgresConnection {
             needsReconnect = true
             throw DatabaseError(sqlState: "08006", message: Self.trimmed(PQerrorMessage(connection)), sql: nil)
         }
-        var received: [(channel: String, payload: String)] = []
+        var received: [(channel: String, payload: String, sender: Int32)] = []
         while let notify = PQnotifies(connection) {
-            received.append((String(cString: notify.pointee.relname), String(cString: notify.pointee.extra)))
+            received.append((String(cString: notify.pointee.relname), String(cString: notify.pointee.extra), notify.pointee.be_pid))
             PQfreemem(notify)
         }
         return received
@@ -298,4 +305,10 @@ private func withCStrings<R>(_ strings: [String], _ body: ([UnsafePointer<CChar>
     let copies = strings.map { strdup($0) }
     defer { for copy in copies { free(copy) } }
     return body(copies.map { UnsafePointer($0) } + [nil])
+}
+
+/// Which server process serves a connection's session now (0 before the first connect): shared with other threads.
+package final class PostgresSession: Sendable {
+    /// `PQbackendPID` of the current session.
+    package let backendPID = Atomic<Int32>(0)
 }

@@ -8,6 +8,10 @@ import Glibc
 /// changes, so the node also compares each environment's newest version (`FlagStore.newestVersions()`)
 /// after every wait, notified or not, and a wait that had to LISTEN again says so (`Heard.reconnected`): whatever
 /// changed meanwhile must be looked at. After a lost connection the next `wait` connects again and LISTENs again.
+///
+/// The node's own writer's commits notify too; the node installed them before answering, so their notifications
+/// (sent by the write connection's server process) do not end a wait. One whose commit the writer could not confirm
+/// (the session lost at `COMMIT`) is found by the comparison after the wait, within its timeout.
 public final class StoreListener: @unchecked Sendable {
     // @unchecked: one thread (the node's sync thread) uses a listener.
 
@@ -36,9 +40,12 @@ public final class StoreListener: @unchecked Sendable {
 
     private let connection: PostgresConnection
     private var listeningOn = 0
+    /// The node's write connection, whose notifications are its own.
+    private let ownSession: PostgresSession?
 
-    init(conninfo: String) throws {
+    init(conninfo: String, ownSession: PostgresSession?) throws {
         connection = try PostgresConnection(conninfo: conninfo)
+        self.ownSession = ownSession
     }
 
     /// LISTENs on a connection that has not yet; true when it did (a new or a new-made connection).
@@ -49,27 +56,38 @@ public final class StoreListener: @unchecked Sendable {
         return true
     }
 
-    /// Waits up to `timeout` for notifications and returns what they named (nothing when none came).
+    /// Waits up to `timeout` for other nodes' notifications and returns what they named (nothing when none came).
     /// Throws `FlagStoreError.unavailable` when the server cannot be reached; call again to reconnect.
     public func wait(timeout: Duration) throws -> Heard {
         do {
             try connection.reconnectIfNeeded()
             var heard = Heard(reconnected: try listenIfNeeded())
-            var received = try connection.notifications()
-            if received.isEmpty {
+            let deadline = Self.monotonicMilliseconds() + Self.milliseconds(timeout)
+            while true {
+                let own = ownSession?.backendPID.load(ordering: .relaxed) ?? 0
+                for (channel, payload, sender) in try connection.notifications() where sender != own || own == 0 {
+                    if channel == Self.channel { heard.versions.insert(payload) }
+                    if channel == Self.changesChannel { heard.changes = true }
+                }
+                let left = deadline - Self.monotonicMilliseconds()
+                if heard != Heard() || left <= 0 { return heard }
                 var descriptor = pollfd(fd: connection.socket, events: Int16(POLLIN), revents: 0)
-                let (seconds, attoseconds) = timeout.components
-                let milliseconds = Int32(clamping: seconds * 1000 + attoseconds / 1_000_000_000_000_000)
-                if poll(&descriptor, 1, milliseconds) > 0 { received = try connection.notifications() }
+                if poll(&descriptor, 1, Int32(clamping: left)) <= 0 { return heard }
             }
-            for (channel, payload) in received {
-                if channel == Self.channel { heard.versions.insert(payload) }
-                if channel == Self.changesChannel { heard.changes = true }
-            }
-            return heard
         } catch {
             throw FlagStoreError.wrap(error)
         }
+    }
+
+    private static func milliseconds(_ duration: Duration) -> Int64 {
+        let (seconds, attoseconds) = duration.components
+        return seconds * 1000 + attoseconds / 1_000_000_000_000_000
+    }
+
+    private static func monotonicMilliseconds() -> Int64 {
+        var now = timespec()
+        clock_gettime(CLOCK_MONOTONIC, &now)
+        return Int64(now.tv_sec) * 1000 + Int64(now.tv_nsec) / 1_000_000
     }
 
     /// The server the listener is connected to (`host:port`), nil while it is not: after a failover, which host of
@@ -86,7 +104,7 @@ extension FlagStore {
         guard isPostgres else {
             throw FlagStoreError.notSupported(operation: "listening for other nodes", instead: "SQLite has one writing process")
         }
-        do { return try StoreListener(conninfo: conninfo) } catch { throw FlagStoreError.wrap(error) }
+        do { return try StoreListener(conninfo: conninfo, ownSession: writerSession) } catch { throw FlagStoreError.wrap(error) }
     }
 
     /// Each environment's newest version number and content hash (0 and "" for one without versions): one indexed

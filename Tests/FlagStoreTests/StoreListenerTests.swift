@@ -26,6 +26,37 @@ import Testing
         #expect(try store.latestVersions().mapValues(\.contentHash) == newest.filter { $0.value.number > 0 }.mapValues(\.contentHash))
     }
 
+    /// The node's own writer's commits (installed before they were answered) do not wake its listener: a wait with only
+    /// those lasts its whole timeout and hears nothing; another connection's commit during it ends it with that one.
+    /// Before, every commit of a node flipping flat out woke its sync thread for a catch-up (one query per commit).
+    @Test func itSkipsTheNotificationsOfItsOwnStoresWrites() throws {
+        let uri = try PostgresTestCluster.shared().createDatabase()
+        let node = try FlagStore.open(path: uri)
+        defer { node.close() }
+        let listener = try node.makeListener()
+        defer { listener.close() }
+        #expect(try listener.wait(timeout: .milliseconds(10)).reconnected)
+        _ = try node.publish(environment: "staging", document: document("own"), author: "node")
+        _ = try node.createChange(scheduledChange(applyAt: currentMilliseconds() + 60_000))
+        let start = ContinuousClock.now
+        #expect(try listener.wait(timeout: .milliseconds(300)) == StoreListener.Heard())
+        #expect(ContinuousClock.now - start >= .milliseconds(290), "the own notifications ended the wait early")
+
+        let other = try FlagStore.open(path: uri)
+        defer { other.close() }
+        _ = try node.publish(environment: "staging", document: document("own again"), author: "node")
+        _ = try other.publish(environment: "production", document: document("theirs"), author: "other")
+        #expect(try listener.wait(timeout: .seconds(10)) == StoreListener.Heard(versions: ["production"]))
+
+        // After the writer's session is replaced (a lost connection), its new server process is still its own.
+        let name = try #require(uri.split(separator: "?").first?.split(separator: "/").last)
+        try PostgresTestCluster.shared().psql("SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = '\(name)'"
+                                              + " AND application_name = 'flagserver' AND pid <> pg_backend_pid() AND query NOT LIKE 'LISTEN%'")
+        _ = try? node.publish(environment: "staging", document: document("after"), author: "node")  // may find its session lost
+        _ = try node.publish(environment: "staging", document: document("after, again"), author: "node")
+        #expect(try listener.wait(timeout: .milliseconds(300)) == StoreListener.Heard())
+    }
+
     @Test func itHearsVersionsAndChangesOfOtherConnectionsAndSaysWhenItListenedAnew() throws {
         let cluster = try PostgresTestCluster.shared()
         let uri = try cluster.createDatabase()
