@@ -10,10 +10,11 @@ extension WriteQueue {
     /// flag protected since and nobody approved it). `job.author` is who makes it happen (`scheduler`, or the
     /// approver), for the audit line. A change no longer `scheduled` or `approved` is left alone.
     ///
-    /// PostgreSQL: when another node's commit overtook it between the catch-up and the store's check, it is decided
-    /// again on the newest version, up to `retries` times, then `503 busy`, as a rollback without `If-Match` (before:
-    /// 412, which neither the approver nor the scheduler asked for).
-    func applyChange(_ job: WriteJob, id: Int64, retries: Int = WriteQueue.rebaseRetries) {
+    /// Decided on the version this node serves; when another node's version came first (PostgreSQL), decided again
+    /// on the newest one under the write lock, in the transaction that publishes it (`FlagStore.applyChange`'s
+    /// `rebase`): no other node can come first twice, so no 412 nobody asked for and no `503 busy` (before: 412 at the
+    /// first overtaking commit; taking it again after a catch-up still lost to a node writing flat out).
+    func applyChange(_ job: WriteJob, id: Int64) {
         let change: ChangeRecord
         do {
             change = try store.change(id: id)
@@ -30,7 +31,6 @@ extension WriteQueue {
             job.completion(.failed(ServiceError(.internalServerError, code: "internal", message: "internal error")))
             return
         }
-        let now = current.document ?? empty
         let base: FlagDocument
         do {
             base = try baseDocument(of: change, current: current)
@@ -40,65 +40,22 @@ extension WriteQueue {
             job.completion(.failed(.store(error)))
             return
         }
-        let conflicts = change.changeSet.conflicts(base: base, current: now)
-        if !conflicts.isEmpty {
-            finish(job, change) { try store.markChangeConflicted(id: id, conflicts: conflicts, actor: job.author) }
+        let policy = policies.policy(change.environment)
+        var decision = Self.decide(change, base: base, now: current.document ?? empty, policy: policy)
+        guard case .publish(let merged) = decision else {
+            finish(job, change, decision)
             return
         }
-        let merged: FlagDocument
-        do {
-            merged = try change.changeSet.apply(to: now)
-        } catch {
-            let issues: JSONValue = .array(error.issues.map { .object(["path": .string($0.path), "message": .string($0.message)]) })
-            finish(job, change) {
-                try store.markChangeFailed(id: id, reason: "the document would not validate (\(error.issues.count) problem\(error.issues.count == 1 ? "" : "s"))",
-                                           details: issues, actor: job.author)
-            }
-            return
-        }
-        // Protection is decided when a change is proposed; a schedule that nobody approved and that touches a
-        // flag the policy protects NOW is not published behind the second person's back.
-        if change.approvedBy == nil {
-            let decision = ProtectionDecision(policy: policies.policy(change.environment),
-                                              changeSet: ChangeSet(base: now, proposed: merged), base: now, proposed: merged)
-            if decision.needsApproval {
-                finish(job, change) {
-                    try store.markChangeFailed(
-                        id: id, reason: "it touches protected flags (\(decision.protectedFlags.joined(separator: ", "))) that were "
-                            + "not protected when it was scheduled; propose it again for approval",
-                        details: ["protectedFlags": .array(decision.protectedFlags.map(JSONValue.string))], actor: job.author)
-                }
-                return
-            }
-        }
-        publish(job, change: change, merged: merged, expectedVersion: current.version, retries: retries)
-    }
-
-    /// The document of the version `change` was made against: `current`'s when that is the one, the empty
-    /// document for version 0, else the stored version's.
-    func baseDocument(of change: ChangeRecord, current: Base) throws -> FlagDocument {
-        if change.baseVersion == current.version, let document = current.document { return document }
-        if change.baseVersion == 0, let empty = FlagService.emptyDocument { return empty }
-        return try FlagDocument.decode(try store.version(environment: change.environment, number: change.baseVersion).document)
-    }
-
-    /// `applyChange` in the store, then the new version becomes current (`announce`) before the job completes.
-    private func publish(_ job: WriteJob, change: ChangeRecord, merged: FlagDocument, expectedVersion: Int, retries: Int) {
         let application: ChangeApplication
         do {
             application = try store.applyChange(id: change.id, document: merged.canonicalBytes,
-                                                expectedCurrentVersion: expectedVersion, actor: job.author)
-        } catch FlagStoreError.versionConflict where store.isPostgres {
-            guard retries > 0 else {
-                metrics.publishFailures.add(1, ordering: .relaxed)
-                logger.log(.warning, "publish_conflicts_exhausted", ["env": change.environment, "change": "\(change.id)"])
-                job.completion(.failed(.othersKeptWriting(change.environment)))
-                return
+                                                expectedCurrentVersion: current.version, actor: job.author) { newest in
+                // Under the write lock, on the writer thread: decided again on the version another node published.
+                let now = try newest.map { try FlagDocument.decode($0.document) } ?? empty
+                decision = Self.decide(change, base: base, now: now, policy: policy)
+                if case .publish(let rebased) = decision { return rebased.canonicalBytes }
+                return nil
             }
-            metrics.publishRetries.add(1, ordering: .relaxed)
-            catchUpWithStore()
-            applyChange(job, id: change.id, retries: retries - 1)
-            return
         } catch {
             health.recordFailure(error)
             metrics.publishFailures.add(1, ordering: .relaxed)
@@ -110,23 +67,88 @@ extension WriteQueue {
         metrics.batches.add(1, ordering: .relaxed)
         switch application {
         case .applied(let record, .published(let version)):
-            announce(Snapshot(record: version, document: merged, documentIsCanonical: true), changeID: record.id)
+            let published = if case .publish(let document) = decision { document } else { merged }
+            if published.canonicalBytes != merged.canonicalBytes { metrics.publishRetries.add(1, ordering: .relaxed) }
+            announce(Snapshot(record: version, document: published, documentIsCanonical: true), changeID: record.id)
             metrics.recordPublish(changed: true)
             logger.log(.info, "change_applied", ["env": record.environment, "change": "\(record.id)", "version": "\(version.number)",
                                                  "author": version.author, "by": job.author, "message": version.message])
-            job.completion(.changeRan(record, published: CommittedVersion(record: version, document: merged)))
+            job.completion(.changeRan(record, published: CommittedVersion(record: version, document: published)))
         case .applied(let record, .unchanged):
             metrics.recordPublish(changed: false)
             job.completion(.changeRan(record, published: nil))
         case .notApplicable(let record):
             job.completion(.changeSkipped(record))
+        case .declined(let record):
+            finish(job, record, decision)
         }
     }
 
-    /// Runs an outcome transition (conflicted, failed) and completes the job with the change as it then is.
-    private func finish(_ job: WriteJob, _ change: ChangeRecord, _ transition: () throws -> ChangeTransition) {
+    /// What applying a change to the current document comes to.
+    enum ApplyDecision {
+        /// Publish this document.
+        case publish(FlagDocument)
+        /// Items it sets were changed since its base, to something else.
+        case conflicted([ChangeSet.Item])
+        /// The merged document does not validate.
+        case invalid(FlagDocumentError)
+        /// Unapproved, and it touches flags the policy protects now (these).
+        case newlyProtected([String])
+    }
+
+    /// The change set of `change` (made against `base`) applied to `now`, and whether it may be published (pure: it
+    /// also runs under the store's write lock).
+    static func decide(_ change: ChangeRecord, base: FlagDocument, now: FlagDocument, policy: EnvironmentPolicy) -> ApplyDecision {
+        let conflicts = change.changeSet.conflicts(base: base, current: now)
+        if !conflicts.isEmpty { return .conflicted(conflicts) }
+        let merged: FlagDocument
         do {
-            let record = try transition().record
+            merged = try change.changeSet.apply(to: now)
+        } catch {
+            return .invalid(error)
+        }
+        // Protection is decided when a change is proposed; a schedule that nobody approved and that touches a
+        // flag the policy protects NOW is not published behind the second person's back.
+        if change.approvedBy == nil {
+            let decision = ProtectionDecision(policy: policy, changeSet: ChangeSet(base: now, proposed: merged), base: now, proposed: merged)
+            if decision.needsApproval { return .newlyProtected(decision.protectedFlags) }
+        }
+        return .publish(merged)
+    }
+
+    /// The document of the version `change` was made against: `current`'s when that is the one, the empty
+    /// document for version 0, else the stored version's.
+    func baseDocument(of change: ChangeRecord, current: Base) throws -> FlagDocument {
+        if change.baseVersion == current.version, let document = current.document { return document }
+        if change.baseVersion == 0, let empty = FlagService.emptyDocument { return empty }
+        return try FlagDocument.decode(try store.version(environment: change.environment, number: change.baseVersion).document)
+    }
+
+    /// Marks the change as `decision` says (conflicted, or failed: invalid, newly protected) and completes the job with
+    /// the change as it then is.
+    private func finish(_ job: WriteJob, _ change: ChangeRecord, _ decision: ApplyDecision) {
+        let id = change.id
+        do {
+            let transition: ChangeTransition
+            switch decision {
+            case .publish:
+                // Not reached: a change to publish is published, or declined with another decision.
+                job.completion(.changeSkipped(change))
+                return
+            case .conflicted(let conflicts):
+                transition = try store.markChangeConflicted(id: id, conflicts: conflicts, actor: job.author)
+            case .invalid(let error):
+                let issues: JSONValue = .array(error.issues.map { .object(["path": .string($0.path), "message": .string($0.message)]) })
+                transition = try store.markChangeFailed(
+                    id: id, reason: "the document would not validate (\(error.issues.count) problem\(error.issues.count == 1 ? "" : "s"))",
+                    details: issues, actor: job.author)
+            case .newlyProtected(let flags):
+                transition = try store.markChangeFailed(
+                    id: id, reason: "it touches protected flags (\(flags.joined(separator: ", "))) that were "
+                        + "not protected when it was scheduled; propose it again for approval",
+                    details: ["protectedFlags": .array(flags.map(JSONValue.string))], actor: job.author)
+            }
+            let record = transition.record
             logger.log(.warning, "change_not_applied", ["env": record.environment, "change": "\(record.id)",
                                                         "status": record.status.rawValue,
                                                         "conflicts": record.conflicts.map(\.pointer).joined(separator: ","),

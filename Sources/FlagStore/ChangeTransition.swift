@@ -29,11 +29,14 @@ public enum ChangeApplication: Sendable, Equatable {
     case applied(ChangeRecord, PublishOutcome)
     /// The change is no longer `scheduled` or `approved` (applied already, cancelled, ...): nothing was written.
     case notApplicable(ChangeRecord)
+    /// Another version came first and `rebase` found the change cannot be published on it: nothing was written (the
+    /// caller marks it conflicted or failed, as it decided).
+    case declined(ChangeRecord)
 
     /// The change, after applying or as it is.
     public var record: ChangeRecord {
         switch self {
-        case .applied(let record, _), .notApplicable(let record): record
+        case .applied(let record, _), .notApplicable(let record), .declined(let record): record
         }
     }
 }

@@ -78,21 +78,33 @@ extension FlagStore {
     ///
     /// - `.notApplicable` (nothing written) unless the change is `scheduled` or `approved`: a change is never
     ///   applied twice, whoever calls this twice or at once.
-    /// - `expectedCurrentVersion` is the version the writer merged against; `versionConflict` (nothing written)
-    ///   when another publish came first: merge again and retry.
+    /// - `expectedCurrentVersion` is the version the writer merged against. When another publish came first (another
+    ///   node's, on PostgreSQL): without `rebase`, `versionConflict` (nothing written): merge again and retry; with it,
+    ///   `rebase` is called under the write lock with the version current now (hash verified; nil when there is none)
+    ///   and returns the document merged against it, published in this same transaction, so no other writer can
+    ///   come first again; or nil when the change cannot be published on it (`.declined`, nothing written).
+    ///   `rebase` runs inside the store's write: it must not call the store.
     /// - Audit: the version's `publish` line (by the author) and `change.apply` (by `actor`, with the version).
-    public func applyChange(id: Int64, document: [UInt8], expectedCurrentVersion: Int,
-                            actor: String = "scheduler") throws -> ChangeApplication {
+    public func applyChange(id: Int64, document: [UInt8], expectedCurrentVersion: Int, actor: String = "scheduler",
+                            rebase: ((VersionRecord?) throws -> [UInt8]?)? = nil) throws -> ChangeApplication {
         if document.isEmpty { throw FlagStoreError.invalidArgument(name: "document", reason: "must not be empty") }
         try Self.requireNonEmpty(actor, name: "actor")
-        let hash = Self.contentHash(document)
         return try write { database in
             try database.transaction(.immediate) {
                 let change = try Self.fetchChange(database, id: id)
                 guard ChangeStatus.applicable.contains(change.status) else { return .notApplicable(change) }
+                var (document, expected) = (document, expectedCurrentVersion)
+                if let rebase {
+                    let newest = try Self.newestVersionInTransaction(database, environment: change.environment)
+                    if (newest?.number ?? 0) != expectedCurrentVersion {
+                        guard let rebuilt = try rebase(newest) else { return .declined(change) }
+                        if rebuilt.isEmpty { throw FlagStoreError.invalidArgument(name: "document", reason: "must not be empty") }
+                        (document, expected) = (rebuilt, newest?.number ?? 0)
+                    }
+                }
                 let outcome = try Self.publishInTransaction(
-                    database, environment: change.environment, document: document, hash: hash, author: change.author,
-                    message: change.message, expectedCurrentVersion: expectedCurrentVersion, rolledBackFrom: nil)
+                    database, environment: change.environment, document: document, hash: Self.contentHash(document),
+                    author: change.author, message: change.message, expectedCurrentVersion: expected, rolledBackFrom: nil)
                 let now = currentMilliseconds()
                 let updated = try database.run("""
                     UPDATE changes SET status = 'applied', applied_version = ?, applied_at = ?

@@ -278,6 +278,18 @@ extension FlagStore {
         }
     }
 
+    /// The newest version of `environment` inside a write transaction (under the write lock: what a publish in the
+    /// same transaction builds on), its hash verified; nil when it has none.
+    static func newestVersionInTransaction(_ database: Database, environment: String) throws -> VersionRecord? {
+        let environmentID = try environmentID(database, environment)
+        guard let record = try database.queryFirst(
+            "SELECT \(versionColumns) FROM versions v WHERE v.environment_id = ? ORDER BY v.number DESC LIMIT 1",
+            [.integer(environmentID)], row: { record(from: $0, environment: environment) })
+        else { return nil }
+        try verify(record)
+        return record
+    }
+
     private static func fetchVersion(_ database: Database, environmentID: Int64, name: String,
                                      number: Int) throws -> VersionRecord? {
         try database.queryFirst(

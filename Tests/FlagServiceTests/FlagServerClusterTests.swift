@@ -435,10 +435,11 @@ import Testing
         #expect(refusals.allSatisfy { $0.contains(#""code":"busy""#) }, "\(refusals.prefix(3))")
     }
 
-    /// Approvals on one node while another flips an unprotected flag as fast as it can: applying an approved change is
-    /// decided again after another node's commit overtook it (up to `rebaseRetries` times, then `503 busy`), never
-    /// answered 412 (before: 412 at the first overtaking commit, with the approval standing and the change published
-    /// later by the scheduler, which the approver could not tell).
+    /// Ten approvals on one node while another flips an unprotected flag as fast as it can: applying an approved change that
+    /// another node's commit overtook is decided again on the newest version under the write lock, so every approval
+    /// is published and answered 200 (before: 412 at the first overtaking commit, with the approval standing and the
+    /// change still unpublished 10 s later; taking it again after a catch-up, 7 times, still ended `503 busy` for 5 of
+    /// 6 against a node flipping flat out).
     @Test func approvalsRacingFlipsOnAnotherNodeAreNever412() async throws {
         let cluster = try await Cluster(nodes: 2)
         defer { cluster.finish() }
@@ -461,7 +462,7 @@ import Testing
         var statuses: [Int: Int] = [:]
         var refusals: [String] = []
         var value = false  // the seeded document has it on
-        for _ in 0..<20 {
+        for _ in 0..<10 {
             let proposed = try await cluster.request(0, "PUT", protected, token: alice, json: Self.flip(value))
             // A change whose approval got 412 was published later (or not yet): this flip may then change nothing.
             guard proposed.status == 202, let id = try proposed.json()["change"]?["id"]?.integerValue else {
@@ -482,9 +483,7 @@ import Testing
         }
         flipping.store(false, ordering: .relaxed)
         _ = await flips.value
-        #expect(statuses[412] == nil && statuses[200, default: 0] >= 1 && statuses[200, default: 0] + statuses[503, default: 0] == 20,
-                "\(statuses) \(refusals.prefix(3))")
-        #expect(refusals.allSatisfy { $0.contains(#""code":"busy""#) }, "\(refusals.prefix(3))")
+        #expect(statuses == [200: 10], "\(statuses) \(refusals.prefix(3))")
     }
 
     @Test func threeNodesStartedAtOnceOnAnEmptyDatabaseMigrateAndSeedItOnce() async throws {

@@ -110,6 +110,45 @@ import Testing
         #expect(try store.auditEntries().map(\.action) == ["change.schedule", "publish"])
     }
 
+    /// With `rebase`, a stale expected version hands the writer the version current under the write lock: what it
+    /// returns is published in that transaction (no other writer can come first again); nil writes nothing
+    /// (`.declined`). While the expected version holds, `rebase` is not called.
+    @Test(arguments: StoreEngine.allCases) func aStaleExpectedVersionIsRebasedUnderTheLockOrDeclined(engine: StoreEngine) throws {
+        let directory = try TemporaryDirectory()
+        let store = try engine.open(directory)
+        _ = try store.publish(environment: "production", document: document("v1"), author: "seed")
+        let change = try store.createChange(scheduledChange(applyAt: 1))
+        _ = try store.publish(environment: "production", document: document("v2"), author: "other node")
+
+        var seen: [VersionRecord?] = []
+        let declined = try store.applyChange(id: change.id, document: document("merged on v1"), expectedCurrentVersion: 1) { newest in
+            seen.append(newest)
+            return nil
+        }
+        #expect(declined == .declined(try store.change(id: change.id)))
+        #expect(seen.map { $0?.number } == [2] && seen.first??.document == document("v2"))
+        #expect(try store.change(id: change.id).status == .scheduled)
+        #expect(try store.currentVersion(environment: "production")?.number == 2)
+
+        let result = try store.applyChange(id: change.id, document: document("merged on v1"), expectedCurrentVersion: 1) { newest in
+            #expect(newest?.number == 2)
+            return document("merged on v2")
+        }
+        guard case .applied(let applied, .published(let version)) = result else {
+            Issue.record("\(result)")
+            return
+        }
+        #expect(version.number == 3 && version.document == document("merged on v2") && applied.appliedVersion == 3)
+        #expect(version.contentHash == SHA256.hexDigest(document("merged on v2")))
+
+        let current = try store.createChange(scheduledChange("b", applyAt: 1))
+        let direct = try store.applyChange(id: current.id, document: document("merged on v3"), expectedCurrentVersion: 3) { _ in
+            Issue.record("rebase called although the expected version is current")
+            return nil
+        }
+        #expect(direct.record.appliedVersion == 4)
+    }
+
     @Test(arguments: StoreEngine.allCases) func applyingWhatIsAlreadyCurrentMarksTheCurrentVersion(engine: StoreEngine) throws {
         let directory = try TemporaryDirectory()
         let store = try engine.open(directory)
