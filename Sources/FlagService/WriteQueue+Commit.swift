@@ -79,9 +79,11 @@ extension WriteQueue {
     /// Republishes version `number` as a new version. The old document is decoded first, so a version that
     /// no longer validates (rules got stricter) is refused with 422 instead of being served.
     ///
-    /// PostgreSQL: a rollback without `If-Match` that another node's commit overtook between the catch-up and the store's
-    /// check is taken again after catching up, up to `rebaseRetries` times, then `503 busy`, as a bare write (before it
-    /// got 412, which its client did not ask for; review of 2026-12-03, gap 2). With `If-Match` the conflict is the answer.
+    /// PostgreSQL: a rollback without `If-Match` that another node's commit overtook is published on the newest version
+    /// under the write lock when it still needs no approval there (`FlagStore.rollback`'s `allowedOn`); when it now
+    /// does, it is taken again after catching up (and becomes a change request), up to `rebaseRetries` times, then
+    /// `503 busy`, as a bare write (before: 412, which its client did not ask for; review of 2026-12-03, gap 2). With
+    /// `If-Match` the conflict is the answer.
     func rollback(_ job: WriteJob, to number: Int, retries: Int = WriteQueue.rebaseRetries) {
         let environment = job.environment
         let current = snapshots.snapshot(environment)
@@ -112,8 +114,14 @@ extension WriteQueue {
             return
         }
         do {
+            let bare = job.precondition == .none
             let outcome = try store.rollback(environment: environment, to: number, author: job.author, message: job.message,
-                                             expectedCurrentVersion: current?.version ?? 0, client: job.client)
+                                             expectedCurrentVersion: current?.version ?? 0, client: job.client,
+                                             allowedOn: !bare ? nil : { [self] newest in
+                // Under the write lock, on the writer thread: no store calls, only the policy table in memory.
+                let now = try newest.map { try FlagDocument.decode($0.document) }
+                return !needsApproval(job, base: now, proposed: document)
+            })
             health.recordSuccess()
             metrics.batches.add(1, ordering: .relaxed)
             switch outcome {

@@ -114,8 +114,14 @@ extension FlagStore {
     /// content is already that version's; `versionNotFound` when `number` does not exist.
     ///
     /// `client` (the caller's address) goes into the `publish` audit line.
+    ///
+    /// `allowedOn`: when another writer's version came first (another node's, on PostgreSQL), it is called under the
+    /// write lock with the version current now (hash verified); true publishes the rollback on it in this transaction
+    /// (no other writer can come first again), false leaves the `versionConflict`. It runs inside the store's write:
+    /// it must not call the store.
     public func rollback(environment: String, to number: Int, author: String, message: String = "",
-                         expectedCurrentVersion: Int? = nil, client: String? = nil) throws -> PublishOutcome {
+                         expectedCurrentVersion: Int? = nil, client: String? = nil,
+                         allowedOn: ((VersionRecord?) throws -> Bool)? = nil) throws -> PublishOutcome {
         try Self.validateAuthorAndMessage(author: author, message: message)
         return try write { database in
             try database.transaction(.immediate) {
@@ -126,9 +132,14 @@ extension FlagStore {
                 }
                 // Republishing damaged bytes under the old hash would give them a fresh, trusted version.
                 try Self.verify(old)
+                var expected = expectedCurrentVersion
+                if let allowedOn, let stale = expected {
+                    let newest = try Self.newestVersionInTransaction(database, environment: environment)
+                    if (newest?.number ?? 0) != stale, try allowedOn(newest) { expected = newest?.number ?? 0 }
+                }
                 return try Self.publishInTransaction(database, environment: environment, document: old.document,
                                                      hash: old.contentHash, author: author, message: message,
-                                                     expectedCurrentVersion: expectedCurrentVersion,
+                                                     expectedCurrentVersion: expected,
                                                      rolledBackFrom: number, client: client)
             }
         }

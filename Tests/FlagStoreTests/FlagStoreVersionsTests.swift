@@ -160,6 +160,29 @@ import Testing
         #expect(try store.auditEntries().isEmpty)
     }
 
+    /// With `allowedOn`, a rollback whose expected version another writer overtook is shown the version current under
+    /// the write lock: true publishes it there, false keeps the conflict (nothing written). Not called while the
+    /// expected version holds.
+    @Test(arguments: StoreEngine.allCases) func aRollbackOvertakenIsPublishedOnTheNewestWhenAllowedThere(engine: StoreEngine) throws {
+        let directory = try TemporaryDirectory()
+        let store = try engine.open(directory)
+        for tag in ["v1", "v2", "v3"] { _ = try store.publish(environment: "production", document: document(tag), author: "a") }
+        #expect(throws: FlagStoreError.versionConflict(environment: "production", expected: 2, current: 3)) {
+            try store.rollback(environment: "production", to: 1, author: "ops", expectedCurrentVersion: 2) { newest in
+                #expect(newest?.number == 3 && newest?.document == document("v3"))
+                return false
+            }
+        }
+        #expect(try store.currentVersion(environment: "production")?.number == 3)
+        let outcome = try store.rollback(environment: "production", to: 1, author: "ops", expectedCurrentVersion: 2) { _ in true }
+        #expect(outcome.record.number == 4 && outcome.record.rolledBackFrom == 1 && outcome.record.document == document("v1"))
+        let direct = try store.rollback(environment: "production", to: 2, author: "ops", expectedCurrentVersion: 4) { _ in
+            Issue.record("allowedOn called although the expected version is current")
+            return false
+        }
+        #expect(direct.record.number == 5)
+    }
+
     @Test(arguments: StoreEngine.allCases) func rollbackRepublishesOldContentAsANewVersion(engine: StoreEngine) throws {
         let directory = try TemporaryDirectory()
         let store = try engine.open(directory)
