@@ -4,6 +4,10 @@ import HTTPServer
 
 /// `GET` of documents and history.
 extension FlagService {
+    /// The longest `If-None-Match` field line the document GET matches under the snapshot store's lock (both tags of a
+    /// version fit: about 55 bytes).
+    static let tagsMatchedUnderLock = 128
+
     func registerReads(into routes: inout ServiceRoutes) {
         // A scoped token sees its environments only (with --require-read-token; while reads are public every
         // document is anyone's, so no token is looked at and the list is complete).
@@ -29,11 +33,21 @@ extension FlagService {
             // version matches, whichever coding is asked for now (the 304 names the asked one).
             let headers = request.headers
             let gzip = HTTPAcceptEncoding.acceptsGzip(headers)
-            let response = snapshots.withSnapshot(name) { snapshot in
-                if snapshot.ifNoneMatch(headers) {
-                    return gzip ? snapshot.gzipNotModifiedResponse : snapshot.notModifiedResponse
-                }
+            func answer(_ snapshot: Snapshot, notModified: Bool) -> HTTPResponse {
+                if notModified { return gzip ? snapshot.gzipNotModifiedResponse : snapshot.notModifiedResponse }
                 return gzip ? snapshot.gzipOkResponse : snapshot.okResponse
+            }
+            // A client's tag or two is matched under the lock every GET takes; a long list (up to the 16 KiB header
+            // limit: microseconds of parsing) is matched outside it, on a retained snapshot, so that one client's
+            // long lists cannot hold the other loops' GETs and the writer's install.
+            let underLock = snapshots.withSnapshot(name) { snapshot -> HTTPResponse? in
+                snapshot.ifNoneMatch(headers, fieldLinesUpTo: Self.tagsMatchedUnderLock).map { answer(snapshot, notModified: $0) }
+            }
+            let response: HTTPResponse?
+            switch underLock {
+            case .some(.some(let decided)): response = decided
+            case .some(.none): response = snapshots.snapshot(name).map { answer($0, notModified: $0.ifNoneMatch(headers)) }
+            case .none: response = nil
             }
             guard let response else {
                 _ = try environment(context)

@@ -67,6 +67,11 @@ public final class Snapshot: Sendable {
     /// The same for a request's headers, without decoding them: what the document GET asks.
     public func ifNoneMatch(_ headers: HTTPHeaders) -> Bool { entityTags.matchesIfNoneMatch(headers) }
 
+    /// The same, or nil (undecided) at a field line longer than `limit` bytes (`HTTPEntityTagSet`).
+    public func ifNoneMatch(_ headers: HTTPHeaders, fieldLinesUpTo limit: Int) -> Bool? {
+        entityTags.matchesIfNoneMatch(headers, fieldLinesUpTo: limit)
+    }
+
     /// Builds the snapshot of `record` whose bytes decode to `document` (the caller decoded or built it).
     ///
     /// `documentIsCanonical`: the caller knows `record.document` IS `document.canonicalBytes` (the writer

@@ -131,6 +131,20 @@ public struct HTTPEntityTagSet: Sendable {
         headers.containsValue(named: .ifNoneMatch) { matchesIfNoneMatch(field: $0, acceptingBareTags: false) }
     }
 
+    /// `matchesIfNoneMatch(_:)`, or nil, undecided, at a field line longer than `limit` bytes before any line matched:
+    /// a caller holding a lock other requests need matches such a list after letting it go (`matchesIfNoneMatch(_:)`).
+    public func matchesIfNoneMatch(_ headers: HTTPHeaders, fieldLinesUpTo limit: Int) -> Bool? {
+        var tooLong = false
+        let matched = headers.containsValue(named: .ifNoneMatch) { field in
+            if field.count > limit {
+                tooLong = true
+                return true
+            }
+            return matchesIfNoneMatch(field: field, acceptingBareTags: false)
+        }
+        return tooLong ? nil : matched
+    }
+
     /// Whether one of the tags' `part` (quoted form or opaque part) is exactly `candidate`.
     @inline(__always)
     private func contains(_ candidate: UnsafeRawBufferPointer, quoted: Bool) -> Bool {

@@ -46,6 +46,29 @@ import Testing
         }
     }
 
+    /// A long `If-None-Match` list (matched outside the snapshot store's lock) answers as a short one: 304 when it names
+    /// a tag of the current version anywhere, also with gzip, in one field line or spread over several; 200 otherwise;
+    /// and a missing environment is still 404.
+    @Test func aLongIfNoneMatchListIsMatchedLikeAShortOne() async throws {
+        let server = try TestServer()
+        defer { server.stop() }
+        let etag = try await server.etag()
+        let others = (0..<90).map { "\"\($0)-00000000000000\($0 % 10)\"" }.joined(separator: ", ")
+        #expect(others.utf8.count > FlagService.tagsMatchedUnderLock)
+        let path = "/v1/environments/production/document"
+        let hit = try await server.get(path, headers: [("If-None-Match", others + ", " + etag)])
+        #expect(hit.status == 304 && hit.header("ETag") == etag)
+        let gzipTag = String(etag.dropLast()) + "-gzip\""
+        let gzip = try await server.get(path, headers: [("If-None-Match", others + ", " + gzipTag), ("Accept-Encoding", "gzip")])
+        #expect(gzip.status == 304 && gzip.header("ETag") == gzipTag)
+        let split = try await server.get(path, headers: [("If-None-Match", others), ("If-None-Match", etag)])
+        #expect(split.status == 304)
+        let miss = try await server.get(path, headers: [("If-None-Match", others)])
+        #expect(miss.status == 200 && miss.header("ETag") == etag && !miss.body.isEmpty)
+        let unknown = try await server.get("/v1/environments/nowhere/document", headers: [("If-None-Match", others)])
+        #expect(unknown.status == 404)
+    }
+
     @Test func gzipIsServedToClientsThatAcceptItWithItsOwnTag() async throws {
         let server = try TestServer()
         defer { server.stop() }

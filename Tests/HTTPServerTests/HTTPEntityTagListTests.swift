@@ -110,4 +110,24 @@ import Testing
         #expect(!(try matches(["*, \(identity)"])))
         #expect(!HTTPEntityTagSet(["not a tag"]).matchesIfNoneMatch(HTTPHeaders([("If-None-Match", "\"a\"")])))
     }
+
+    /// With a length limit (the document GET under its lock): lines up to it decide as without one; a longer line
+    /// before any match leaves it undecided (nil); a match on an earlier line decides.
+    @Test func aTagSetLeavesLongFieldLinesUndecidedWhenAsked() throws {
+        let identity = "\"7-abcdef0123456789\""
+        let tags = HTTPEntityTagSet([identity])
+        let long = (0..<20).map { "\"other-\($0)\"" }.joined(separator: ", ")
+        func decide(_ fields: [String]) -> Bool? {
+            tags.matchesIfNoneMatch(HTTPHeaders(fields.map { ("If-None-Match", $0) }), fieldLinesUpTo: 64)
+        }
+        #expect(decide([identity]) == true)
+        #expect(decide(["\"x\""]) == false)
+        #expect(decide([]) == false)
+        #expect(decide([long + ", " + identity]) == nil)
+        #expect(decide([long]) == nil)
+        #expect(decide(["\"x\"", long]) == nil)
+        #expect(decide([identity, long]) == true)
+        let headers = HTTPHeaders([("If-None-Match", long + ", " + identity)])
+        #expect(tags.matchesIfNoneMatch(headers), "undecided under the limit, matched without it")
+    }
 }
