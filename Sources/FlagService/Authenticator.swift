@@ -17,12 +17,12 @@ public final class Authenticator: Sendable {
         case known
         /// Not in the table, and the database has not changed since the table was loaded: unknown for sure.
         case unknown
-        /// Not in the table, but something committed since it was loaded (perhaps `flagserver token create` in
-        /// another process): only the store can tell; a reload has been asked for.
+        /// Not in the table, but a token was created or revoked since it was loaded (perhaps by `flagserver token
+        /// create` in another process): only the store can tell; a reload has been asked for.
         case unsure
     }
 
-    /// The table and the state of the database's write-ahead log when it was read.
+    /// The table and the state of the store's token stamp (`FlagStore.tokensStampPath`) when it was read.
     struct Loaded: Sendable {
         var table: TokenTable?
         var stamp: FileStamp
@@ -30,7 +30,7 @@ public final class Authenticator: Sendable {
 
     let store: FlagStore
     private let loaded: PThreadMutex<Loaded>
-    private let walPath: String
+    private let stampPath: String?
     private let reloadPending = Atomic<Bool>(false)
     /// How many times the table was loaded since the start (the tests check that one timer does it, not several).
     let reloads = Atomic<Int>(0)
@@ -38,30 +38,32 @@ public final class Authenticator: Sendable {
     /// An authenticator over `store`'s tokens; the table is loaded now.
     public init(store: FlagStore) throws {
         self.store = store
-        walPath = store.path + "-wal"
-        let stamp = FileStamp(path: walPath)
+        stampPath = store.tokensStampPath
+        let stamp = FileStamp(path: stampPath)
         loaded = PThreadMutex(Loaded(table: try store.tokenTable(), stamp: stamp))
     }
 
     /// Reloads the in-memory table (after tokens were created or revoked by `flagserver token ...`).
     public func reload() throws {
-        // Stamped before reading: a commit between the two is seen as a change by the next lookup.
-        let stamp = FileStamp(path: walPath)
+        // Stamped before reading: a token changed between the two is seen as a change by the next lookup.
+        let stamp = FileStamp(path: stampPath)
         let fresh = try store.tokenTable()
         loaded.withLock { $0 = Loaded(table: fresh, stamp: stamp) }
         reloads.add(1, ordering: .relaxed)
     }
 
     /// Whether the token of a request's head is in the table, without SQLite (on the loop). A miss is certain
-    /// only when the database's write-ahead log is as it was when the table was read (one `stat`, on misses
-    /// only); otherwise a reload is started in the background and the answer is `unsure`.
+    /// only when no token was created or revoked since the table was read (`FlagStore.tokensStampPath`: one `stat`,
+    /// on misses only; other commits, such as flips, do not count); otherwise a reload is started in the background
+    /// and the answer is `unsure`. A token written into the file by other means than the store (an old `flagserver`,
+    /// `sqlite3`) is found by the table's timed reload.
     func headLookup(secret: String) -> HeadLookup {
         let (found, stamp) = loaded.withLock { ($0.table?.authenticate(secret: secret) != nil, $0.stamp) }
         if found { return .known }
         // PostgreSQL: other nodes create tokens and there is no file to stamp; the database decides every miss
         // (off the loop), and the cluster thread reloads the table each round (`ClusterSync`).
         if store.isPostgres { return .unsure }
-        if FileStamp(path: walPath) == stamp { return .unknown }
+        if FileStamp(path: stampPath) == stamp { return .unknown }
         if !reloadPending.exchange(true, ordering: .acquiringAndReleasing) {
             DispatchQueue.global().async { [self] in
                 defer { reloadPending.store(false, ordering: .releasing) }
@@ -125,9 +127,9 @@ struct FileStamp: Sendable, Equatable {
     let seconds: Int
     let nanoseconds: Int
 
-    init(path: String) {
+    init(path: String?) {
         var info = stat()
-        guard stat(path, &info) == 0 else {
+        guard let path, stat(path, &info) == 0 else {
             (inode, size, seconds, nanoseconds) = (0, -1, 0, 0)
             return
         }

@@ -51,7 +51,7 @@ final class RouteGuard: Sendable {
     /// or with a token the in-memory table does not know, is refused (401, or 429 past the failure limit; logged
     /// and counted), so an invented token makes the server hold no body. A known token passes; it is checked
     /// against the store (revocation, role, scope) once the body is there, off the loop. A token missing from the
-    /// table while the database has changed since the table was read (`flagserver token create` runs in another
+    /// table while a token was created or revoked since the table was read (`flagserver token create` runs in another
     /// process) passes too unless its address is past the failure limit, and the table is reloaded.
     func checkHead(_ check: Check, _ request: HTTPRequest, _ context: HTTPRequestContext) -> HTTPResponse? {
         guard case .fresh(let role, _, _) = check else { return nil }

@@ -1,9 +1,28 @@
 import FlagKit
+import Glibc
 
 /// API tokens: random secrets shown once, stored only as SHA-256 hex, with a name and a role.
 extension FlagStore {
     /// Every secret starts with this, so a leaked one is recognizable (secret scanners, logs).
     public static let tokenPrefix = "sfl_"
+
+    /// SQLite: a file beside the database that each token created or revoked through the store grows by one byte,
+    /// after the commit. A server's in-memory token table compares its size (`stat`) with the one it saw before
+    /// loading: any other commit (every flip) leaves it alone, so a token missing from the table is unknown for sure
+    /// while the file is unchanged. nil for PostgreSQL (other nodes: the database decides every miss).
+    public var tokensStampPath: String? { isPostgres ? nil : path + "-tokens" }
+
+    /// Grows `tokensStampPath` by one byte (its size, not its time, tells a change: two changes within one clock
+    /// tick would leave the time alone). Best effort: if it cannot be written, the table's timed reload still finds
+    /// the token.
+    private func markTokensChanged() {
+        guard let path = tokensStampPath else { return }
+        let fd = Glibc.open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0o644)
+        guard fd >= 0 else { return }
+        var byte: UInt8 = 0x0A
+        _ = Glibc.write(fd, &byte, 1)
+        Glibc.close(fd)
+    }
 
     /// Creates an active token and returns its secret (shown once: only its hash is kept) and its record.
     ///
@@ -27,6 +46,7 @@ extension FlagStore {
         let secret = Self.tokenPrefix + Self.base64URL(random)
         let hash = SHA256.hexDigest(Array(secret.utf8))
         let now = currentMilliseconds()
+        defer { markTokensChanged() }
         return try write { database in
             try database.transaction {
                 if let environments {
@@ -70,6 +90,7 @@ extension FlagStore {
     public func revokeToken(name: String, actor: String = "admin", client: String? = nil) throws -> TokenRecord {
         try Self.requireNonEmpty(actor, name: "actor")
         let now = currentMilliseconds()
+        defer { markTokensChanged() }
         return try write { database in
             try database.transaction {
                 let found = try database.queryFirst("""
