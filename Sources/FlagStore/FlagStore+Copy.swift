@@ -52,10 +52,7 @@ extension FlagStore {
         guard check == ["ok"] else { throw FlagStoreError.copySourceDamaged(source: path, problems: check) }
         let damaged = try Self.damagedVersionDescriptions(source)
         guard damaged.isEmpty else { throw FlagStoreError.copySourceDamaged(source: path, problems: damaged) }
-        let heads = try source.query("""
-            SELECT e.name, v.number, v.content_hash FROM environments e
-            JOIN versions v ON v.id = (SELECT id FROM versions WHERE environment_id = e.id ORDER BY number DESC LIMIT 1)
-            """) { (environment: $0.text(0), number: $0.int(1), hash: $0.text(2)) }
+        let heads = try Self.newestVersions(source)
         let epoch = try Self.epoch(source)
         let revoked = try source.queryFirst("SELECT count(*) FROM tokens WHERE revoked_at IS NOT NULL") { $0.int(0) } ?? 0
 
@@ -87,9 +84,9 @@ extension FlagStore {
         // Read back as the server will: a store of its own on the URI, its newest versions and epoch.
         let copied = try FlagStore.open(path: uri)
         defer { copied.close() }
-        let served = try copied.latestVersions()
-        let same = served.count == heads.count && heads.allSatisfy {
-            served[$0.environment]?.number == $0.number && served[$0.environment]?.contentHash == $0.hash
+        let served = try copied.newestVersions()
+        let same = served.count == heads.count && heads.allSatisfy { name, head in
+            served[name]?.number == head.number && served[name]?.contentHash == head.contentHash
         }
         guard same, try copied.epoch() == epoch else {
             throw FlagStoreError.database(DatabaseError(sqlState: "XX000", message: "the copy committed, but a new connection to "
