@@ -60,6 +60,28 @@ import Testing
                                              body: json.map { Array($0.utf8) })
         }
 
+        /// Runs `body` while node `node` flips the banner back to back (a script writing flat out); the flips stop with it.
+        func whileFlipping(on node: Int, _ body: () async throws -> Void) async throws {
+            let flipping = Atomic<Bool>(true)
+            let flips = Task {
+                var value = false
+                while flipping.load(ordering: .relaxed) {
+                    _ = try? await request(node, "PUT", FlagServerClusterTests.banner, token: token, json: FlagServerClusterTests.flip(value))
+                    value.toggle()
+                }
+            }
+            let outcome: Result<Void, any Error>
+            do {
+                try await body()
+                outcome = .success(())
+            } catch {
+                outcome = .failure(error)
+            }
+            flipping.store(false, ordering: .relaxed)
+            _ = await flips.value
+            try outcome.get()
+        }
+
         func version(_ node: Int) async throws -> Int64? {
             try await request(node, "GET", "/v1/environments/production/document").json()["version"]?.integerValue
         }
@@ -411,24 +433,16 @@ import Testing
         let cluster = try await Cluster(nodes: 2)
         defer { cluster.finish() }
         let first = try #require(try await cluster.version(0))
-        let flipping = Atomic<Bool>(true)
-        let flips = Task {
-            var value = false
-            while flipping.load(ordering: .relaxed) {
-                _ = try? await cluster.request(1, "PUT", Self.banner, token: cluster.token, json: Self.flip(value))
-                value.toggle()
-            }
-        }
         var statuses: [Int: Int] = [:]
         var refusals: [String] = []
-        for _ in 0..<20 {
-            let answer = try await cluster.request(0, "POST", "/v1/environments/production/rollback", token: cluster.token,
-                                                   json: #"{"version": \#(first), "message": "race"}"#)
-            statuses[answer.status, default: 0] += 1
-            if answer.status != 200 { refusals.append(answer.text) }
+        try await cluster.whileFlipping(on: 1) {
+            for _ in 0..<20 {
+                let answer = try await cluster.request(0, "POST", "/v1/environments/production/rollback", token: cluster.token,
+                                                       json: #"{"version": \#(first), "message": "race"}"#)
+                statuses[answer.status, default: 0] += 1
+                if answer.status != 200 { refusals.append(answer.text) }
+            }
         }
-        flipping.store(false, ordering: .relaxed)
-        _ = await flips.value
         // Overtaken, each is published on the newest version under the write lock (it needs no approval there).
         #expect(statuses == [200: 20], "\(statuses) \(refusals.prefix(3))")
     }
@@ -449,38 +463,30 @@ import Testing
         let policy = #"{"protected": false, "flags": {"monetizationEnabled": {"protected": true}}}"#
         #expect(try await cluster.request(0, "PUT", "/v1/environments/production/policy", token: admin, json: policy).status == 200)
         let protected = "/v1/environments/production/flags/monetizationEnabled"
-        let flipping = Atomic<Bool>(true)
-        let flips = Task {
-            var value = false
-            while flipping.load(ordering: .relaxed) {
-                _ = try? await cluster.request(1, "PUT", Self.banner, token: cluster.token, json: Self.flip(value))
-                value.toggle()
-            }
-        }
         var statuses: [Int: Int] = [:]
         var refusals: [String] = []
         var value = false  // the seeded document has it on
-        for _ in 0..<10 {
-            let proposed = try await cluster.request(0, "PUT", protected, token: alice, json: Self.flip(value))
-            // A change whose approval got 412 was published later (or not yet): this flip may then change nothing.
-            guard proposed.status == 202, let id = try proposed.json()["change"]?["id"]?.integerValue else {
-                Issue.record("proposal answered \(proposed.status) after approvals answered \(statuses) \(refusals.prefix(3))")
-                break
-            }
-            let answer = try await cluster.request(0, "POST", "/v1/changes/\(id)/approve", token: bob)
-            statuses[answer.status, default: 0] += 1
-            if answer.status != 200 {
-                refusals.append(answer.text)
-                // The approval stands: the node holding the jobs publishes the change soon after.
-                let applied = try await eventually(within: .seconds(10), every: .milliseconds(50)) {
-                    try await cluster.request(0, "GET", "/v1/changes/\(id)").json()["change"]?["status"]?.stringValue == "applied"
+        try await cluster.whileFlipping(on: 1) {
+            for _ in 0..<10 {
+                let proposed = try await cluster.request(0, "PUT", protected, token: alice, json: Self.flip(value))
+                // A change whose approval got 412 was published later (or not yet): this flip may then change nothing.
+                guard proposed.status == 202, let id = try proposed.json()["change"]?["id"]?.integerValue else {
+                    Issue.record("proposal answered \(proposed.status) after approvals answered \(statuses) \(refusals.prefix(3))")
+                    break
                 }
-                #expect(applied, "change \(id), approved and refused \(answer.status), was never published")
+                let answer = try await cluster.request(0, "POST", "/v1/changes/\(id)/approve", token: bob)
+                statuses[answer.status, default: 0] += 1
+                if answer.status != 200 {
+                    refusals.append(answer.text)
+                    // The approval stands: the node holding the jobs publishes the change soon after.
+                    let applied = try await eventually(within: .seconds(10), every: .milliseconds(50)) {
+                        try await cluster.request(0, "GET", "/v1/changes/\(id)").json()["change"]?["status"]?.stringValue == "applied"
+                    }
+                    #expect(applied, "change \(id), approved and refused \(answer.status), was never published")
+                }
+                value.toggle()
             }
-            value.toggle()
         }
-        flipping.store(false, ordering: .relaxed)
-        _ = await flips.value
         #expect(statuses == [200: 10], "\(statuses) \(refusals.prefix(3))")
     }
 
