@@ -291,21 +291,7 @@ prefix=$work/nginx
 "$repo/deploy/nginx/render-conf.sh" UPSTREAM="127.0.0.1:$app1,127.0.0.1:$app2,127.0.0.1:$app3" CACHE_DIR="$prefix/cache" \
     HTTP_LISTEN="127.0.0.1:$http_port" HTTPS_LISTEN="127.0.0.1:$https_port" HTTPS_ORIGIN="https://\$host:$https_port" \
     SERVER_NAME=localhost CERT="$tls/cert.pem" KEY="$tls/key.pem" > "$prefix/conf/flagserver.conf"
-cat > "$prefix/conf/nginx.conf" <<EOF
-worker_processes 1;
-pid $prefix/nginx.pid;
-error_log $prefix/logs/error.log info;
-events { worker_connections 256; }
-http {
-    access_log $prefix/logs/access.log;
-    client_body_temp_path $prefix/tmp/body;
-    proxy_temp_path $prefix/tmp/proxy;
-    fastcgi_temp_path $prefix/tmp/fastcgi;
-    uwsgi_temp_path $prefix/tmp/uwsgi;
-    scgi_temp_path $prefix/tmp/scgi;
-    include $prefix/conf/flagserver.conf;
-}
-EOF
+"$repo/deploy/testing/nginx-prefix-conf.sh" "$prefix" > "$prefix/conf/nginx.conf"
 check "the rendered nginx config has the three nodes as upstreams" \
     test "$(grep -c "server 127.0.0.1:\($app1\|$app2\|$app3\) max_fails=1" "$prefix/conf/flagserver.conf")" = 3
 setsid nginx -p "$prefix/" -c "$prefix/conf/nginx.conf" -e "$prefix/logs/error.log" -g 'daemon off;' \

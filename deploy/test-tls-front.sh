@@ -137,21 +137,7 @@ prefix=$work/nginx
 "$repo/deploy/nginx/render-conf.sh" UPSTREAM="127.0.0.1:$upstream_port" CACHE_DIR="$prefix/cache" \
     HTTP_LISTEN="127.0.0.1:$http_port" HTTPS_LISTEN="127.0.0.1:$https_port" HTTPS_ORIGIN="https://\$host:$https_port" \
     SERVER_NAME=localhost CERT="$tls/server.pem" KEY="$tls/server.key" > "$prefix/conf/flagserver.conf"
-cat > "$prefix/conf/nginx.conf" <<EOF
-worker_processes 1;
-pid $prefix/nginx.pid;
-error_log $prefix/logs/error.log info;
-events { worker_connections 256; }
-http {
-    access_log $prefix/logs/access.log;
-    client_body_temp_path $prefix/tmp/body;
-    proxy_temp_path $prefix/tmp/proxy;
-    fastcgi_temp_path $prefix/tmp/fastcgi;
-    uwsgi_temp_path $prefix/tmp/uwsgi;
-    scgi_temp_path $prefix/tmp/scgi;
-    include $prefix/conf/flagserver.conf;
-}
-EOF
+"$repo/deploy/testing/nginx-prefix-conf.sh" "$prefix" > "$prefix/conf/nginx.conf"
 check "the committed deploy/nginx/flagserver.conf is the template rendered with production values" \
     cmp -s <("$repo/deploy/nginx/render-conf.sh") "$repo/deploy/nginx/flagserver.conf"
 check "nginx -t accepts the rendered config" \
