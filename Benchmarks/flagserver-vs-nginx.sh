@@ -187,19 +187,7 @@ TOKEN=$("$BIN" --database "$DIR/flags.sqlite" token create --name bench --role w
 curl -sf -o /dev/null -X PUT "http://127.0.0.1:$PORT/v1/environments/production/flags/benchCounter" \
   -H "Authorization: Bearer $TOKEN" -H 'Content-Type: application/json' -H 'X-Change-Message: bench counter' \
   -d '{"type": "integer", "default": 0}'
-cat >"$DIR/put.lua" <<LUA
-local counter = 0
-local thread_id = 0
-local threads = 0
-function setup(thread) threads = threads + 1; thread:set("id", threads) end
-function init(args) thread_id = id end
-function request()
-  counter = counter + 1
-  return wrk.format("PUT", "/v1/environments/production/flags/benchCounter", {
-    ["Authorization"] = "Bearer $TOKEN", ["Content-Type"] = "application/json", ["X-Change-Message"] = "bench flip"
-  }, tostring(thread_id * 100000000 + counter))
-end
-LUA
+Benchmarks/flip-script.sh "$TOKEN" >"$DIR/put.lua"
 echo "== Durable flips by PUT alone (wrk -t2 -c$PUT_CONNECTIONS; each PUT sets a new value, so each is a new fsynced version)"
 wrk -t2 -c"$PUT_CONNECTIONS" -d"${DURATION}s" --latency -s "$DIR/put.lua" "http://127.0.0.1:$PORT" >"$DIR/wrk-put-alone.txt"
 read -r alone alonep99 alonebad _ < <(summarize "$DIR/wrk-put-alone.txt")

@@ -182,21 +182,7 @@ make_counter() {  # node token
     -H "Authorization: Bearer $2" -H 'Content-Type: application/json' -H 'X-Change-Message: bench counter' \
     -d '{"type": "integer", "default": 0}'
 }
-put_script() {  # file token base: wrk's PUT of benchCounter, each request a new value (base keeps wrk processes apart)
-  cat >"$1" <<LUA
-local counter = 0
-local thread_id = 0
-local threads = 0
-function setup(thread) threads = threads + 1; thread:set("id", threads) end
-function init(args) thread_id = id end
-function request()
-  counter = counter + 1
-  return wrk.format("PUT", "/v1/environments/production/flags/benchCounter", {
-    ["Authorization"] = "Bearer $2", ["Content-Type"] = "application/json", ["X-Change-Message"] = "bench flip"
-  }, tostring($3 + thread_id * 100000000 + counter))
-end
-LUA
-}
+put_script() { Benchmarks/flip-script.sh "$2" "$3" >"$1"; }  # file token base (base keeps wrk processes apart)
 make_counter sqlite "$SQLITE_TOKEN"
 make_counter pg1 "$PG_TOKEN"
 put_script "$DIR/put-sqlite.lua" "$SQLITE_TOKEN" 0
