@@ -56,7 +56,14 @@ extension WriteQueue {
                                                             author: job.author, message: job.message, expectedCurrentVersion: base.version,
                                                             target: target, client: job.client), document: proposed)]
             var noAudit: [AuditRecord] = []
-            flush(&batch, audit: &noAudit)
+            // Overtaken by another node's commit (PostgreSQL), it is taken again on the newest version like any bare
+            // write (before: `503 busy` at the first conflict, without the retries a write gets).
+            let handedBack = flush(&batch, audit: &noAudit, handBackConflicts: store.isPostgres)
+            if !handedBack.isEmpty {
+                catchUpWithStore()
+                metrics.publishRetries.add(handedBack.count, ordering: .relaxed)
+                process(handedBack, caughtUp: true, retries: WriteQueue.rebaseRetries - 1)
+            }
             return
         }
         let now = ChangeScheduler.wallClock()
