@@ -113,22 +113,7 @@ chmod 644 "$DIR/www/production.json"
 ETAG=$(curl -sfI "$DOC_URL" | sed -n 's/^[Ee][Tt][Aa][Gg]: //p' | tr -d '\r')
 
 NGINX_PORT=$(free_port)
-cat >"$DIR/nginx.conf" <<CONF
-worker_processes auto;
-pid $DIR/nginx.pid;
-error_log $DIR/nginx-error.log warn;
-events { worker_connections 4096; }
-http {
-  access_log off;
-  keepalive_requests 1000000;
-  default_type application/json;
-  server {
-    listen 127.0.0.1:$NGINX_PORT deferred;  # TCP_DEFER_ACCEPT, as flagserver by default
-    root $DIR/www;
-    location = /production.json { add_header Cache-Control "public, max-age=5"; }
-  }
-}
-CONF
+Benchmarks/nginx-static-conf.sh "$DIR" "$NGINX_PORT" >"$DIR/nginx.conf"
 nginx -c "$DIR/nginx.conf" -p "$DIR"
 NGINX_URL="http://127.0.0.1:$NGINX_PORT/production.json"
 for _ in $(seq 1 100); do curl -sf "$NGINX_URL" -o /dev/null && break; sleep 0.05; done

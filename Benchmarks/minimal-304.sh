@@ -28,23 +28,12 @@ for _ in $(seq 200); do FP=$(sed -n 's#^listening on http://127.0.0.1:\([0-9]*\)
 [ -n "${FP:-}" ] || { echo "flagserver did not start: $(cat "$DIR/fs.err")" >&2; exit 1; }
 DOC="http://127.0.0.1:$FP/v1/environments/production/document"
 ETAG=$(curl -sfI "$DOC" | sed -n 's/^[Ee][Tt][Aa][Gg]: //p' | tr -d '\r')
-mkdir -p "$DIR/www"; curl -sf "$DOC" -o "$DIR/www/p.json"; chmod 755 "$DIR" "$DIR/www"; chmod 644 "$DIR/www/p.json"
+mkdir -p "$DIR/www"; curl -sf "$DOC" -o "$DIR/www/production.json"; chmod 755 "$DIR" "$DIR/www"; chmod 644 "$DIR/www/production.json"
 NGINX_PORT=$(free_port)
-cat >"$DIR/nginx.conf" <<CONF
-worker_processes auto;
-pid $DIR/nginx.pid;
-error_log $DIR/nginx-error.log warn;
-events { worker_connections 4096; }
-http {
-  access_log off;
-  keepalive_requests 1000000;
-  default_type application/json;
-  server { listen 127.0.0.1:$NGINX_PORT deferred; root $DIR/www; location = /p.json { add_header Cache-Control "public, max-age=5"; } }
-}
-CONF
+Benchmarks/nginx-static-conf.sh "$DIR" "$NGINX_PORT" >"$DIR/nginx.conf"
 nginx -c "$DIR/nginx.conf" -p "$DIR"
-for _ in $(seq 100); do curl -sf "http://127.0.0.1:$NGINX_PORT/p.json" -o /dev/null && break; sleep 0.05; done
-NETAG=$(curl -sfI "http://127.0.0.1:$NGINX_PORT/p.json" | sed -n 's/^[Ee][Tt][Aa][Gg]: //p' | tr -d '\r')
+for _ in $(seq 100); do curl -sf "http://127.0.0.1:$NGINX_PORT/production.json" -o /dev/null && break; sleep 0.05; done
+NETAG=$(curl -sfI "http://127.0.0.1:$NGINX_PORT/production.json" | sed -n 's/^[Ee][Tt][Aa][Gg]: //p' | tr -d '\r')
 EP_PORT=$(free_port); "$DIR/epoll304" "$EP_PORT" 2 & EP=$!; PIDS+=("$EP")
 UR_PORT=$(free_port); "$DIR/uring304" "$UR_PORT" 2 & UR=$!; PIDS+=("$UR")
 sleep 0.3
@@ -67,7 +56,7 @@ echo "== GET 304, wrk -t2 -c$CONNECTIONS -d${DURATION}s, $(nproc) cores, $ROUNDS
 printf "%-6s %18s %26s %26s %26s\n" round nginx flagserver "C epoll" "C io_uring"
 : >"$DIR/rows"
 for round in $(seq "$ROUNDS"); do
-  read -r ng ngc < <(run nginx "http://127.0.0.1:$NGINX_PORT/p.json" "$NETAG" $(nginx_pids))
+  read -r ng ngc < <(run nginx "http://127.0.0.1:$NGINX_PORT/production.json" "$NETAG" $(nginx_pids))
   read -r fs fsc < <(run flagserver "$DOC" "$ETAG" "$FS")
   read -r ep epc < <(run epoll "http://127.0.0.1:$EP_PORT/" x "$EP")
   read -r ur urc < <(run uring "http://127.0.0.1:$UR_PORT/" x "$UR")
