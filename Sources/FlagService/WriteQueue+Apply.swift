@@ -47,13 +47,15 @@ extension WriteQueue {
             return
         }
         let application: ChangeApplication
+        var rebased = false
         do {
             application = try store.applyChange(id: change.id, document: merged.canonicalBytes,
                                                 expectedCurrentVersion: current.version, actor: job.author) { newest in
                 // Under the write lock, on the writer thread: decided again on the version another node published.
+                rebased = true
                 let now = try newest.map { try FlagDocument.decode($0.document) } ?? empty
                 decision = Self.decide(change, base: base, now: now, policy: policy)
-                if case .publish(let rebased) = decision { return rebased.canonicalBytes }
+                if case .publish(let document) = decision { return document.canonicalBytes }
                 return nil
             }
         } catch {
@@ -68,7 +70,7 @@ extension WriteQueue {
         switch application {
         case .applied(let record, .published(let version)):
             let published = if case .publish(let document) = decision { document } else { merged }
-            if published.canonicalBytes != merged.canonicalBytes { metrics.publishRetries.add(1, ordering: .relaxed) }
+            if rebased { metrics.publishRetries.add(1, ordering: .relaxed) }
             announce(Snapshot(record: version, document: published, documentIsCanonical: true), changeID: record.id)
             metrics.recordPublish(changed: true)
             logger.log(.info, "change_applied", ["env": record.environment, "change": "\(record.id)", "version": "\(version.number)",

@@ -93,18 +93,21 @@ extension FlagStore {
             try database.transaction(.immediate) {
                 let change = try Self.fetchChange(database, id: id)
                 guard ChangeStatus.applicable.contains(change.status) else { return .notApplicable(change) }
-                var (document, expected) = (document, expectedCurrentVersion)
-                if let rebase {
-                    let newest = try Self.newestVersionInTransaction(database, environment: change.environment)
-                    if (newest?.number ?? 0) != expectedCurrentVersion {
-                        guard let rebuilt = try rebase(newest) else { return .declined(change) }
-                        if rebuilt.isEmpty { throw FlagStoreError.invalidArgument(name: "document", reason: "must not be empty") }
-                        (document, expected) = (rebuilt, newest?.number ?? 0)
-                    }
+                func publish(_ document: [UInt8], expecting expected: Int) throws -> PublishOutcome {
+                    try Self.publishInTransaction(
+                        database, environment: change.environment, document: document, hash: Self.contentHash(document),
+                        author: change.author, message: change.message, expectedCurrentVersion: expected, rolledBackFrom: nil)
                 }
-                let outcome = try Self.publishInTransaction(
-                    database, environment: change.environment, document: document, hash: Self.contentHash(document),
-                    author: change.author, message: change.message, expectedCurrentVersion: expected, rolledBackFrom: nil)
+                let outcome: PublishOutcome
+                do {
+                    outcome = try publish(document, expecting: expectedCurrentVersion)
+                } catch FlagStoreError.versionConflict where rebase != nil {
+                    // The head check writes nothing before it throws: still under the lock, the newest version decides.
+                    let newest = try Self.verifiedNewestVersion(database, environment: change.environment)
+                    guard let rebase, let rebuilt = try rebase(newest) else { return .declined(change) }
+                    if rebuilt.isEmpty { throw FlagStoreError.invalidArgument(name: "document", reason: "must not be empty") }
+                    outcome = try publish(rebuilt, expecting: newest?.number ?? 0)
+                }
                 let now = currentMilliseconds()
                 let updated = try database.run("""
                     UPDATE changes SET status = 'applied', applied_version = ?, applied_at = ?

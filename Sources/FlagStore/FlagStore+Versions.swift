@@ -132,15 +132,20 @@ extension FlagStore {
                 }
                 // Republishing damaged bytes under the old hash would give them a fresh, trusted version.
                 try Self.verify(old)
-                var expected = expectedCurrentVersion
-                if let allowedOn, let stale = expected {
-                    let newest = try Self.newestVersionInTransaction(database, environment: environment)
-                    if (newest?.number ?? 0) != stale, try allowedOn(newest) { expected = newest?.number ?? 0 }
+                func publish(expecting expected: Int?) throws -> PublishOutcome {
+                    try Self.publishInTransaction(database, environment: environment, document: old.document,
+                                                  hash: old.contentHash, author: author, message: message,
+                                                  expectedCurrentVersion: expected, rolledBackFrom: number, client: client)
                 }
-                return try Self.publishInTransaction(database, environment: environment, document: old.document,
-                                                     hash: old.contentHash, author: author, message: message,
-                                                     expectedCurrentVersion: expected,
-                                                     rolledBackFrom: number, client: client)
+                do {
+                    return try publish(expecting: expectedCurrentVersion)
+                } catch FlagStoreError.versionConflict where allowedOn != nil {
+                    // The head check writes nothing before it throws: still under the lock, the newest version decides.
+                    let newest = try Self.verifiedNewestVersion(database, environment: environment)
+                    guard let allowedOn, try allowedOn(newest) else { throw FlagStoreError.versionConflict(
+                        environment: environment, expected: expectedCurrentVersion ?? 0, current: newest?.number ?? 0) }
+                    return try publish(expecting: newest?.number ?? 0)
+                }
             }
         }
     }
@@ -234,12 +239,15 @@ extension FlagStore {
 
     /// The current (newest) version of `environment`, or nil when nothing was published yet.
     public func currentVersion(environment: String) throws -> VersionRecord? {
-        try read { database in
-            let environmentID = try Self.environmentID(database, environment)
-            return try database.queryFirst(
-                "SELECT \(Self.versionColumns) FROM versions v WHERE v.environment_id = ? ORDER BY v.number DESC LIMIT 1",
-                [.integer(environmentID)]) { Self.record(from: $0, environment: environment) }
-        }
+        try read { try Self.newestVersion($0, environment: environment) }
+    }
+
+    /// The newest version of `environment` on `database`, nil when it has none (not verified).
+    static func newestVersion(_ database: Database, environment: String) throws -> VersionRecord? {
+        let environmentID = try environmentID(database, environment)
+        return try database.queryFirst(
+            "SELECT \(versionColumns) FROM versions v WHERE v.environment_id = ? ORDER BY v.number DESC LIMIT 1",
+            [.integer(environmentID)]) { record(from: $0, environment: environment) }
     }
 
     /// Version `number` of `environment`; `versionNotFound` when there is none. Not verified: callers that
@@ -289,15 +297,10 @@ extension FlagStore {
         }
     }
 
-    /// The newest version of `environment` inside a write transaction (under the write lock: what a publish in the
-    /// same transaction builds on), its hash verified; nil when it has none.
-    static func newestVersionInTransaction(_ database: Database, environment: String) throws -> VersionRecord? {
-        let environmentID = try environmentID(database, environment)
-        guard let record = try database.queryFirst(
-            "SELECT \(versionColumns) FROM versions v WHERE v.environment_id = ? ORDER BY v.number DESC LIMIT 1",
-            [.integer(environmentID)], row: { record(from: $0, environment: environment) })
-        else { return nil }
-        try verify(record)
+    /// `newestVersion` with its hash verified: what a rebase under the write lock builds on (it is republished).
+    static func verifiedNewestVersion(_ database: Database, environment: String) throws -> VersionRecord? {
+        let record = try newestVersion(database, environment: environment)
+        if let record { try verify(record) }
         return record
     }
 

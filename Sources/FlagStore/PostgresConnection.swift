@@ -148,13 +148,15 @@ package final class PostgresConnection {
         return "\(host):\(port)"
     }
 
-    private static func monotonicNanoseconds() -> UInt64 {
+    /// CLOCK_MONOTONIC in nanoseconds (connect back-off, `StoreListener`'s wait).
+    static func monotonicNanoseconds() -> UInt64 {
         var now = timespec()
         clock_gettime(CLOCK_MONOTONIC, &now)
         return UInt64(now.tv_sec) * 1_000_000_000 + UInt64(now.tv_nsec)
     }
 
-    private static func nanoseconds(_ duration: Duration) -> UInt64 {
+    /// `duration` in nanoseconds, negative as 0.
+    static func nanoseconds(_ duration: Duration) -> UInt64 {
         let (seconds, attoseconds) = duration.components
         return UInt64(max(0, seconds)) * 1_000_000_000 + UInt64(max(0, attoseconds / 1_000_000_000))
     }

@@ -62,32 +62,22 @@ public final class StoreListener: @unchecked Sendable {
         do {
             try connection.reconnectIfNeeded()
             var heard = Heard(reconnected: try listenIfNeeded())
-            let deadline = Self.monotonicMilliseconds() + Self.milliseconds(timeout)
+            let deadline = PostgresConnection.monotonicNanoseconds() + PostgresConnection.nanoseconds(timeout)
             while true {
                 let own = ownSession?.backendPID.load(ordering: .relaxed) ?? 0
                 for (channel, payload, sender) in try connection.notifications() where sender != own || own == 0 {
                     if channel == Self.channel { heard.versions.insert(payload) }
                     if channel == Self.changesChannel { heard.changes = true }
                 }
-                let left = deadline - Self.monotonicMilliseconds()
-                if heard != Heard() || left <= 0 { return heard }
+                let now = PostgresConnection.monotonicNanoseconds()
+                if heard != Heard() || now >= deadline { return heard }
                 var descriptor = pollfd(fd: connection.socket, events: Int16(POLLIN), revents: 0)
-                if poll(&descriptor, 1, Int32(clamping: left)) <= 0 { return heard }
+                // Rounded up, so a wait never polls for 0 ms and spins through its last millisecond.
+                if poll(&descriptor, 1, Int32(clamping: (deadline - now + 999_999) / 1_000_000)) <= 0 { return heard }
             }
         } catch {
             throw FlagStoreError.wrap(error)
         }
-    }
-
-    private static func milliseconds(_ duration: Duration) -> Int64 {
-        let (seconds, attoseconds) = duration.components
-        return seconds * 1000 + attoseconds / 1_000_000_000_000_000
-    }
-
-    private static func monotonicMilliseconds() -> Int64 {
-        var now = timespec()
-        clock_gettime(CLOCK_MONOTONIC, &now)
-        return Int64(now.tv_sec) * 1000 + Int64(now.tv_nsec) / 1_000_000
     }
 
     /// The server the listener is connected to (`host:port`), nil while it is not: after a failover, which host of

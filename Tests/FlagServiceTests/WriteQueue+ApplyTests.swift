@@ -62,6 +62,55 @@ import Testing
         #expect(try store.auditEntries(query: AuditQuery(action: "change.apply")).entries.first?.actor == "scheduler")
     }
 
+    /// Publishes `edit` of `key` as the next version through a second store on the same file, which the queue's
+    /// snapshots do not see (as another node's commit on PostgreSQL): the writer finds it only at its commit.
+    static func publishBehindTheQueue(_ store: FlagStore, _ key: String, _ edit: FlagEdit) throws {
+        let other = try FlagStore.open(path: store.path)
+        defer { other.close() }
+        let current = try #require(try other.currentVersion(environment: "production"))
+        let job = WriteQueueChangesTests.job(.flag(key: key, edit: edit), index: 0, into: Outcomes())
+        let document = try WriteQueue.proposedDocument(job, base: try FlagDocument.decode(current.document))
+        _ = try other.publish(environment: "production", document: document.canonicalBytes, author: "other node")
+    }
+
+    /// A version committed behind the writer's back (another node's): the change is decided again on it under the
+    /// write lock and published on top of it in that transaction, keeping it (`FlagStore.applyChange`'s `rebase`).
+    @Test func aVersionTheWriterHadNotSeenIsKeptAndTheChangePublishedOnIt() throws {
+        let (queue, snapshots, store, directory) = try WriteQueueChangesTests.fixture()
+        defer { store.close(); try? FileManager.default.removeItem(atPath: directory) }
+        let change = try Self.change(store, flags: ["showIntroFreeSubscriptionBanner": Self.bannerOff])
+        try Self.publishBehindTheQueue(store, "subscriptionPriceIncreaseMessagingEnabled", .value(true))
+        #expect(snapshots.snapshot("production")?.version == 1, "the queue has not seen version 2")
+        let outcomes = Outcomes()
+        Self.apply(queue, change.id, index: 0, into: outcomes)
+        let (record, published) = try #require(Self.ran(outcomes, 0))
+        #expect(record.status == .applied && record.appliedVersion == 3)
+        let flags = try #require(published?.document.flags)
+        #expect(flags["showIntroFreeSubscriptionBanner"]?.defaultValue == false)
+        #expect(flags["subscriptionPriceIncreaseMessagingEnabled"]?.defaultValue == true, "the other node's version is kept")
+        #expect(snapshots.snapshot("production")?.version == 3)
+        let stored = try FlagDocument.decode(try #require(try store.currentVersion(environment: "production")).document)
+        #expect(stored.flags["subscriptionPriceIncreaseMessagingEnabled"]?.defaultValue == true)
+    }
+
+    /// The same when the unseen version changed what the change sets: decided under the lock, it is a conflict and
+    /// nothing is published (`.declined`), as if the writer had seen the version.
+    @Test func aConflictInAVersionTheWriterHadNotSeenIsFoundUnderTheLock() throws {
+        let (queue, snapshots, store, directory) = try WriteQueueChangesTests.fixture()
+        defer { store.close(); try? FileManager.default.removeItem(atPath: directory) }
+        let change = try Self.change(store, flags: ["showIntroFreeSubscriptionBanner": Self.bannerOff])
+        let ruled: JSONValue = ["type": "boolean", "default": true, "requires": ["monetizationEnabled": true],
+                                "rules": [["cohort": "internal", "value": false]]]
+        try Self.publishBehindTheQueue(store, "showIntroFreeSubscriptionBanner", .definition(ruled))
+        let outcomes = Outcomes()
+        Self.apply(queue, change.id, index: 0, into: outcomes)
+        let (record, published) = try #require(Self.ran(outcomes, 0))
+        #expect(record.status == .conflicted && published == nil)
+        #expect(record.conflicts.map(\.pointer) == ["/flags/showIntroFreeSubscriptionBanner"])
+        #expect(try store.currentVersion(environment: "production")?.number == 2, "nothing published")
+        #expect(snapshots.snapshot("production")?.version == 1)
+    }
+
     @Test func aFlagChangedSinceIsAConflictAndNothingIsPublished() throws {
         let (queue, snapshots, store, directory) = try WriteQueueChangesTests.fixture()
         defer { store.close(); try? FileManager.default.removeItem(atPath: directory) }
