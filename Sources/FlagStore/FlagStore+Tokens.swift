@@ -12,7 +12,7 @@ extension FlagStore {
     /// while the file is unchanged. nil for PostgreSQL (other nodes: the database decides every miss).
     public var tokensStampPath: String? { isPostgres ? nil : path + "-tokens" }
 
-    /// Grows `tokensStampPath` by one byte (its size, not its time, tells a change: two changes within one clock
+    /// Grows `tokensStampPath` by one byte after a committed token change (its size, not its time, tells a change: two changes within one clock
     /// tick would leave the time alone). Best effort: if it cannot be written, the table's timed reload still finds
     /// the token.
     private func markTokensChanged() {
@@ -46,8 +46,7 @@ extension FlagStore {
         let secret = Self.tokenPrefix + Self.base64URL(random)
         let hash = SHA256.hexDigest(Array(secret.utf8))
         let now = currentMilliseconds()
-        defer { markTokensChanged() }
-        return try write { database in
+        let result = try write { database in
             try database.transaction {
                 if let environments {
                     let known = try Self.environmentNames(database)
@@ -72,6 +71,8 @@ extension FlagStore {
                 return (secret, record)
             }
         }
+        markTokensChanged()
+        return result
     }
 
     /// Tokens by name, active ones only unless `includeRevoked`.
@@ -90,8 +91,7 @@ extension FlagStore {
     public func revokeToken(name: String, actor: String = "admin", client: String? = nil) throws -> TokenRecord {
         try Self.requireNonEmpty(actor, name: "actor")
         let now = currentMilliseconds()
-        defer { markTokensChanged() }
-        return try write { database in
+        let result = try write { database in
             try database.transaction {
                 let found = try database.queryFirst("""
                     SELECT id, name, role, created_at, revoked_at, secret_hash, environments FROM tokens
@@ -107,6 +107,8 @@ extension FlagStore {
                                    environments: found.environments)
             }
         }
+        markTokensChanged()
+        return result
     }
 
     /// The active token whose secret this is, or nil (unknown, malformed or revoked).
