@@ -130,4 +130,19 @@ static inline int64_t cepoll_wall_seconds(void) {
 /// Identity of the calling thread, comparable with `==` (pthread_t is an integer on Linux/glibc).
 static inline uint64_t cepoll_thread_id(void) { return (uint64_t)pthread_self(); }
 
+/// The CPU the calling thread runs on, -1 if unknown. glibc reads it from the thread's rseq area (or the
+/// vDSO): no system call. Declared here because <sched.h> declares it only under _GNU_SOURCE.
+int sched_getcpu(void);
+static inline int32_t cepoll_current_cpu(void) { return sched_getcpu(); }
+
+/// The CPU whose network stack handled the socket's last incoming packet (`SO_INCOMING_CPU`, Linux 3.19),
+/// -1 if unknown. Over loopback it is the CPU the sending thread ran on; from a NIC, the CPU of its
+/// receive queue's interrupt.
+static inline int32_t cepoll_incoming_cpu(int fd) {
+    int cpu = -1;
+    socklen_t length = sizeof cpu;
+    if (getsockopt(fd, SOL_SOCKET, SO_INCOMING_CPU, &cpu, &length) != 0) return -1;
+    return cpu;
+}
+
 #endif

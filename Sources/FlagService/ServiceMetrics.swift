@@ -194,6 +194,9 @@ public final class ServiceMetrics: Sendable {
             out += "flagserver_connections_total{outcome=\"accepted\"} \(server.connectionsAccepted)\n"
             out += "flagserver_connections_total{outcome=\"rejected\"} \(server.connectionsRejected)\n"
             out += "flagserver_connections_total{outcome=\"timed_out\"} \(server.connectionsTimedOut)\n"
+            out += "# HELP flagserver_connections_moved_total Idle keep-alive connections moved to the event loop on the CPU their requests arrive on.\n"
+            out += "# TYPE flagserver_connections_moved_total counter\n"
+            out += "flagserver_connections_moved_total \(server.connectionsMoved)\n"
             out += "# HELP flagserver_http_responses_total Every response the HTTP layer sent (also 404/405 for unknown routes), by status.\n"
             out += "# TYPE flagserver_http_responses_total counter\n"
             for (status, count) in server.responsesByStatus.sorted(by: { $0.key < $1.key }) {

@@ -24,6 +24,10 @@ final class EventLoop: @unchecked Sendable {
         var deliveries: [(Connection, UInt64, HTTPResponse)] = []
         var streamOperations: [(HTTPStream, HTTPStream.Operation)] = []
         var stopGrace: Duration?
+        /// Connections other loops hand to this one (`EventLoop+Placement.swift`).
+        var arrivals: [ArrivingConnection] = []
+        /// Set by `requestStop` and never cleared: from then on this loop takes no arrivals.
+        var stopRequested = false
     }
 
     let index: Int
@@ -53,6 +57,12 @@ final class EventLoop: @unchecked Sendable {
     @exclusivity(unchecked) var forceCloseAt: UInt64 = .max
     @exclusivity(unchecked) var nextSweep: UInt64 = 0
     @exclusivity(unchecked) var listenerPausedUntil: UInt64 = 0
+    /// The server's other loops, set before the threads start when `followsIncomingCPU` is on (else empty).
+    @exclusivity(unchecked) var siblings: [SiblingLoop] = []
+    /// Requests until the next placement check (`considerMoving`).
+    @exclusivity(unchecked) var placementCountdown = 0
+    /// The CPU this loop last woke up on, published for its siblings (-1 before it ran, or with no siblings).
+    let cpu = Atomic<Int32>(-1)
     let sweepInterval: UInt64
     /// `EPOLLIN`, with `EPOLLEXCLUSIVE` when the listener is shared (which epoll_ctl cannot MOD, only DEL and ADD).
     let listenerEvents: UInt32
@@ -111,6 +121,7 @@ final class EventLoop: @unchecked Sendable {
     /// Runs until stopped and every connection is closed (or the grace period ends).
     func run() {
         threadID.store(Socket.currentThread(), ordering: .releasing)
+        if !siblings.isEmpty { cpu.store(Socket.currentCPU(), ordering: .relaxed) }
         now = Socket.monotonicNanoseconds()
         updateDate()
         nextSweep = now &+ sweepInterval
@@ -119,6 +130,8 @@ final class EventLoop: @unchecked Sendable {
             guard let n = System.epollWait(epfd, events, EventLoop.maxEvents, timeoutMs: timeoutMs) else { break }
             now = Socket.monotonicNanoseconds()
             updateDate()
+            let placing = !siblings.isEmpty
+            if placing { cpu.store(Socket.currentCPU(), ordering: .relaxed) }
             for i in 0..<n {
                 let (token, flags) = System.event(events, i)
                 switch token {
@@ -132,7 +145,10 @@ final class EventLoop: @unchecked Sendable {
                         continue
                     }
                     if flags & System.writable != 0 { connection.onWritable() }
-                    if flags & System.readable != 0 { connection.onReadable() }
+                    if flags & System.readable != 0 {
+                        connection.onReadable()
+                        if placing { considerMoving(connection) }
+                    }
                 }
             }
             if now >= nextSweep {
@@ -179,7 +195,10 @@ final class EventLoop: @unchecked Sendable {
 
     /// Asks the loop to stop accepting and close connections once their work is done.
     func requestStop(grace: Duration) {
-        mailbox.withLock { $0.stopGrace = grace }
+        mailbox.withLock {
+            $0.stopGrace = grace
+            $0.stopRequested = true
+        }
         wake()
     }
 
@@ -192,12 +211,17 @@ final class EventLoop: @unchecked Sendable {
         Socket.drain(eventFD: wakeFD)
         // Cleared before taking the deliveries, so a delivery posted after the swap signals again.
         wakePending.store(false, ordering: .releasing)
-        let (deliveries, streamOperations, grace) = mailbox.withLock { box in
-            let taken = (box.deliveries, box.streamOperations, box.stopGrace)
+        let (deliveries, streamOperations, grace, arrivals) = mailbox.withLock { box in
+            let taken = (box.deliveries, box.streamOperations, box.stopGrace, box.arrivals)
             box.deliveries = []
             box.streamOperations = []
             box.stopGrace = nil
+            box.arrivals = []
             return taken
+        }
+        // Before a stop: `beginStop` then closes them like its own idle connections.
+        for arrival in arrivals {
+            adopt(fd: arrival.fd, id: arrival.id, peer: arrival.peer, deadline: now &+ timeouts.idle, requestIndex: arrival.requestIndex)
         }
         for (connection, sequence, response) in deliveries {
             connection.complete(sequence: sequence, response: response)
@@ -256,31 +280,37 @@ final class EventLoop: @unchecked Sendable {
                 counters.values.withLock { $0.rejected += 1 }
                 continue
             }
-            generation &+= 1
-            let token = UInt64(generation) << 32 | UInt64(UInt32(bitPattern: fd))
-            let id = core.nextConnectionID.wrappingAdd(1, ordering: .relaxed).oldValue
-            let limits = core.configuration.limits
-            let connection = Connection(
-                fd: fd, token: token, id: id, peer: peer, loop: self,
-                limits: HTTPRequestParser.Limits(
-                    maxRequestLineBytes: limits.maxRequestLineBytes, maxHeaderBytes: limits.maxHeaderBytes,
-                    maxHeaderCount: limits.maxHeaderCount, maxBodyBytes: limits.maxBodyBytes))
-            let slot = Int(fd)
-            if slot >= connections.count { connections.append(contentsOf: repeatElement(nil, count: slot + 1 - connections.count + 64)) }
-            connections[slot] = connection
-            connectionCount += 1
             acceptedNow += 1
             // A new connection must send its first request within the header timeout (an opened, silent
             // connection is the cheapest slowloris); the idle timeout applies between requests.
-            connection.deadline = now &+ timeouts.header
-            // Under load the first request has usually arrived by the time the connection is accepted: read
-            // it now instead of after another epoll_wait. A connection that is answered and closed in this
-            // one step (`Connection: close`) never costs an epoll_ctl at all; one that stays open is
-            // registered with whatever interest the first read left it with.
-            connection.onReadable()
-            if connection.phase != .closed && !connection.register() {
-                connection.close()
-            }
+            adopt(fd: fd, id: core.nextConnectionID.wrappingAdd(1, ordering: .relaxed).oldValue, peer: peer,
+                  deadline: now &+ timeouts.header)
+        }
+    }
+
+    /// Makes an open socket (accepted here, or handed over by a sibling) one of this loop's connections.
+    func adopt(fd: Int32, id: UInt64, peer: HTTPPeerAddress, deadline: UInt64, requestIndex: Int = 0) {
+        generation &+= 1
+        let token = UInt64(generation) << 32 | UInt64(UInt32(bitPattern: fd))
+        let limits = core.configuration.limits
+        let connection = Connection(
+            fd: fd, token: token, id: id, peer: peer, loop: self,
+            limits: HTTPRequestParser.Limits(
+                maxRequestLineBytes: limits.maxRequestLineBytes, maxHeaderBytes: limits.maxHeaderBytes,
+                maxHeaderCount: limits.maxHeaderCount, maxBodyBytes: limits.maxBodyBytes))
+        connection.requestIndex = requestIndex
+        let slot = Int(fd)
+        if slot >= connections.count { connections.append(contentsOf: repeatElement(nil, count: slot + 1 - connections.count + 64)) }
+        connections[slot] = connection
+        connectionCount += 1
+        connection.deadline = deadline
+        // Under load the first request has usually arrived by the time the connection is accepted (or handed
+        // over): read it now instead of after another epoll_wait. A connection that is answered and closed in
+        // this one step (`Connection: close`) never costs an epoll_ctl at all; one that stays open is
+        // registered with whatever interest the first read left it with.
+        connection.onReadable()
+        if connection.phase != .closed && !connection.register() {
+            connection.close()
         }
     }
 

@@ -68,6 +68,10 @@ public final class HTTPServer: Sendable {
                 for fd in listeners.dropFirst(loops.count) { Socket.close(fd) }
                 throw error
             }
+            if config.followsIncomingCPU && loops.count > 1 {
+                // Before the threads start, so each loop reads its siblings without a lock.
+                for loop in loops { loop.siblings = loops.filter { $0 !== loop }.map { SiblingLoop(loop: $0) } }
+            }
             var threads: [pthread_t] = []
             for loop in loops {
                 do throws(HTTPError) {

@@ -25,6 +25,16 @@ public struct HTTPServerConfiguration: Sendable {
     public var accessLog: HTTPAccessLog
     /// Streaming responses: how many, how much queued output each, how often a heartbeat.
     public var streams = HTTPStreamLimits()
+    /// Whether an idle keep-alive connection moves to the loop that runs on the CPU its requests arrive on
+    /// (`SO_INCOMING_CPU`; see `EventLoop+Placement.swift`). A client thread then talks to one loop that
+    /// the scheduler keeps on its CPU, instead of waking a loop on the other CPU for every request. With one
+    /// loop it does nothing.
+    public var followsIncomingCPU = true
+    /// How often a loop checks where a connection's requests arrive: after one request in this many.
+    package var placementInterval = 64
+    /// Tests: replaces the CPU check; given a connection's socket and its loop's index, the index of the
+    /// loop it should move to (nil: stay).
+    package var placementProbe: (@Sendable (_ fd: Int32, _ loopIndex: Int) -> Int?)?
 
     /// How event loops get new connections.
     public enum Listener: Sendable, Equatable {

@@ -11,6 +11,9 @@ public struct HTTPServerMetrics: Sendable, Equatable {
     public var connectionsRejected: Int = 0
     /// Connections closed by a header, body, idle or write timeout.
     public var connectionsTimedOut: Int = 0
+    /// Idle keep-alive connections moved to the loop on the CPU their requests arrive on
+    /// (`HTTPServerConfiguration.followsIncomingCPU`).
+    public var connectionsMoved: Int = 0
     /// Responses sent, by status code.
     public var responsesByStatus: [Int: Int] = [:]
     /// Responses sent in total.
@@ -35,6 +38,7 @@ final class LoopCounters: @unchecked Sendable {
         var accepted = 0
         var rejected = 0
         var timedOut = 0
+        var moved = 0
     }
 
     let values = PThreadMutex(Values())
@@ -66,6 +70,7 @@ final class LoopCounters: @unchecked Sendable {
             metrics.connectionsAccepted += v.accepted
             metrics.connectionsRejected += v.rejected
             metrics.connectionsTimedOut += v.timedOut
+            metrics.connectionsMoved += v.moved
         }
         metrics.bodyBytesSent += counts[LoopCounters.statuses].load(ordering: .relaxed)
         for code in 0..<LoopCounters.statuses {

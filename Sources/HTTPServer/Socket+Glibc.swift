@@ -172,6 +172,12 @@ enum Socket {
     static func monotonicNanoseconds() -> UInt64 { cepoll_monotonic_ns() }
 
     static func currentThread() -> UInt64 { cepoll_thread_id() }
+
+    /// The CPU that handled the socket's last incoming packet (`SO_INCOMING_CPU`), -1 if unknown.
+    static func incomingCPU(_ fd: Int32) -> Int32 { cepoll_incoming_cpu(fd) }
+
+    /// The CPU the calling thread runs on now, -1 if unknown (no system call).
+    static func currentCPU() -> Int32 { cepoll_current_cpu() }
 }
 
 extension Duration {

@@ -71,6 +71,8 @@ import Testing
         // This request's connection at least (earlier ones may still be closing).
         let open = text.split(separator: "\n").first { $0.hasPrefix("flagserver_open_connections ") }
         #expect((open?.split(separator: " ").last).flatMap { Int($0) } ?? 0 >= 1)
+        // Present from the start, as every counter (its value depends on which CPU the test's requests came from).
+        #expect(text.contains("\nflagserver_connections_moved_total "))
         // Every sample line is `name{labels} value` with a numeric value.
         for line in text.split(separator: "\n") where !line.hasPrefix("#") {
             #expect(Double(line.split(separator: " ").last ?? "") != nil, "\(line)")

@@ -38,6 +38,34 @@ import Testing
         #expect(Socket.accept(listener) == nil)
     }
 
+    @Test func theIncomingCPUIsTheSendersOverLoopback() async throws {
+        let (listener, port) = try Socket.listen(host: "127.0.0.1", port: 0, backlog: 8, reusePort: false, deferAcceptSeconds: nil)
+        defer { Socket.close(listener) }
+        let client = try RawClient(port: port)
+        var accepted: Int32 = -1
+        #expect(await eventually {
+            if case .accepted(let fd, _)? = Socket.accept(listener) { accepted = fd }
+            return accepted >= 0
+        })
+        defer { Socket.close(accepted) }
+        let cores = Int32(System.onlineCores())
+        #expect((0..<cores).contains(Socket.currentCPU()))
+        #expect(Socket.incomingCPU(-1) == -1)
+        // Over loopback the receive path runs on the sending thread's CPU. Sent again until the sender was on
+        // the same CPU before and after its send (it may migrate in between).
+        var agreed = false
+        for _ in 0..<100 where !agreed {
+            let before = Socket.currentCPU()
+            try client.send("x")
+            let after = Socket.currentCPU()
+            if before == after {
+                #expect(Socket.incomingCPU(accepted) == before)
+                agreed = true
+            }
+        }
+        #expect(agreed)
+    }
+
     @Test func listenOnIPv6Loopback() throws {
         let (fd, port) = try Socket.listen(host: "::1", port: 0, backlog: 8, reusePort: false)
         Socket.close(fd)
