@@ -1,10 +1,5 @@
 import Synchronization
 
-/// A sibling loop as each loop sees it: weak, so the loops of one server do not keep each other alive.
-struct SiblingLoop {
-    weak var loop: EventLoop?
-}
-
 /// An idle keep-alive connection on its way from one loop to another: what its new `Connection` keeps.
 struct ArrivingConnection {
     let fd: Int32
@@ -41,12 +36,12 @@ extension EventLoop {
     func placementTarget(for connection: Connection) -> EventLoop? {
         if let probe = core.configuration.placementProbe {
             guard let wanted = probe(connection.fd, index), wanted != index else { return nil }
-            return siblings.lazy.compactMap(\.loop).first { $0.index == wanted }
+            return siblings.first { $0.index == wanted }
         }
-        let cpus = siblings.lazy.map { $0.loop?.cpu.load(ordering: .relaxed) ?? -1 }
+        let cpus = siblings.lazy.map { $0.cpu.load(ordering: .relaxed) }
         guard let i = EventLoop.sibling(forIncomingCPU: Socket.incomingCPU(connection.fd), ownCPU: cpu.load(ordering: .relaxed), siblingCPUs: cpus)
         else { return nil }
-        return siblings[i].loop
+        return siblings[i]
     }
 
     /// Which of the siblings (by their last published CPU) should serve a connection whose packets arrive on

@@ -57,10 +57,15 @@ final class EventLoop: @unchecked Sendable {
     @exclusivity(unchecked) var forceCloseAt: UInt64 = .max
     @exclusivity(unchecked) var nextSweep: UInt64 = 0
     @exclusivity(unchecked) var listenerPausedUntil: UInt64 = 0
-    /// The server's other loops, set before the threads start when `followsIncomingCPU` is on (else empty).
-    @exclusivity(unchecked) var siblings: [SiblingLoop] = []
+    /// The server's other loops, set before the threads start when `followsIncomingCPU` is on (else empty), and
+    /// emptied by `HTTPServer` once the threads have exited (the loops hold each other strongly until then). Not
+    /// weak: a weak reference gives the loop a side table, and every retain and release of it (a connection
+    /// retains its loop several times per request) then takes the slow path, about 130 instructions a request.
+    @exclusivity(unchecked) var siblings: [EventLoop] = []
     /// Requests until the next placement check (`considerMoving`).
     @exclusivity(unchecked) var placementCountdown = 0
+    /// When the loop next publishes its CPU (monotonic nanoseconds).
+    @exclusivity(unchecked) var nextCPUPublish: UInt64 = 0
     /// The CPU this loop last woke up on, published for its siblings (-1 before it ran, or with no siblings).
     let cpu = Atomic<Int32>(-1)
     let sweepInterval: UInt64
@@ -131,7 +136,12 @@ final class EventLoop: @unchecked Sendable {
             now = Socket.monotonicNanoseconds()
             updateDate()
             let placing = !siblings.isEmpty
-            if placing { cpu.store(Socket.currentCPU(), ordering: .relaxed) }
+            if placing && now >= nextCPUPublish {
+                // At most once a millisecond: a loop changes CPUs far less often, and reading the CPU is not free
+                // everywhere (about 250 instructions a wake-up under valgrind, which has no rseq).
+                nextCPUPublish = now &+ 1_000_000
+                cpu.store(Socket.currentCPU(), ordering: .relaxed)
+            }
             for i in 0..<n {
                 let (token, flags) = System.event(events, i)
                 switch token {

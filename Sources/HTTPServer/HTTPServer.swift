@@ -70,7 +70,7 @@ public final class HTTPServer: Sendable {
             }
             if config.followsIncomingCPU && loops.count > 1 {
                 // Before the threads start, so each loop reads its siblings without a lock.
-                for loop in loops { loop.siblings = loops.filter { $0 !== loop }.map { SiblingLoop(loop: $0) } }
+                for loop in loops { loop.siblings = loops.filter { $0 !== loop } }
             }
             var threads: [pthread_t] = []
             for loop in loops {
@@ -79,6 +79,7 @@ public final class HTTPServer: Sendable {
                 } catch {
                     for started in loops.prefix(threads.count) { started.requestStop(grace: .zero) }
                     for t in threads { System.join(t) }
+                    for loop in loops { loop.siblings = [] }
                     throw error
                 }
             }
@@ -112,6 +113,8 @@ public final class HTTPServer: Sendable {
         guard let (loops, threads) = running else { return }
         for loop in loops { loop.requestStop(grace: gracePeriod) }
         for thread in threads { System.join(thread) }
+        // The threads are gone: nothing reads the siblings any more, and the loops no longer keep each other alive.
+        for loop in loops { loop.siblings = [] }
         state.withLock { $0 = .stopped(loops: loops) }
         stopped.open()
     }

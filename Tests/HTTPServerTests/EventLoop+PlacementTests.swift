@@ -38,10 +38,11 @@ import Testing
     @Test func aConnectionMovedAgainAndAgainKeepsItsIdentityAndOrder() async throws {
         try await withServer(Self.pingPong, routes: Self.routes) { server, port in
             let client = try RawClient(port: port)
+            // On a thread of its own: blocking reads would hold a thread of the pool other tests' handlers need.
+            let responses = try await offPool { try (0..<400).map { _ in try client.request("GET", "/where") } }
             var threads = Set<String>()
             var ids = Set<String>()
-            for i in 0..<400 {
-                let response = try client.request("GET", "/where")
+            for (i, response) in responses.enumerated() {
                 #expect(response.status == 200)
                 let parts = response.text.split(separator: " ").map(String.init)
                 guard parts.count == 3 else {
@@ -99,11 +100,14 @@ import Testing
         let outcomes = await withTaskGroup(of: (Int, Int).self) { group in
             for _ in 0..<8 {
                 group.addTask {
-                    guard let client = try? RawClient(port: port, timeoutSeconds: 5) else { return (0, 1) }
-                    for i in 0..<200 {
-                        guard let response = try? client.request("GET", "/where"), response.status == 200 else { return (i, 1) }
+                    let outcome = try? await offPool { () -> (Int, Int) in
+                        guard let client = try? RawClient(port: port, timeoutSeconds: 5) else { return (0, 1) }
+                        for i in 0..<200 {
+                            guard let response = try? client.request("GET", "/where"), response.status == 200 else { return (i, 1) }
+                        }
+                        return (200, 0)
                     }
-                    return (200, 0)
+                    return outcome ?? (0, 1)
                 }
             }
             return await group.reduce(into: (0, 0)) { $0.0 += $1.0; $0.1 += $1.1 }
@@ -112,13 +116,15 @@ import Testing
         #expect(outcomes.1 == 0)
         // Stopping while clients keep asking (and connections keep moving) ends: no loop waits for an arrival.
         let stopping = StopFlag()
-        let keepAsking = Task.detached {
-            guard let client = try? RawClient(port: port, timeoutSeconds: 5) else { return }
-            while !stopping.value.load(ordering: .relaxed), (try? client.request("GET", "/where")) != nil {}
+        let keepAsking = Task {
+            try? await offPool {
+                guard let client = try? RawClient(port: port, timeoutSeconds: 5) else { return }
+                while !stopping.value.load(ordering: .relaxed), (try? client.request("GET", "/where")) != nil {}
+            }
         }
         try await Task.sleep(for: .milliseconds(50))
         let start = ContinuousClock.now
-        server.shutdown(gracePeriod: .seconds(5))
+        try await offPool { server.shutdown(gracePeriod: .seconds(5)) }
         stopping.value.store(true, ordering: .relaxed)
         await keepAsking.value
         #expect(ContinuousClock.now - start < .seconds(4))
@@ -150,10 +156,13 @@ import Testing
             let answered = await withTaskGroup(of: Int.self) { group in
                 for _ in 0..<4 {
                     group.addTask {
-                        guard let client = try? RawClient(port: port) else { return 0 }
-                        var count = 0
-                        for _ in 0..<300 where (try? client.request("GET", "/where"))?.status == 200 { count += 1 }
-                        return count
+                        let count = try? await offPool { () -> Int in
+                            guard let client = try? RawClient(port: port) else { return 0 }
+                            var count = 0
+                            for _ in 0..<300 where (try? client.request("GET", "/where"))?.status == 200 { count += 1 }
+                            return count
+                        }
+                        return count ?? 0
                     }
                 }
                 return await group.reduce(0, +)
