@@ -131,6 +131,27 @@ import Testing
         #expect(server.metrics().connectionsOpen == 0)
     }
 
+    @Test func loopsThatKnowEachOtherAreFreedWithTheirServer() throws {
+        final class Watch: @unchecked Sendable { weak var loop: EventLoop? }
+        var watches: [Watch] = []
+        do {
+            let server = HTTPServer(configuration: HTTPServerConfiguration(host: "127.0.0.1", port: 0, eventLoops: 3), handler: try HTTPRouter.Builder().build())
+            try server.start()
+            let loops: [EventLoop] = server.state.withLock { if case .running(let loops, _, _) = $0 { loops } else { [] } }
+            #expect(loops.count == 3)
+            for loop in loops {
+                #expect(loop.siblings.count == 2)
+                let watch = Watch()
+                watch.loop = loop
+                watches.append(watch)
+            }
+            server.shutdown(gracePeriod: .zero)
+        }
+        // The siblings' strong references were let go once the threads had exited: nothing keeps the loops (and
+        // their epoll and eventfd descriptors) alive.
+        for watch in watches { #expect(watch.loop == nil) }
+    }
+
     @Test func nothingMovesWhenFollowingTheCPUIsOff() async throws {
         try await withServer({
             Self.pingPong(&$0)
