@@ -75,7 +75,7 @@ final class ClusterSync: Sendable {
             } catch {
                 logger.log(.warning, "cluster_sync_failed", ["error": "\(error)"])
                 // Connections are made again at the next round; do not spin while the database is away.
-                state.wait(until: { $0.stopping }, deadline: ServiceMetrics.monotonicNanoseconds() + Self.nanoseconds(interval)) { _, _ in }
+                state.wait(until: { $0.stopping }, deadline: ServiceMetrics.monotonicNanoseconds() + MonotonicClock.nanoseconds(interval)) { _, _ in }
             }
             if isStopping { return }
             round(heard)
@@ -85,11 +85,6 @@ final class ClusterSync: Sendable {
                 leadershipChanged(leading)
             }
         }
-    }
-
-    static func nanoseconds(_ duration: Duration) -> UInt64 {
-        let (seconds, attoseconds) = duration.components
-        return UInt64(max(0, seconds)) * 1_000_000_000 + UInt64(max(0, attoseconds / 1_000_000_000))
     }
 }
 
@@ -115,7 +110,7 @@ extension FlagService {
         writer.catchUpWithStore()
         let now = ServiceMetrics.monotonicNanoseconds()
         guard heard.reconnected || heard.changes || now >= cluster.nextReload.load(ordering: .relaxed) else { return }
-        cluster.nextReload.store(now &+ ClusterSync.nanoseconds(cluster.interval), ordering: .relaxed)
+        cluster.nextReload.store(now &+ MonotonicClock.nanoseconds(cluster.interval), ordering: .relaxed)
         do {
             try authenticator.reload()
             try policies.load(from: store)

@@ -1,3 +1,4 @@
+import FlagStore
 import Foundation
 import ServerLock
 
@@ -66,7 +67,7 @@ final class ReadinessProbe: Sendable {
             thread.name = "flagserver-readiness"
             thread.start()
         }
-        let deadline = ServiceMetrics.monotonicNanoseconds() + ClusterSync.nanoseconds(patience)
+        let deadline = ServiceMetrics.monotonicNanoseconds() + MonotonicClock.nanoseconds(patience)
         return state.wait(until: { $0.finished >= awaited }, deadline: deadline) { state, answered in
             answered ? state.last : .noAnswer(patience)
         }

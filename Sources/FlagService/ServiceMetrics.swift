@@ -1,4 +1,5 @@
 import Glibc
+import FlagStore
 import HTTPServer
 import ServerLock
 import Synchronization
@@ -235,9 +236,5 @@ public final class ServiceMetrics: Sendable {
     }
 
     /// `CLOCK_MONOTONIC` in nanoseconds: the clock of `HTTPRequestContext.receivedAtNanoseconds`.
-    @Sendable public static func monotonicNanoseconds() -> UInt64 {
-        var ts = timespec()
-        clock_gettime(CLOCK_MONOTONIC, &ts)
-        return UInt64(ts.tv_sec) * 1_000_000_000 + UInt64(ts.tv_nsec)
-    }
+    @Sendable public static func monotonicNanoseconds() -> UInt64 { MonotonicClock.nanoseconds() }
 }

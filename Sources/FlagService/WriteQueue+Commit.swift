@@ -115,10 +115,12 @@ extension WriteQueue {
         }
         do {
             let bare = job.precondition == .none
+            var rebased = false
             let outcome = try store.rollback(environment: environment, to: number, author: job.author, message: job.message,
                                              expectedCurrentVersion: current?.version ?? 0, client: job.client,
                                              allowedOn: !bare ? nil : { [self] newest in
                 // Under the write lock, on the writer thread: no store calls, only the policy table in memory.
+                rebased = true
                 let now = try newest.map { try FlagDocument.decode($0.document) }
                 return !needsApproval(job, base: now, proposed: document)
             })
@@ -126,6 +128,8 @@ extension WriteQueue {
             metrics.batches.add(1, ordering: .relaxed)
             switch outcome {
             case .published(let record):
+                // Counted as the change application's rebase is: a write built again on another node's version.
+                if rebased { metrics.publishRetries.add(1, ordering: .relaxed) }
                 let snapshot = Snapshot(record: record, document: document)
                 announce(snapshot)
                 metrics.recordPublish(changed: true)

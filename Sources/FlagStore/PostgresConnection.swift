@@ -120,15 +120,15 @@ package final class PostgresConnection {
             throw DatabaseError(sqlState: "08003", message: "connection is closed", sql: sql)
         }
         drop()
-        let now = Self.monotonicNanoseconds()
+        let now = MonotonicClock.nanoseconds()
         if let connectFailure, now < connectFailure.retryAt { throw connectFailure.error }
         let fresh: OpaquePointer
         do {
             fresh = try Self.connect(conninfo, lockTimeoutMilliseconds: lockTimeoutMilliseconds)
         } catch let error as DatabaseError {
-            let first = Self.nanoseconds(Self.retryDelay)
-            let delay = connectFailure.map { min($0.delay * 2, Self.nanoseconds(Self.maximumRetryDelay)) } ?? first
-            connectFailure = (error, Self.monotonicNanoseconds() + delay, delay)
+            let first = MonotonicClock.nanoseconds(Self.retryDelay)
+            let delay = connectFailure.map { min($0.delay * 2, MonotonicClock.nanoseconds(Self.maximumRetryDelay)) } ?? first
+            connectFailure = (error, MonotonicClock.nanoseconds() + delay, delay)
             throw error
         }
         connectFailure = nil
@@ -146,19 +146,6 @@ package final class PostgresConnection {
         let host = PQhost(handle).map { String(cString: $0) } ?? "?"
         let port = PQport(handle).map { String(cString: $0) } ?? "?"
         return "\(host):\(port)"
-    }
-
-    /// CLOCK_MONOTONIC in nanoseconds (connect back-off, `StoreListener`'s wait).
-    static func monotonicNanoseconds() -> UInt64 {
-        var now = timespec()
-        clock_gettime(CLOCK_MONOTONIC, &now)
-        return UInt64(now.tv_sec) * 1_000_000_000 + UInt64(now.tv_nsec)
-    }
-
-    /// `duration` in nanoseconds, negative as 0.
-    static func nanoseconds(_ duration: Duration) -> UInt64 {
-        let (seconds, attoseconds) = duration.components
-        return UInt64(max(0, seconds)) * 1_000_000_000 + UInt64(max(0, attoseconds / 1_000_000_000))
     }
 
     /// Connects again now when the last connection was lost (as the next statement would), so that a caller can set

@@ -62,14 +62,14 @@ public final class StoreListener: @unchecked Sendable {
         do {
             try connection.reconnectIfNeeded()
             var heard = Heard(reconnected: try listenIfNeeded())
-            let deadline = PostgresConnection.monotonicNanoseconds() + PostgresConnection.nanoseconds(timeout)
+            let deadline = MonotonicClock.nanoseconds() + MonotonicClock.nanoseconds(timeout)
             while true {
                 let own = ownSession?.backendPID.load(ordering: .relaxed) ?? 0
                 for (channel, payload, sender) in try connection.notifications() where sender != own || own == 0 {
                     if channel == Self.channel { heard.versions.insert(payload) }
                     if channel == Self.changesChannel { heard.changes = true }
                 }
-                let now = PostgresConnection.monotonicNanoseconds()
+                let now = MonotonicClock.nanoseconds()
                 if heard != Heard() || now >= deadline { return heard }
                 var descriptor = pollfd(fd: connection.socket, events: Int16(POLLIN), revents: 0)
                 // Rounded up, so a wait never polls for 0 ms and spins through its last millisecond.
