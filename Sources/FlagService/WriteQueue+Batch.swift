@@ -8,8 +8,9 @@ extension WriteQueue {
     /// nodes writing all the time need more, since the catch-up happens before the write lock and while a node waits
     /// for the lock the others commit (Benchmarks/postgres-cluster.sh, three nodes flipping one flag flat out: 62 %
     /// of bare PUTs refused with no retry, none with seven, 3-5 % then answered `503 busy`). After the last retry a job
-    /// with `If-Match` gets the 412 of two nodes racing on one ETag, a bare one `503 busy` (`flush`). Rebasing under
-    /// the lock, inside the store's transaction, would end those refusals; not built.
+    /// with `If-Match` gets the 412 of two nodes racing on one ETag, a bare one `503 busy` (`flush`). Since session 10
+    /// a bare write is built again under the lock, inside the store's transaction (`flush`'s rebase), so only bare
+    /// writes that need approval on the newest version (or whose edit fails there) come back here.
     static let rebaseRetries = 7
 
     /// The version a job in the batch builds on: the installed snapshot, or what an earlier job produces.

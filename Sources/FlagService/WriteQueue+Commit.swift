@@ -9,9 +9,15 @@ extension WriteQueue {
     /// the batch: the ones before it would be replaced before anyone could read them. `audit` (refusals' lines)
     /// is written in the same commit and emptied; a failed commit loses those lines (counted as dropped).
     ///
+    /// PostgreSQL: a job without `If-Match` whose request found another node's version is built again under the write
+    /// lock on the newest version (its edit applied to it, or its whole document as sent) and published there, when
+    /// it needs no approval on it (`store.publish(batch:audit:rebase:)`). Before, the batch was only taken again after
+    /// a catch-up, and a node writing flat out could win every time until the job ended `503 busy`.
+    ///
     /// `handBackConflicts` (PostgreSQL, the writer had not caught up with the database): the jobs whose request found
-    /// another version than the one it was built on (`versionConflict`) are not completed but returned, in order, for
-    /// `process` to take again on the newest version.
+    /// another version than the one it was built on (`versionConflict`) and were not rebuilt (`If-Match`, an edit that
+    /// now needs approval or fails) are not completed but returned, in order, for `process` to take again on the newest
+    /// version.
     @discardableResult
     func flush(_ batch: inout [(job: WriteJob, request: PublishRequest, document: FlagDocument)], audit: inout [AuditRecord],
                handBackConflicts: Bool = false) -> [WriteJob] {
@@ -20,8 +26,24 @@ extension WriteQueue {
         let lines = audit
         audit = []
         let results: [Result<PublishOutcome, FlagStoreError>]
+        // What a rebase built, by the request's index: the document a published version then holds.
+        var rebuilt: [Int: FlagDocument] = [:]
+        let jobs = batch.map(\.job)
         do {
-            results = try store.publish(batch: batch.map(\.request), audit: lines)
+            results = try store.publish(batch: batch.map(\.request), audit: lines, rebase: !store.isPostgres ? nil : { [self] index, newest in
+                // Under the write lock, on the writer thread: no store calls, only the policy table in memory.
+                let job = jobs[index]
+                guard job.precondition == .none else { return nil }
+                var now: FlagDocument?
+                if let newest {
+                    guard let decoded = try? FlagDocument.decode(newest.document) else { return nil }
+                    now = decoded
+                }
+                guard let proposed = try? Self.proposedDocument(job, base: now), !needsApproval(job, base: now, proposed: proposed)
+                else { return nil }
+                rebuilt[index] = proposed
+                return proposed.canonicalBytes
+            })
         } catch {
             health.recordFailure(error)
             metrics.publishFailures.add(batch.count, ordering: .relaxed)
@@ -37,13 +59,14 @@ extension WriteQueue {
         outcomes.reserveCapacity(batch.count)
         var newest: [String: CommittedVersion] = [:]
         var handedBack: [WriteJob] = []
-        for (entry, result) in zip(batch, results) {
+        for (index, (entry, result)) in zip(batch, results).enumerated() {
             switch result {
             case .failure(.versionConflict) where handBackConflicts:
                 handedBack.append(entry.job)
                 outcomes.append(nil)
             case .success(.published(let record)):
-                let published = CommittedVersion(record: record, document: entry.document)
+                if rebuilt[index] != nil { metrics.publishRetries.add(1, ordering: .relaxed) }
+                let published = CommittedVersion(record: record, document: rebuilt[index] ?? entry.document)
                 newest[record.environment] = published
                 metrics.recordPublish(changed: true)
                 logger.log(.info, "publish", ["env": record.environment, "version": "\(record.number)",

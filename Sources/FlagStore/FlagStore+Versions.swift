@@ -42,8 +42,14 @@ extension FlagStore {
     /// before the batch's publishes, so they cost no fsync of their own; they commit or fail with the batch.
     /// A request whose document is already current (`.unchanged`) gets its `publish` line ("unchanged: ...")
     /// in the same transaction too.
-    public func publish(batch requests: [PublishRequest],
-                        audit entries: [AuditRecord] = []) throws -> [Result<PublishOutcome, FlagStoreError>] {
+    ///
+    /// `rebase`: when another writer's version came first (another node's, on PostgreSQL) and a request is refused
+    /// with `versionConflict`, it is called under the write lock with the request's index and the version current
+    /// now (hash verified); the bytes it returns are published on that version in the request's savepoint (no other
+    /// writer can come first again), nil leaves the conflict. A request chained on one that stays refused is refused
+    /// without asking. It runs inside the store's write: it must not call the store.
+    public func publish(batch requests: [PublishRequest], audit entries: [AuditRecord] = [],
+                        rebase: ((_ index: Int, _ newest: VersionRecord?) -> [UInt8]?)? = nil) throws -> [Result<PublishOutcome, FlagStoreError>] {
         let hashes: [Result<String, FlagStoreError>] = requests.map { request in
             do {
                 try Self.validatePublish(document: request.document, author: request.author, message: request.message)
@@ -58,12 +64,16 @@ extension FlagStore {
                 // The newest version of each environment whose last request was refused with `versionConflict`: a
                 // request chained on it (`PublishRequest.chainedOnPrevious`) is refused too.
                 var conflicted: [String: Int] = [:]
-                return try zip(requests, hashes).map { request, hash -> Result<PublishOutcome, FlagStoreError> in
+                return try zip(requests.indices, zip(requests, hashes)).map { index, pair -> Result<PublishOutcome, FlagStoreError> in
+                    let (request, hash) = pair
                     if request.chainedOnPrevious, let current = conflicted[request.environment] {
                         return .failure(.versionConflict(environment: request.environment,
                                                          expected: request.expectedCurrentVersion ?? current, current: current))
                     }
-                    let result = try publishOne(request, hash, database)
+                    var result = try publishOne(request, hash, database)
+                    if case .failure(.versionConflict) = result, let rebase {
+                        result = try rebased(request, index: index, rebase, database) ?? result
+                    }
                     if case .failure(.versionConflict(_, _, let current)) = result {
                         conflicted[request.environment] = current
                     } else {
@@ -73,6 +83,27 @@ extension FlagStore {
                 }
             }
         }
+    }
+
+    /// A request of `publish(batch:)` that found another writer's version, built again by `rebase` on the newest
+    /// version and published on it; nil when `rebase` declines. The head check writes nothing before it throws, so
+    /// this is still under the write lock with nothing of the request written.
+    private func rebased(_ request: PublishRequest, index: Int, _ rebase: (Int, VersionRecord?) -> [UInt8]?,
+                         _ database: Database) throws -> Result<PublishOutcome, FlagStoreError>? {
+        let newest = try Self.verifiedNewestVersion(database, environment: request.environment)
+        guard let document = rebase(index, newest) else { return nil }
+        var again = request
+        again.document = document
+        again.expectedCurrentVersion = newest?.number ?? 0
+        again.expectedCurrentHash = newest?.contentHash
+        let hash: Result<String, FlagStoreError>
+        do {
+            try Self.validatePublish(document: document, author: request.author, message: request.message)
+            hash = .success(Self.contentHash(document))
+        } catch {
+            hash = .failure(FlagStoreError.wrap(error))
+        }
+        return try publishOne(again, hash, database)
     }
 
     /// One request of `publish(batch:)`, in a savepoint of the batch's transaction: a refusal is a `.failure`; a

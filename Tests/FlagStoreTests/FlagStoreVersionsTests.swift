@@ -279,6 +279,50 @@ import Testing
         #expect((try? independent[1].get())?.record.number == 3)
     }
 
+    /// `rebase`: a request that finds another writer's version is built again on it under the write lock (with the
+    /// version it is given, hash verified) and published there; one declined stays refused, and a request chained on
+    /// it is refused without asking, while one chained on a rebuilt request is rebuilt in its turn.
+    @Test(arguments: StoreEngine.allCases) func aConflictingRequestIsRebuiltOnTheNewestVersionUnderTheLock(engine: StoreEngine) throws {
+        let directory = try TemporaryDirectory()
+        let store = try engine.open(directory)
+        let base = try store.publish(environment: "production", document: document("base"), author: "a").record
+        _ = try store.publish(environment: "staging", document: document("staging"), author: "a")
+        let other = try store.publish(environment: "production", document: document("other node"), author: "b").record
+        var asked: [(Int, Int?, String?)] = []
+        let results = try store.publish(batch: [
+            PublishRequest(environment: "production", document: document("mine"), author: "w", expectedCurrentVersion: 1,
+                           expectedCurrentHash: base.contentHash, target: "flag1"),
+            PublishRequest(environment: "production", document: document("mine, then more"), author: "w",
+                           expectedCurrentVersion: 2, expectedCurrentHash: FlagStore.contentHash(document("mine")),
+                           chainedOnPrevious: true),
+            PublishRequest(environment: "staging", document: document("declined"), author: "w", expectedCurrentVersion: 0),
+            PublishRequest(environment: "staging", document: document("declined, then more"), author: "w",
+                           expectedCurrentVersion: 1, chainedOnPrevious: true),
+        ], rebase: { index, newest in
+            asked.append((index, newest?.number, newest?.contentHash))
+            return index == 2 ? nil : document("request \(index) on version \(newest?.number ?? 0)")
+        })
+        // The first on the other writer's version 2, the second on the first's version 3; the third declined, the
+        // fourth refused with it without being asked.
+        #expect(asked.map(\.0) == [0, 1, 2])
+        #expect(asked.map(\.1) == [2, 3, 1])
+        #expect(asked[0].2 == other.contentHash)
+        #expect((try? results[0].get())?.record.number == 3)
+        #expect((try? results[1].get())?.record.number == 4)
+        #expect(results[2] == .failure(.versionConflict(environment: "staging", expected: 0, current: 1)))
+        #expect(results[3] == .failure(.versionConflict(environment: "staging", expected: 1, current: 1)))
+        let production = try store.versions(environment: "production")
+        #expect(production.map(\.document) == [document("request 1 on version 3"), document("request 0 on version 2"),
+                                               document("other node"), document("base")])
+        #expect(try store.versions(environment: "staging").count == 1)
+        // The rebuilt publish keeps its audit line (target and all).
+        #expect(try store.auditEntries().contains { $0.actor == "w" && $0.target == "flag1" && $0.version == 3 })
+        // Without `rebase` the same conflict is the answer.
+        let plain = try store.publish(batch: [PublishRequest(environment: "production", document: document("late"), author: "w",
+                                                             expectedCurrentVersion: 1)])
+        #expect(plain[0] == .failure(.versionConflict(environment: "production", expected: 1, current: 4)))
+    }
+
     /// A writer chaining two requests on a base another writer replaced: the first finds another version number, the
     /// second the number it expects but another writer's content there; both are refused, nothing is overwritten.
     @Test(arguments: StoreEngine.allCases) func anExpectedHashRefusesAnotherWritersVersionUnderTheExpectedNumber(engine: StoreEngine) throws {
