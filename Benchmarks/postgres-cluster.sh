@@ -28,7 +28,7 @@
 #                                                                      # 1 failover, 20,000 versions for the cold start
 # Tunables (environment): DURATION (s per wrk run), GET_ROUNDS, FLIP_ROUNDS, CONNECTIONS (GET), PUT_CONNECTIONS,
 # SUBSCRIBERS, FLIPS, FAILOVERS, COLD_VERSIONS, COLD_STARTS, PG_BIN (default: newest /usr/lib/postgresql/*/bin);
-# PG_SETTINGS (extra `-c name=value` options for every cluster); ONLY=get,events,flips,failover,cold runs those parts
+# BIN (another flagserver build to measure, default the release build); PG_SETTINGS (extra `-c name=value` options for every cluster); ONLY=get,events,flips,failover,cold runs those parts
 # alone; KEEP_DIR=1 keeps the temp dir (servers' logs) at exit.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -57,7 +57,7 @@ ulimit -n "$(ulimit -Hn)" 2>/dev/null || true
 (($(ulimit -n) >= SUBSCRIBERS + 1100)) || { echo "ulimit -n is $(ulimit -n): too few for $SUBSCRIBERS subscribers" >&2; exit 2; }
 
 swift build -c release --product flagserver >/dev/null
-BIN=$PWD/.build/release/flagserver
+BIN=${BIN:-$PWD/.build/release/flagserver}
 DIR=$(mktemp -d "${TMPDIR:-/tmp}/postgres-cluster.XXXXXX")
 chmod 755 "$DIR"
 if [ "$(id -u)" = 0 ]; then

@@ -28,6 +28,7 @@ extension WriteQueue {
         let results: [Result<PublishOutcome, FlagStoreError>]
         // What a rebase built, by the request's index: the document a published version then holds.
         var rebuilt: [Int: FlagDocument] = [:]
+        var lastRebuilt: (bytes: [UInt8], document: FlagDocument)?
         let jobs = batch.map(\.job)
         do {
             results = try store.publish(batch: batch.map(\.request), audit: lines, rebase: !store.isPostgres ? nil : { [self] index, newest in
@@ -36,13 +37,20 @@ extension WriteQueue {
                 guard job.precondition == .none else { return nil }
                 var now: FlagDocument?
                 if let newest {
-                    guard let decoded = try? FlagDocument.decode(newest.document) else { return nil }
-                    now = decoded
+                    // A request chained on one rebuilt here builds on that one's document: no decode of its bytes.
+                    if let last = lastRebuilt, last.bytes == newest.document {
+                        now = last.document
+                    } else {
+                        guard let decoded = try? FlagDocument.decode(newest.document) else { return nil }
+                        now = decoded
+                    }
                 }
                 guard let proposed = try? Self.proposedDocument(job, base: now), !needsApproval(job, base: now, proposed: proposed)
                 else { return nil }
+                let bytes = proposed.canonicalBytes
                 rebuilt[index] = proposed
-                return proposed.canonicalBytes
+                lastRebuilt = (bytes, proposed)
+                return bytes
             })
         } catch {
             health.recordFailure(error)

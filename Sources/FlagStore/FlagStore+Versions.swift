@@ -64,15 +64,39 @@ extension FlagStore {
                 // The newest version of each environment whose last request was refused with `versionConflict`: a
                 // request chained on it (`PublishRequest.chainedOnPrevious`) is refused too.
                 var conflicted: [String: Int] = [:]
+                // The head of each environment whose last request `rebase` rebuilt: a request chained on it names the
+                // document it was built on before, so it is rebuilt on this head directly (no head check that must
+                // fail, no read of what this transaction just wrote).
+                var rebuiltHead: [String: VersionRecord] = [:]
                 return try zip(requests.indices, zip(requests, hashes)).map { index, pair -> Result<PublishOutcome, FlagStoreError> in
                     let (request, hash) = pair
-                    if request.chainedOnPrevious, let current = conflicted[request.environment] {
-                        return .failure(.versionConflict(environment: request.environment,
+                    let environment = request.environment
+                    if request.chainedOnPrevious, let current = conflicted[environment] {
+                        return .failure(.versionConflict(environment: environment,
                                                          expected: request.expectedCurrentVersion ?? current, current: current))
                     }
-                    var result = try publishOne(request, hash, database)
-                    if case .failure(.versionConflict) = result, let rebase {
-                        result = try rebased(request, index: index, rebase, database) ?? result
+                    var result: Result<PublishOutcome, FlagStoreError>
+                    var rebuilt = false
+                    if request.chainedOnPrevious, let head = rebuiltHead[environment], let rebase {
+                        let refusal = FlagStoreError.versionConflict(environment: environment,
+                                                                     expected: request.expectedCurrentVersion ?? head.number, current: head.number)
+                        let again = try rebased(request, index: index, rebase, database, newest: head)
+                        result = again ?? .failure(refusal)
+                        rebuilt = again != nil
+                    } else {
+                        result = try publishOne(request, hash, database)
+                        if case .failure(.versionConflict) = result, let rebase,
+                           let again = try rebased(request, index: index, rebase, database,
+                                                   newest: try Self.verifiedNewestVersion(database, environment: environment)) {
+                            result = again
+                            rebuilt = true
+                        }
+                    }
+                    switch result {
+                    case .success(.published(let record)) where rebuilt, .success(.unchanged(let record)) where rebuilt:
+                        rebuiltHead[environment] = record
+                    default:
+                        rebuiltHead[environment] = nil
                     }
                     if case .failure(.versionConflict(_, _, let current)) = result {
                         conflicted[request.environment] = current
@@ -85,12 +109,12 @@ extension FlagStore {
         }
     }
 
-    /// A request of `publish(batch:)` that found another writer's version, built again by `rebase` on the newest
-    /// version and published on it; nil when `rebase` declines. The head check writes nothing before it throws, so
-    /// this is still under the write lock with nothing of the request written.
+    /// A request of `publish(batch:)` that found another writer's version, built again by `rebase` on `newest` (read
+    /// with its hash verified, or just written by this transaction) and published on it; nil when `rebase` declines.
+    /// The head check writes nothing before it throws, so this is still under the write lock with nothing of the
+    /// request written.
     private func rebased(_ request: PublishRequest, index: Int, _ rebase: (Int, VersionRecord?) -> [UInt8]?,
-                         _ database: Database) throws -> Result<PublishOutcome, FlagStoreError>? {
-        let newest = try Self.verifiedNewestVersion(database, environment: request.environment)
+                         _ database: Database, newest: VersionRecord?) throws -> Result<PublishOutcome, FlagStoreError>? {
         guard let document = rebase(index, newest) else { return nil }
         var again = request
         again.document = document
