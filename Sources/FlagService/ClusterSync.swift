@@ -75,7 +75,7 @@ final class ClusterSync: Sendable {
             } catch {
                 logger.log(.warning, "cluster_sync_failed", ["error": "\(error)"])
                 // Connections are made again at the next round; do not spin while the database is away.
-                state.wait(until: { $0.stopping }, deadline: ServiceMetrics.monotonicNanoseconds() + MonotonicClock.nanoseconds(interval)) { _, _ in }
+                state.wait(until: { $0.stopping }, deadline: MonotonicClock.nanoseconds() + MonotonicClock.nanoseconds(interval)) { _, _ in }
             }
             if isStopping { return }
             round(heard)

@@ -67,7 +67,7 @@ final class ReadinessProbe: Sendable {
             thread.name = "flagserver-readiness"
             thread.start()
         }
-        let deadline = ServiceMetrics.monotonicNanoseconds() + MonotonicClock.nanoseconds(patience)
+        let deadline = MonotonicClock.nanoseconds() + MonotonicClock.nanoseconds(patience)
         return state.wait(until: { $0.finished >= awaited }, deadline: deadline) { state, answered in
             answered ? state.last : .noAnswer(patience)
         }

@@ -82,6 +82,33 @@ import Testing
             try outcome.get()
         }
 
+        /// `writers` clients sending `perWriter` bare PUTs each to integer flag `path`, writer `w` on node `node(w)`, every
+        /// value one no other PUT sends (so each is a new version); the answers as `200` or `<status> <error code>`,
+        /// counted.
+        func barePUTs(_ path: String, writers: Int, perWriter: Int, node: @escaping @Sendable (Int) -> Int) async throws -> [String: Int] {
+            let answers = try await withThrowingTaskGroup(of: [String].self) { group in
+                for writer in 0..<writers {
+                    group.addTask { [self] in
+                        var seen: [String] = []
+                        for index in 0..<perWriter {
+                            let response = try await request(node(writer), "PUT", path, token: token, json: "\(writer * 1_000 + index + 1)")
+                            let code = response.status == 200 ? "" : " " + ((try? response.json()["error"]?["code"]?.stringValue) ?? "-")
+                            seen.append("\(response.status)\(code)")
+                        }
+                        return seen
+                    }
+                }
+                return try await group.reduce(into: []) { $0 += $1 }
+            }
+            return Dictionary(grouping: answers, by: { $0 }).mapValues(\.count)
+        }
+
+        /// Production's version numbers as node `node` lists them, newest first (up to 1,000).
+        func history(_ node: Int) async throws -> [Int64] {
+            let history = try await request(node, "GET", "/v1/environments/production/versions?limit=1000").json()
+            return history["versions"]?.arrayValue?.compactMap { $0["version"]?.integerValue } ?? []
+        }
+
         func version(_ node: Int) async throws -> Int64? {
             try await request(node, "GET", "/v1/environments/production/document").json()["version"]?.integerValue
         }
@@ -156,8 +183,7 @@ import Testing
             let statuses = try await [a.status, b.status].sorted()
             #expect(statuses == [200, 412], "round \(round): \(statuses)")
         }
-        let history = try await cluster.request(1, "GET", "/v1/environments/production/versions?limit=100").json()
-        let numbers = history["versions"]?.arrayValue?.compactMap { $0["version"]?.integerValue } ?? []
+        let numbers = try await cluster.history(1)
         #expect(numbers == Array((1...(numbers.first ?? 0)).reversed()), "versions without a gap or a double: \(numbers)")
     }
 
@@ -171,23 +197,8 @@ import Testing
         let path = "/v1/environments/production/flags/raceCounter"
         let created = try await cluster.request(0, "PUT", path, token: cluster.token, json: #"{"type": "integer", "default": 0}"#)
         #expect(created.status == 200, "\(created.text)")
-        // Two writers per node, every PUT a value no other PUT sends (so each one is a new version).
-        let answers = try await withThrowingTaskGroup(of: [String].self) { group in
-            for writer in 0..<4 {
-                group.addTask {
-                    var seen: [String] = []
-                    for index in 0..<20 {
-                        let response = try await cluster.request(writer % 2, "PUT", path, token: cluster.token,
-                                                                 json: "\(writer * 1_000 + index + 1)")
-                        let code = response.status == 200 ? "" : " " + ((try? response.json()["error"]?["code"]?.stringValue) ?? "-")
-                        seen.append("\(response.status)\(code)")
-                    }
-                    return seen
-                }
-            }
-            return try await group.reduce(into: []) { $0 += $1 }
-        }
-        let counts = Dictionary(grouping: answers, by: { $0 }).mapValues(\.count)
+        // Two writers per node.
+        let counts = try await cluster.barePUTs(path, writers: 4, perWriter: 20) { $0 % 2 }
         print("bare PUTs racing on two nodes: \(counts)")
         // Without the rebuild about a third of these lost a race (412); taken again after a catch-up a few still ended
         // `503 busy`; built again under the write lock, all are acknowledged.
@@ -203,8 +214,7 @@ import Testing
         let flags = try #require((try JSONSerialization.jsonObject(with: Data(newest.document)) as? [String: Any])?["flags"] as? [String: Any])
         #expect((flags["showIntroFreeSubscriptionBanner"] as? [String: Any])?["default"] as? Bool == false, "\(flags)")
         #expect((flags["raceCounter"] as? [String: Any])?["default"] as? Int == 7, "\(flags)")
-        let history = try await cluster.request(1, "GET", "/v1/environments/production/versions?limit=1000").json()
-        let numbers = history["versions"]?.arrayValue?.compactMap { $0["version"]?.integerValue } ?? []
+        let numbers = try await cluster.history(1)
         #expect(numbers == Array((1...(numbers.first ?? 0)).reversed()), "versions without a gap or a double: \(numbers)")
     }
 
@@ -433,28 +443,13 @@ import Testing
         defer { cluster.finish() }
         let path = "/v1/environments/production/flags/raceCounter"
         #expect(try await cluster.request(0, "PUT", path, token: cluster.token, json: #"{"type": "integer", "default": 0}"#).status == 200)
-        var answers: [String] = []
+        var counts: [String: Int] = [:]
         try await cluster.whileFlipping(on: 1) {
-            answers = try await withThrowingTaskGroup(of: [String].self) { group in
-                for writer in 0..<4 {
-                    group.addTask {
-                        var seen: [String] = []
-                        for index in 0..<15 {
-                            let response = try await cluster.request(0, "PUT", path, token: cluster.token, json: "\(writer * 1_000 + index + 1)")
-                            let code = response.status == 200 ? "" : " " + ((try? response.json()["error"]?["code"]?.stringValue) ?? "-")
-                            seen.append("\(response.status)\(code)")
-                        }
-                        return seen
-                    }
-                }
-                return try await group.reduce(into: []) { $0 += $1 }
-            }
+            counts = try await cluster.barePUTs(path, writers: 4, perWriter: 15) { _ in 0 }
         }
-        let counts = Dictionary(grouping: answers, by: { $0 }).mapValues(\.count)
         #expect(counts == ["200": 60], "\(counts)")
         // Without the rebuild 3-6 of 60 ended `503 busy` in two runs (and in one run no request was overtaken at all).
-        let history = try await cluster.request(1, "GET", "/v1/environments/production/versions?limit=1000").json()
-        let numbers = history["versions"]?.arrayValue?.compactMap { $0["version"]?.integerValue } ?? []
+        let numbers = try await cluster.history(1)
         #expect(numbers == Array((1...(numbers.first ?? 0)).reversed()), "versions without a gap or a double: \(numbers)")
     }
 
