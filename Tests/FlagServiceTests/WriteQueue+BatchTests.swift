@@ -15,15 +15,22 @@ import Testing
 @Suite struct WriteQueueBatchTests {
     typealias Outcomes = WriteQueueTests.Outcomes
 
-    /// A writer over a fresh seeded database, its snapshots, its store, and the database's URI.
-    static func fixture() throws -> (WriteQueue, SnapshotStore, FlagStore, String) {
+    /// A writer over a fresh seeded database, its snapshots, its store, and the database's URI; with `policies`, the
+    /// repository's protection policies too (production protects `monetizationEnabled`).
+    static func fixture(policies seeded: Bool = false) throws -> (WriteQueue, SnapshotStore, FlagStore, String) {
         let uri = try PostgresTestCluster.shared().createDatabase()
         let store = try FlagStore.open(path: uri)
-        try FlagService.seed(store: store, flagsDirectory: repositoryRoot.appendingPathComponent("flags").path,
-                             logger: ServiceLogger(minimumLevel: .off))
+        let flags = repositoryRoot.appendingPathComponent("flags").path
+        try FlagService.seed(store: store, flagsDirectory: flags, logger: ServiceLogger(minimumLevel: .off))
+        let policies = PolicyTable()
+        if seeded {
+            try FlagService.seedPolicies(store: store, policyDirectory: flags + "/policy", logger: ServiceLogger(minimumLevel: .off))
+            try policies.load(from: store)
+        }
         let snapshots = SnapshotStore()
         try snapshots.load(from: store)
-        let queue = WriteQueue(store: store, snapshots: snapshots, metrics: ServiceMetrics(), logger: ServiceLogger(minimumLevel: .off))
+        let queue = WriteQueue(store: store, snapshots: snapshots, metrics: ServiceMetrics(), logger: ServiceLogger(minimumLevel: .off),
+                               policies: policies)
         return (queue, snapshots, store, uri)
     }
 
@@ -72,6 +79,28 @@ import Testing
         #expect(queue.catchUps.load(ordering: .relaxed) == 0)
         #expect(queue.metrics.publishRetries.load(ordering: .relaxed) == 1)
         #expect(snapshots.snapshot("production")?.version == elsewhere.number + 1)
+    }
+
+    /// A bare value that changes nothing on this node's stale version, but would change a protected flag on the version
+    /// another node published: the rebuild under the write lock declines it (it needs approval there), and the writer
+    /// takes it again after catching up, where it becomes a change request. Published by the rebuild, it would have
+    /// turned monetization back on with nobody's approval.
+    @Test func aRebuildThatWouldNeedApprovalIsTakenAgainAndBecomesAChangeRequest() throws {
+        let (queue, _, store, uri) = try Self.fixture(policies: true)
+        defer { store.close() }
+        let other = try FlagStore.open(path: uri)
+        let current = try #require(try other.currentVersion(environment: "production"))
+        let off = try FlagEdit.value(false).apply(to: FlagDocument.decode(current.document), key: "monetizationEnabled")
+        let elsewhere = try other.publish(environment: "production", document: off.canonicalBytes, author: "node-b",
+                                          expectedCurrentVersion: current.number).record
+        other.close()
+        let outcomes = Outcomes()
+        queue.process([WriteJob(environment: "production", kind: .flag(key: "monetizationEnabled", edit: .value(true)),
+                                precondition: .none, author: "t", message: "on again") { outcomes.set(0, $0) }])
+        #expect(outcomes.status(0) == 202, "\(String(describing: outcomes.all))")
+        #expect(try store.currentVersion(environment: "production")?.number == elsewhere.number)
+        #expect(try Self.stored(store).flags["monetizationEnabled"]?.defaultValue == .bool(false))
+        #expect(queue.catchUps.load(ordering: .relaxed) == 1)
     }
 
     /// Two flips chained in one group commit on a base another node replaced: the first finds the other version's
