@@ -146,6 +146,9 @@ import Testing
                 watches.append(watch)
             }
             server.shutdown(gracePeriod: .zero)
+            // A loop asked to stop takes no more connections from its siblings (the mover keeps them).
+            let arrival = ArrivingConnection(fd: -1, id: 0, peer: .unspecified, requestIndex: 0)
+            for loop in loops { #expect(!loop.receive(arrival)) }
         }
         // The siblings' strong references were let go once the threads had exited: nothing keeps the loops (and
         // their epoll and eventfd descriptors) alive.
