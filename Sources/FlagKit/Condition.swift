@@ -31,9 +31,6 @@ public enum ConditionMember: Sendable, Equatable {
     /// The named cohort's condition holds.
     case cohort(String)
 
-    /// Names of the combinator members in JSON.
-    public static let combinatorNames: Set<String> = ["all", "any", "not", "cohort"]
-
     /// The member's key in the JSON object.
     public var key: String {
         switch self {

@@ -58,13 +58,8 @@ public final class Snapshot: Sendable {
     /// the body's coding follows `Accept-Encoding`. Caches keep one entry per coding.
     public static let vary = "Authorization, Accept-Encoding"
 
-    /// Whether `If-None-Match` fields match either representation of this version: a cache that stored the gzip
-    /// variant revalidates with its tag, an app with the identity one.
-    public func ifNoneMatch(_ fields: [String]) -> Bool {
-        HTTPEntityTagList.ifNoneMatch(fields, matches: etag) || HTTPEntityTagList.ifNoneMatch(fields, matches: gzipEtag)
-    }
-
-    /// The same for a request's headers, without decoding them: what the document GET asks.
+    /// Whether a request's `If-None-Match` fields match either representation of this version, without decoding
+    /// them: a cache that stored the gzip variant revalidates with its tag, an app with the identity one.
     public func ifNoneMatch(_ headers: HTTPHeaders) -> Bool { entityTags.matchesIfNoneMatch(headers) }
 
     /// The same, or nil (undecided) at a field line longer than `limit` bytes (`HTTPEntityTagSet`).

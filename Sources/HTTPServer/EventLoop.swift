@@ -18,7 +18,6 @@ final class EventLoop: @unchecked Sendable {
     static let colonSpace: [UInt8] = [0x3A, 0x20]
     static let contentLengthPrefix: [UInt8] = Array("Content-Length: ".utf8)
     static let connectionClose: [UInt8] = Array("Connection: close\r\n".utf8)
-    static let connectionKeepAlive: [UInt8] = Array("Connection: keep-alive\r\n".utf8)
 
     struct Mailbox {
         var deliveries: [(Connection, UInt64, HTTPResponse)] = []

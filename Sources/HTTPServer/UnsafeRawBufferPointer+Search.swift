@@ -19,15 +19,3 @@ extension UnsafeRawBufferPointer {
         return base.distance(to: UnsafeRawPointer(found))
     }
 }
-
-extension UnsafeBufferPointer<UInt8> {
-    /// Whether the bytes equal `other`'s.
-    func equalBytes(_ other: [UInt8]) -> Bool {
-        guard count == other.count else { return false }
-        guard let base = baseAddress, count > 0 else { return true }
-        return other.withUnsafeBytes { bytes in
-            guard let otherBase = bytes.baseAddress else { return false }
-            return memcmp(base, otherBase, count) == 0
-        }
-    }
-}
