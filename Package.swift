@@ -50,7 +50,7 @@ let package = Package(
         // Versioned documents, tokens and audit in SQLite, or in PostgreSQL (libpq) for several nodes.
         .systemLibrary(name: "CSQLite", path: "Sources/CSQLite", providers: [.apt(["libsqlite3-dev"])]),
         .systemLibrary(name: "CLibPQ", path: "Sources/CLibPQ", pkgConfig: "libpq", providers: [.apt(["libpq-dev"])]),
-        // libcrypto's SHA-256 for the content hash of every publish (issue #27); FlagKit's Swift SHA256 stays the
+        // libcrypto's SHA-256 for the content hash of every publish (the CPU's SHA instructions); FlagKit's Swift SHA256 stays the
         // client's (and gives the same digest, tested).
         .systemLibrary(name: "CCrypto", path: "Sources/CCrypto", providers: [.apt(["libssl-dev"])]),
         .target(name: "FlagStore", dependencies: ["FlagKit", "CSQLite", "CLibPQ", "ServerLock", "CCrypto"]),
@@ -68,7 +68,7 @@ let package = Package(
 
         // The HTTP API and the server executable: its command line (serve, token, backup, check, restore, copy) is a library,
         // so its tests call the parser with arrays; `flagserver` only calls it.
-        // zlib: each version's document is gzip-compressed once, when its snapshot is built (issue #27).
+        // zlib: each version's document is gzip-compressed once, when its snapshot is built.
         .systemLibrary(name: "CZlib", path: "Sources/CZlib", providers: [.apt(["zlib1g-dev"])]),
         .target(name: "FlagService", dependencies: ["FlagKit", "FlagStore", "HTTPServer", "FlagOFREP", "ServerLock", "ClientHTTP", "CZlib"]),
         .target(name: "FlagServerCLI", dependencies: ["CommandLineKit", "FlagKit", "FlagService", "FlagStore", "HTTPServer"]),
@@ -87,7 +87,7 @@ let package = Package(
         .target(name: "FlagClient", dependencies: ["FlagKit", "ClientHTTP"]),
         .testTarget(name: "FlagClientTests", dependencies: ["FlagClient", "ClientHTTP", "FlagKit", "TransportTestSupport", "flagserver"]),
         .executableTarget(name: "flagclient-fetch", dependencies: ["FlagClient", "ClientHTTP", "FlagKit"], path: "Tests/flagclient-fetch"),
-        // The paid day rehearsed (#24): a synthetic population through the runbook's steps (Benchmarks/PaidDayRehearsal).
+        // The paid day rehearsed: a synthetic population through the runbook's steps (Benchmarks/PaidDayRehearsal).
         .target(name: "PaidDayRehearsal", dependencies: ["FlagKit", "FlagClient", "SymiPlus", "SymiCatalog"], path: "Benchmarks/PaidDayRehearsal"),
         .executableTarget(name: "paid-day-rehearsal", dependencies: ["PaidDayRehearsal"], path: "Benchmarks/paid-day-rehearsal"),
         .testTarget(name: "PaidDayRehearsalTests", dependencies: ["PaidDayRehearsal", "FlagKit", "FlagClient", "SymiPlus"]),

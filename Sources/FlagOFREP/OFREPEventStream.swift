@@ -31,7 +31,7 @@ public struct OFREPEventStream: Sendable, Equatable {
 
 extension OFREPJSONWriter {
     /// `"eventStreams":[...]` (the spec's name) and the same array as `"refreshConnections"` (the name of
-    /// issue #17 and the older ADR drafts), so providers written to either find it.
+    /// the older ADR drafts), so providers written to either find it.
     mutating func eventStreams(_ stream: OFREPEventStream) {
         for name in ["eventStreams", "refreshConnections"] {
             beginArray(name)

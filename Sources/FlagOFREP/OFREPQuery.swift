@@ -2,7 +2,7 @@ import FlagKit
 
 /// The bulk endpoint's optional query parameters (`flagConfigEtag`, `flagConfigLastModified`; spec
 /// ADR-0008), sent by a provider when an event triggered the re-fetch; `sseEtag`/`sseLastModified` are
-/// the names in issue #17 and older drafts, and are accepted and ignored the same way. The answer is
+/// the names in older drafts of the spec, and are accepted and ignored the same way. The answer is
 /// always the current snapshot, so the values are not used; but a malformed `flagConfigLastModified` is
 /// still refused, as the spec types it.
 enum OFREPQuery {

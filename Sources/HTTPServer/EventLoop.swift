@@ -59,7 +59,7 @@ final class EventLoop: @unchecked Sendable {
     /// The server's other loops, set before the threads start when `followsIncomingCPU` is on (else empty), and
     /// emptied by `HTTPServer` once the threads have exited (the loops hold each other strongly until then). Not
     /// weak: a weak reference gives the loop a side table, and every retain and release of it (a connection
-    /// retains its loop several times per request) then takes the slow path, about 130 instructions a request.
+    /// retains its loop several times per request) then takes the slow path.
     @exclusivity(unchecked) var siblings: [EventLoop] = []
     /// Requests until the next placement check (`considerMoving`).
     @exclusivity(unchecked) var placementCountdown = 0
@@ -137,7 +137,7 @@ final class EventLoop: @unchecked Sendable {
             let placing = !siblings.isEmpty
             if placing && now >= nextCPUPublish {
                 // At most once a millisecond: a loop changes CPUs far less often, and reading the CPU is not free
-                // everywhere (about 250 instructions a wake-up under valgrind, which has no rseq).
+                // everywhere (without rseq, as under valgrind, it is a system call).
                 nextCPUPublish = now &+ 1_000_000
                 cpu.store(Socket.currentCPU(), ordering: .relaxed)
             }

@@ -6,8 +6,8 @@
 /// `x-gzip` is `gzip` (§8.4.1.3). A member that does not parse is skipped; the others still count.
 ///
 /// The field is read as bytes where it arrived (`HTTPHeaders.containsValue`): browsers and URLSession send
-/// `gzip, deflate, br` with every request, and splitting that into substrings cost about 11,000 instructions
-/// per request, as much as the rest of a document GET (issue #27).
+/// `gzip, deflate, br` with every request, and splitting that into substrings would cost as much as the rest
+/// of a document GET.
 public enum HTTPAcceptEncoding {
     /// Whether the request's `Accept-Encoding` fields accept `gzip`. No field: false (§12.5.3 allows any coding
     /// then, but a client that did not ask is sent the identity body, as every server does).

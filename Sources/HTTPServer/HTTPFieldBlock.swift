@@ -3,8 +3,8 @@ import Glibc
 /// The header section of a parsed request as it arrived: its bytes, copied once, and where each field line's
 /// name and value lie in them. Nothing is decoded into a `String` until someone asks for that field, so a
 /// request pays for the fields its handler reads, not for every field the client sent: decoding every value
-/// was an allocation (for values over 15 bytes) and a UTF-8 check per field, and every lookup compared strings
-/// (issue #27). Lookups compare bytes here.
+/// would be an allocation (for values over 15 bytes) and a UTF-8 check per field, and string lookups would
+/// compare strings. Lookups compare bytes here.
 ///
 /// One allocation: a table of four `UInt32` per field (name start and end, value start and end, relative to
 /// the bytes) followed by the bytes. Filled by the parser before anyone else sees it, immutable afterwards,

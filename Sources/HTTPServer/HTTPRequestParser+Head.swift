@@ -154,7 +154,7 @@ extension HTTPRequestParser {
         var known = KnownName.other
         switch colon {
         case 4:
-            // Host, in any case: checked here on the raw bytes, where it costs a few instructions per byte.
+            // Host, in any case: checked here on the raw bytes, while they are in cache and before any decoding.
             if HTTPHeaders.equalsIgnoringCase(name, "host") {
                 guard hosts.isValid(UnsafeRawBufferPointer(rebasing: line[s..<e])) else {
                     throw HTTPError.malformed("invalid_host", "Host is not uri-host [ \":\" port ]")

@@ -1,6 +1,6 @@
 /// Eight bytes at a time: the request-target and every field value are checked for bytes that may not be in them;
 /// a test on a 64-bit word finds out whether any of eight bytes needs a closer look (none, nearly always), where
-/// the byte-by-byte loops cost about nine instructions per byte.
+/// a byte-by-byte loop pays a load, a compare and a branch for every byte.
 extension HTTPRequestParser {
     static let ones: UInt64 = 0x0101_0101_0101_0101
     static let highs: UInt64 = 0x8080_8080_8080_8080

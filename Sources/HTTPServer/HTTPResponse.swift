@@ -6,7 +6,7 @@ public struct HTTPResponse: Sendable {
     /// Copy on write: a storage is changed only while one response holds it (`isKnownUniquelyReferenced`), so
     /// one that is shared, also across threads, never changes.
     ///
-    /// No dynamic exclusivity checks on its properties (they cost ~75 instructions per access): a shared
+    /// No dynamic exclusivity checks on its properties (each access would pay a begin/end access): a shared
     /// storage is only read, and a unique one is changed only through its one response's accessors.
     final class Storage: @unchecked Sendable {
         @exclusivity(unchecked) var status: HTTPStatus

@@ -4,8 +4,8 @@ extension HTTPRouter {
     /// Every pattern as a tree of segments: a node's children are its literal segments (compared as bytes) and
     /// at most one parameter. A path is matched by walking its segments once, literals before the parameter at
     /// each node (literals win where two patterns first differ), instead of trying each pattern of the path's
-    /// segment count from the start: with a dozen `/v1/environments/{env}/...` routes that repeated the first
-    /// three segments for each, and the static routes' dictionary hashed the path (issue #27).
+    /// segment count from the start: with a dozen `/v1/environments/{env}/...` routes that would repeat the first
+    /// three segments for each, and a dictionary of static routes would hash the whole path.
     ///
     /// Flat arrays of plain values, walked through unsafe pointers: a tree of objects cost a retain and a release
     /// per node visited, which was more than the comparisons.

@@ -54,7 +54,7 @@ public final class HTTPRouter: HTTPHandler, Sendable {
     }
 
     /// A route's handler in a box: handing out a class reference is one retain, while returning the
-    /// `any HTTPHandler` itself copied the existential through its value witnesses (about 150 instructions).
+    /// `any HTTPHandler` itself copies the existential through its value witnesses.
     final class Handler: Sendable {
         let handler: any HTTPHandler
 

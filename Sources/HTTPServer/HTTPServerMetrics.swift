@@ -31,7 +31,7 @@ public struct HTTPServerMetrics: Sendable, Equatable {
 
 /// One loop's counters. The loop is the only writer of the response counts, which are atomics it updates with a
 /// relaxed load and store (no lock, no read-modify-write: nobody else writes them); a snapshot reads them from
-/// any thread. A lock per response, uncontended as it was, cost about a hundred instructions. The connection
+/// any thread. A lock per response, even uncontended, would cost more than the response's bookkeeping. The connection
 /// counts, written seldom, keep the lock.
 final class LoopCounters: @unchecked Sendable {
     struct Values {

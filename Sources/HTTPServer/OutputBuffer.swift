@@ -4,8 +4,8 @@ import Glibc
 /// `unsent`. Each loop serializes its responses into one (`EventLoop.output`); a connection whose socket did
 /// not take everything keeps the rest in one of its own until it is sent (`Connection.outbound`).
 ///
-/// Not an `Array`: appending a few bytes to `[UInt8]` cost about a hundred instructions per call (the generic
-/// sequence path, the uniqueness check), and a response is made of six appends (issue #27).
+/// Not an `Array`: appending a few bytes to `[UInt8]` goes through the generic sequence path and a uniqueness
+/// check on every call, and a response is made of six appends.
 final class OutputBuffer {
     private var base: UnsafeMutableRawPointer?
     private var capacity = 0
