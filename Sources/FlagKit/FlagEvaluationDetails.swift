@@ -1,5 +1,3 @@
-import FlagKit
-
 /// A typed flag value with the evaluation that produced it (OpenFeature's "details").
 ///
 /// When the flag is missing (`FLAG_NOT_FOUND`) or its value is not of the requested Swift type (`TYPE_MISMATCH`),
