@@ -23,6 +23,7 @@ let package = Package(
         .library(name: "ClientHTTP", targets: ["ClientHTTP"]),
         .library(name: "FlagClient", targets: ["FlagClient"]),
         .library(name: "FlagOFREP", targets: ["FlagOFREP"]),
+        .library(name: "SymiSchema", targets: ["SymiSchema"]),
         .library(name: "SymiPlus", targets: ["SymiPlus"]),
         .executable(name: "flagserver", targets: ["flagserver"]),
         .executable(name: "flagctl", targets: ["flagctl"]),
@@ -85,31 +86,37 @@ let package = Package(
 
         // What the app links: disk cache, refresh policy, evaluation with FlagKit, on ClientHTTP.
         .target(name: "FlagClient", dependencies: ["FlagKit", "ClientHTTP"]),
-        .testTarget(name: "FlagClientTests", dependencies: ["FlagClient", "ClientHTTP", "FlagKit", "TransportTestSupport", "flagserver"]),
+        // SymiSchema: the client's fault tests check that no failure locks Symi's premium gate.
+        .testTarget(name: "FlagClientTests", dependencies: ["FlagClient", "ClientHTTP", "FlagKit", "SymiSchema", "TransportTestSupport", "flagserver"]),
         .executableTarget(name: "flagclient-fetch", dependencies: ["FlagClient", "ClientHTTP", "FlagKit"], path: "Tests/flagclient-fetch"),
         // The paid day rehearsed: a synthetic population through the runbook's steps (Benchmarks/PaidDayRehearsal).
-        .target(name: "PaidDayRehearsal", dependencies: ["FlagKit", "FlagClient", "SymiPlus", "SymiCatalog"], path: "Benchmarks/PaidDayRehearsal"),
+        .target(name: "PaidDayRehearsal", dependencies: ["FlagKit", "FlagClient", "SymiPlus", "SymiCatalog", "SymiSchema"], path: "Benchmarks/PaidDayRehearsal"),
         .executableTarget(name: "paid-day-rehearsal", dependencies: ["PaidDayRehearsal"], path: "Benchmarks/paid-day-rehearsal"),
         .testTarget(name: "PaidDayRehearsalTests", dependencies: ["PaidDayRehearsal", "FlagKit", "FlagClient", "SymiPlus"]),
-        .executableTarget(name: "client-bench", dependencies: ["FlagClient", "ClientHTTP", "FlagKit"], path: "Benchmarks/client-bench"),
+        .executableTarget(name: "client-bench", dependencies: ["FlagClient", "ClientHTTP", "FlagKit", "SymiSchema"], path: "Benchmarks/client-bench"),
         // How the app links the client (launch, refresh on foreground, Application Support); SwiftUI parts behind canImport.
-        .executableTarget(name: "symi-app-example", dependencies: ["FlagClient"], path: "Examples/SymiAppExample"),
+        .executableTarget(name: "symi-app-example", dependencies: ["FlagClient", "SymiSchema"], path: "Examples/SymiAppExample"),
 
         // One command-line vocabulary for flagctl and flagserver: typed options, subcommands, help, usage errors (exit 64).
         .target(name: "CommandLineKit"),
         .testTarget(name: "CommandLineKitTests", dependencies: ["CommandLineKit"]),
 
         // The operators' CLI.
-        .target(name: "FlagCtlKit", dependencies: ["CommandLineKit", "FlagKit", "ClientHTTP", "SymiCatalog"]),
+        .target(name: "FlagCtlKit", dependencies: ["CommandLineKit", "FlagKit", "ClientHTTP", "SymiCatalog", "SymiSchema"]),
         .executableTarget(name: "flagctl", dependencies: ["FlagCtlKit", "CommandLineKit"]),
         // flagserver: the server-command tests run the real server binary next to the real flagctl.
-        .testTarget(name: "FlagCtlKitTests", dependencies: ["FlagCtlKit", "CommandLineKit", "FlagKit", "flagctl", "flagserver"]),
+        .testTarget(name: "FlagCtlKitTests", dependencies: ["FlagCtlKit", "CommandLineKit", "FlagKit", "SymiSchema", "flagctl", "flagserver"]),
 
-        // Symi Plus (docs/monetization.md): the product catalogue (no imports; flagctl reads it too), and the
-        // module the app links next to FlagClient (platform-neutral core; StoreKit and SwiftUI adapters behind #if).
+        // Symi Plus (docs/monetization.md): the product catalogue (no imports; flagctl reads it too), Symi's schema
+        // (flag names, safe defaults, typed values on FlagKit alone; the app and flagctl's lint read it, so FlagKit and
+        // FlagClient stay generic), and the module the app links next to FlagClient (platform-neutral core; StoreKit
+        // and SwiftUI adapters behind #if).
         .target(name: "SymiCatalog"),
-        .target(name: "SymiPlus", dependencies: ["FlagClient", "SymiCatalog"]),
-        .testTarget(name: "SymiPlusTests", dependencies: ["SymiPlus", "SymiCatalog", "FlagClient", "FlagKit"]),
+        .target(name: "SymiSchema", dependencies: ["FlagKit"]),
+        // FlagClient: the typed values read from real snapshots (safe defaults, clamping, fallbacks).
+        .testTarget(name: "SymiSchemaTests", dependencies: ["SymiSchema", "FlagKit", "FlagClient"]),
+        .target(name: "SymiPlus", dependencies: ["FlagClient", "SymiCatalog", "SymiSchema"]),
+        .testTarget(name: "SymiPlusTests", dependencies: ["SymiPlus", "SymiCatalog", "SymiSchema", "FlagClient", "FlagKit"]),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -2,6 +2,7 @@ import FlagClient
 import FlagKit
 import Foundation
 import SymiPlus
+import SymiSchema
 
 /// The paid day, rehearsed: every install of a ``Population`` through every ``RunbookStep``, evaluating exactly what
 /// the app would (the step's document through `FlagSnapshot`, the App Store's facts through ``SymiPlusAccess``), and
@@ -58,15 +59,17 @@ public enum PaidDayRehearsal {
             var result = StepResult(name: step.name)
             for (number, install) in population.installs.enumerated() {
                 let snapshot = install.offlineWithOldCache
-                    ? FlagSnapshot(envelope: cacheEnvelope, source: .cache(version: 1, writtenAt: now), context: install.evaluationContext)
-                    : FlagSnapshot(envelope: stepEnvelope, source: .server(version: index + 1, fetchedAt: now),
-                                   context: install.evaluationContext)
-                let days = snapshot.billingRetryAccessDays
+                    ? FlagSnapshot(envelope: cacheEnvelope, safeDefaults: SymiSafeDefaults.document,
+                                   source: .cache(version: 1, writtenAt: now), context: install.evaluationContext)
+                    : FlagSnapshot(envelope: stepEnvelope, safeDefaults: SymiSafeDefaults.document,
+                                   source: .server(version: index + 1, fetchedAt: now), context: install.evaluationContext)
+                let flags = SymiFlagValues(snapshot)
+                let days = flags.billingRetryAccessDays
                 if decisions[days] == nil {
                     decisions[days] = population.installs.enumerated().map { access($1, number: $0, at: now, billingRetryAccessDays: days) }
                 }
                 let decision = decisions[days]?[number] ?? access(install, number: number, at: now, billingRetryAccessDays: days)
-                let hasAccess = snapshot.premiumFeatures.allSatisfy { snapshot.isAvailable($0, entitled: decision.isEntitled) }
+                let hasAccess = flags.premiumFeatures.allSatisfy { flags.isAvailable($0, entitled: decision.isEntitled) }
                 let before = previous[number]
                 result.byStanding[install.standing, default: Counts()].add(before: before, after: hasAccess)
                 result.byOrigin[install.origin, default: Counts()].add(before: before, after: hasAccess)

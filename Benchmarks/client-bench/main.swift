@@ -1,6 +1,7 @@
 import FlagClient
 import FlagKit
 import Foundation
+import SymiSchema
 
 /// FlagClient's launch cost and refresh round trip, run by hand in release mode (never in CI) through
 /// `Benchmarks/client-launch.sh`. Usage: `client-bench [flags/production.json] [launch runs] [refresh runs]`.
@@ -48,12 +49,13 @@ do {
     guard let baseURL = URL(string: "http://127.0.0.1:\(server.port)/") else { throw BenchError("bad URL") }
     let app = AppContext(appVersion: "2.4.0", osVersion: "17.4", platform: "ios", locale: "de_DE", country: "DE",
                          channel: "appstore")
-    let configuration = FlagClientConfiguration(environment: "production", baseURL: baseURL, cacheDirectory: directory, app: app)
+    let configuration = FlagClientConfiguration(environment: "production", baseURL: baseURL, cacheDirectory: directory, app: app,
+                                                safeDefaults: SymiSafeDefaults.document)
     print("document \(path): \(body.count) bytes of envelope, \(document.flags.count) flags")
 
     var sink = 0
     func readAll(_ client: FlagClient) {
-        let values = client.snapshot
+        let values = SymiFlagValues(client.snapshot)
         sink &+= (values.monetizationEnabled ? 1 : 0) + (values.premiumFeaturesLocked ? 1 : 0)
             + (values.showIntroFreeSubscriptionBanner ? 1 : 0) + (values.subscriptionPriceIncreaseMessagingEnabled ? 1 : 0)
             + values.introOfferMessage.utf8.count + values.subscriptionScreenCopy.benefits.count

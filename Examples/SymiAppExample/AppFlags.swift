@@ -1,8 +1,10 @@
 import FlagClient
 import Foundation
+import SymiSchema
 
-/// How the Symi app holds its flags: one `FlagClient` for the app's lifetime, values read synchronously (cache or
-/// safe defaults, never the network), a refresh at launch and whenever the app returns to the foreground.
+/// How the Symi app holds its flags: one `FlagClient` for the app's lifetime, given Symi's safe defaults, values read
+/// synchronously (cache or safe defaults, never the network) as Symi's typed values (`SymiFlagValues`, SymiSchema), a
+/// refresh at launch and whenever the app returns to the foreground.
 ///
 /// Platform neutral, so this file compiles and runs on Linux in the `FLAGCLIENT_TRANSPORT=urlsession`
 /// configuration too (`main.swift`); `SymiAppExampleApp.swift` is the SwiftUI side.
@@ -14,7 +16,8 @@ final class AppFlags: Sendable {
     /// `directory` is where the cache and the install id live (Application Support, see ``flagDirectory()``).
     init(baseURL: URL, directory: URL, app: AppContext) {
         client = FlagClient(configuration: FlagClientConfiguration(
-            environment: "production", baseURL: baseURL, cacheDirectory: directory, app: app))
+            environment: "production", baseURL: baseURL, cacheDirectory: directory, app: app,
+            safeDefaults: SymiSafeDefaults.document))
     }
 
     /// `Application Support/flags`, created if needed and excluded from iCloud backup: the cache is re-fetched in a
@@ -36,7 +39,7 @@ final class AppFlags: Sendable {
 
     /// The start screen's decisions, read at once (no waiting): the intro card and whether PDF export is open.
     func startScreen(entitled: Bool) -> (showIntroCard: Bool, pdfExportAvailable: Bool) {
-        let flags = client.snapshot  // one consistent set of values for the whole screen
+        let flags = SymiFlagValues(client.snapshot)  // one consistent set of values for the whole screen
         return (flags.showIntroFreeSubscriptionBanner && !entitled, flags.isAvailable("pdfExport", entitled: entitled))
     }
 

@@ -1,6 +1,7 @@
 #if canImport(SwiftUI)
 import FlagClient
 import SwiftUI
+import SymiSchema
 
 // Not compiled on Linux (no SwiftUI there). In the Symi app this is the `@main` App; here it is a plain type so the
 // package's example executable keeps its `main.swift`.
@@ -29,16 +30,17 @@ struct SymiAppExampleApp: App {
     }
 }
 
-/// The values the views read, swapped whole when a new document arrives.
+/// The values the views read, swapped whole when a new document arrives: Symi's typed values, built once per
+/// snapshot.
 @MainActor final class FlagModel: ObservableObject {
     let flags: AppFlags
-    @Published private(set) var snapshot: FlagSnapshot
+    @Published private(set) var values: SymiFlagValues
 
     init(flags: AppFlags) {
         self.flags = flags
-        snapshot = flags.client.snapshot
+        values = SymiFlagValues(flags.client.snapshot)
         Task { [weak self] in
-            for await snapshot in flags.client.updates() { self?.snapshot = snapshot }
+            for await snapshot in flags.client.updates() { self?.values = SymiFlagValues(snapshot) }
         }
     }
 }
@@ -49,8 +51,8 @@ struct StartScreen: View {
 
     var body: some View {
         VStack(alignment: .leading, spacing: 16) {
-            if model.snapshot.showIntroFreeSubscriptionBanner {
-                Text(model.snapshot.introOfferMessage)
+            if model.values.showIntroFreeSubscriptionBanner {
+                Text(model.values.introOfferMessage)
                     .padding()
                     .background(Color(red: 0x8E / 255, green: 0xCD / 255, blue: 0xB8 / 255).opacity(0.25))
                     .clipShape(RoundedRectangle(cornerRadius: 12))

@@ -124,8 +124,8 @@ extension FlagClient {
                                    fetchedAt: now, document: response.body)
         let cacheError = await store(entry)
         // Evaluated outside the lock; if the app's context changed meanwhile, evaluated again for the new one.
-        var fresh = FlagSnapshot(envelope: envelope, source: .server(version: envelope.version, fetchedAt: now),
-                                 context: current.context)
+        var fresh = FlagSnapshot(envelope: envelope, safeDefaults: configuration.safeDefaults,
+                                 source: .server(version: envelope.version, fetchedAt: now), context: current.context)
         let previous = state.withLock { state -> FlagSnapshot in
             let previous = state.snapshot
             if previous.context != fresh.context { fresh = fresh.evaluated(for: previous.context) }

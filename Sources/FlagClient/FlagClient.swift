@@ -3,14 +3,15 @@
 import FlagKit
 import Foundation
 
-/// What the Symi app links to read its flags: values at once from the disk cache or the compiled-in safe defaults,
+/// What an app links to read its flags: values at once from the disk cache or the app's compiled-in safe defaults,
 /// then `refresh()` in the background, evaluated locally with FlagKit (the same code and bucketing as the server).
 ///
 /// ```swift
 /// let flags = FlagClient(configuration: FlagClientConfiguration(environment: "production", baseURL: server,
-///                                                               cacheDirectory: applicationSupport, app: app))
-/// if flags.showIntroFreeSubscriptionBanner { ... }          // at once, no network
-/// Task { await flags.refresh() }                            // later values arrive through `updates()`
+///                                                               cacheDirectory: applicationSupport, app: app,
+///                                                               safeDefaults: compiledInDefaults))
+/// if flags.bool("showBanner", default: false) { ... }     // at once, no network
+/// Task { await flags.refresh() }                           // later values arrive through `updates()`
 /// ```
 ///
 /// Thread-safe: every read takes the current immutable ``FlagSnapshot`` under a lock held only to copy a
@@ -53,7 +54,8 @@ public final class FlagClient: Sendable {
 
     /// Creates the client and makes its values available at once, without the network: the install id from (or
     /// newly written to) the cache directory, then the cached document if it is intact and valid, otherwise the
-    /// ``SymiSafeDefaults``. Never throws and never blocks on anything but reading two small files.
+    /// configuration's ``FlagClientConfiguration/safeDefaults``. Never throws and never blocks on anything but reading
+    /// two small files.
     ///
     /// `transport` replaces the configured one (URLSession on Apple platforms, libcurl on Linux) where needed.
     public init(configuration: FlagClientConfiguration, transport: (any HTTPTransport)? = nil) {
@@ -66,10 +68,11 @@ public final class FlagClient: Sendable {
         let (cacheState, entry, envelope) = Self.loadCache(cache, environment: configuration.environment)
         let snapshot: FlagSnapshot
         if let entry, let envelope {
-            snapshot = FlagSnapshot(envelope: envelope, source: .cache(version: envelope.version, writtenAt: entry.fetchedAt),
-                                    context: context)
+            snapshot = FlagSnapshot(envelope: envelope, safeDefaults: configuration.safeDefaults,
+                                    source: .cache(version: envelope.version, writtenAt: entry.fetchedAt), context: context)
         } else {
-            snapshot = FlagSnapshot(envelope: nil, source: .safeDefaults, context: context)
+            snapshot = FlagSnapshot(envelope: nil, safeDefaults: configuration.safeDefaults, source: .safeDefaults,
+                                    context: context)
         }
         launchReport = LaunchReport(installIdentity: identity, cache: cacheState)
         state = Locked(State(snapshot: snapshot, entry: entry, schedule: RefreshSchedule(policy: configuration.refreshPolicy)))

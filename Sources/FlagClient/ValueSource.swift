@@ -7,7 +7,8 @@ public enum ValueSource: Sendable, Equatable, CustomStringConvertible {
     case server(version: Int, fetchedAt: Date)
     /// The last good document from the disk cache, fetched or last confirmed at `writtenAt` (in an earlier run).
     case cache(version: Int, writtenAt: Date)
-    /// The compiled-in ``SymiSafeDefaults``: no valid document was ever received, or the cache was unusable.
+    /// The app's compiled-in safe defaults (``FlagClientConfiguration/safeDefaults``, else each lookup's default): no
+    /// valid document was ever received, or the cache was unusable.
     case safeDefaults
 
     /// The document version, when the values come from a document.

@@ -1,9 +1,10 @@
 import FlagKit
+import SymiSchema
 
 /// `billingRetryAccessDays`: the courtesy window after a failed renewal. The app clamps it to
 /// ``SymiFlags/BillingRetryAccessDays/range`` (0...60: Apple retries a failed renewal for up to 60 days), so a value
 /// outside would silently mean something else than written; a non-integer would silently be the safe default. The
-/// range and the clamp are FlagKit's, the same the app's `FlagSnapshot` uses.
+/// range and the clamp are SymiSchema's, the same the app's `SymiFlagValues` uses.
 extension Linter {
     static let billingRetryKey = SymiFlags.BillingRetryAccessDays.key
 

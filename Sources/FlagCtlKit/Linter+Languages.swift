@@ -1,5 +1,6 @@
 import FlagKit
 import Foundation
+import SymiSchema
 
 /// The language rules for Symi's copy flags: German by default, English for `en*` locales, every language with the
 /// same members, and price templates that keep their `{price}` in every language.
@@ -9,10 +10,10 @@ import Foundation
 /// accidentally reaches German locales is caught too.
 extension Linter {
     /// The flags whose values are texts shown to users in the install's language.
-    public static let copyFlags = ["introOfferMessage", "subscriptionScreenCopy", "subscriptionPaidCopy"]
+    public static let copyFlags = [SymiFlags.Key.introOfferMessage, SymiFlags.Key.subscriptionScreenCopy, SymiFlags.Key.subscriptionPaidCopy]
 
     /// The placeholder the app fills with StoreKit's localized price.
-    static let pricePlaceholder = "{price}"
+    static let pricePlaceholder = SubscriptionPaidCopy.pricePlaceholder
 
     /// Locales that must get the German default.
     static let germanLocales = ["de", "de_DE", "de_AT", "de_CH"]

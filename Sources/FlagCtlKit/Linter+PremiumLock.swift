@@ -1,4 +1,5 @@
 import FlagKit
+import SymiSchema
 
 /// `premiumFeaturesLocked` must never be true for an install whose `monetizationEnabled` is false:
 /// locking features while the subscription cannot even be shown would lock people out for nothing.
@@ -18,8 +19,8 @@ import FlagKit
 ///    covering rule's value counts; the default counts when no rule covers C or monetizationEnabled has
 ///    prerequisites of its own. Any counted value other than `true` (or monetizationEnabled missing) means yes.
 extension Linter {
-    static let monetizationKey = "monetizationEnabled"
-    static let premiumKey = "premiumFeaturesLocked"
+    static let monetizationKey = SymiFlags.Key.monetizationEnabled
+    static let premiumKey = SymiFlags.Key.premiumFeaturesLocked
 
     static func premiumLockFindings(in document: FlagDocument) -> [LintFinding] {
         guard let premium = document.flags[premiumKey] else { return [] }

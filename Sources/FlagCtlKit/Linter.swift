@@ -1,12 +1,13 @@
 import FlagKit
 import Foundation
+import SymiSchema
 
 /// The review rules of the brief (section 9) applied to a flag document.
 public enum Linter {
     /// Symi's monetization flags; the "forever free" rule applies while any of them exists.
     public static let monetizationFlags = [
-        "monetizationEnabled", "premiumFeaturesLocked", "showIntroFreeSubscriptionBanner", "subscriptionPriceIncreaseMessagingEnabled",
-        "billingRetryAccessDays",
+        SymiFlags.Key.monetizationEnabled, SymiFlags.Key.premiumFeaturesLocked, SymiFlags.Key.showIntroFreeSubscriptionBanner,
+        SymiFlags.Key.subscriptionPriceIncreaseMessagingEnabled, SymiFlags.Key.billingRetryAccessDays,
     ]
 
     /// Findings for raw bytes: the validation problems when the document is invalid (the review
@@ -76,7 +77,7 @@ public enum Linter {
     /// `legalLinks` must exist, be a `json` flag, and every value it can give (default and each
     /// rule) must be an object with both links as https URLs with a host.
     static func legalLinkFindings(in document: FlagDocument) -> [LintFinding] {
-        let key = "legalLinks"
+        let key = SymiFlags.Key.legalLinks
         let base = JSONPath.appending("/flags", key)
         guard let flag = document.flags[key] else {
             return [LintFinding(flag: key, rule: .legalLinks, path: base,

@@ -66,7 +66,7 @@ public struct AccessDecision: Sendable, Equatable {
         }
     }
 
-    /// Whether Symi Plus features are open to this user (what `FlagSnapshot.isAvailable(_:entitled:)` gets).
+    /// Whether Symi Plus features are open to this user (what `SymiFlagValues.isAvailable(_:entitled:)` gets).
     public var isEntitled: Bool
     /// Why.
     public var basis: Basis

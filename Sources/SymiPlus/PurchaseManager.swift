@@ -4,6 +4,7 @@ import Combine
 import FlagClient
 import Foundation
 import SymiCatalog
+import SymiSchema
 
 /// The brief's `PurchaseManager` (section 6): loads the Symi Plus products, buys, restores, observes transaction
 /// updates from creation on, and knows the active entitlements. Main-actor bound, so the UI reads it directly.
@@ -66,7 +67,7 @@ public final class PurchaseManager {
     public var isLoading: Bool { state.isLoading }
     /// The friendly message for the current failure, in ``language``; `nil` when there is none (or it was a cancel).
     public var errorMessage: String? { state.error.flatMap(SymiPlusMessages.message(for:))?(language) }
-    /// Whether the user has Symi Plus: pass it to `FlagSnapshot.isAvailable(_:entitled:)`.
+    /// Whether the user has Symi Plus: pass it to `SymiFlagValues.isAvailable(_:entitled:)`.
     public var isPremiumEntitled: Bool { state.isPremiumEntitled }
 
     /// Starts observing `Transaction.updates`, finishes what an earlier run left unfinished (`Transaction.unfinished`),
@@ -106,7 +107,8 @@ public final class PurchaseManager {
 
     /// Takes the product ids a flag snapshot offers, through the catalogue: unknown ids are dropped and reported in
     /// ``PurchaseState/ignoredProductIds``. Products already loaded for ids no longer offered disappear.
-    public func apply(_ flags: FlagSnapshot) {
+    public func apply(_ snapshot: FlagSnapshot) {
+        let flags = SymiFlagValues(snapshot)
         let selection = SymiCatalog.select(flags.subscriptionProductIds)
         let now = clock.now()
         mutate { state in

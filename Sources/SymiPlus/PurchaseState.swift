@@ -1,6 +1,7 @@
 import FlagClient
 import Foundation
 import SymiCatalog
+import SymiSchema
 
 /// Everything ``PurchaseManager`` knows, as one value: what the screen model reads and what observers receive.
 ///
@@ -89,7 +90,7 @@ public struct PurchaseState: Sendable, Equatable {
     public var purchasedProductIDs: Set<String> { Set(entitlements.map(\.productId)) }
 
     /// Whether the user has Symi Plus: the access decision (``SymiPlusAccess``) on verified facts for catalogue
-    /// products. What the app passes to `FlagSnapshot.isAvailable(_:entitled:)`.
+    /// products. What the app passes to `SymiFlagValues.isAvailable(_:entitled:)`.
     public var isPremiumEntitled: Bool { access.isEntitled }
 
     /// Decides access again on the facts held (``SymiPlusAccess/decide(_:)``); `storeFailed` when the facts were not

@@ -1,5 +1,6 @@
 import FlagClient
 import Foundation
+import SymiSchema
 
 /// Where Symi Plus appears outside its own screen (brief section 8), decided from the flags and the purchase state:
 /// the "Symi Plus" section in the settings, the small card on the start screen, and the premium gate of contexts
@@ -35,22 +36,28 @@ public struct SymiPlusEntryPoints: Sendable, Equatable {
     public var billingIssueCard: Card?
     /// Whether the user has Symi Plus (what premium contexts pass to the gate).
     public var isPremiumEntitled: Bool
-    private let flags: FlagSnapshotBox
+    /// The snapshot these entry points were decided from, compared by identity.
+    private let snapshot: FlagSnapshotBox
+    /// Its typed values, for the premium gate.
+    private let flags: SymiFlagValues
 
     /// The entry points for these flags and this purchase state; dates in `timeZone`.
-    public init(flags: FlagSnapshot, purchases: PurchaseState, timeZone: TimeZone = .current) {
-        let screen = SymiPlusScreen(flags: flags, purchases: purchases, timeZone: timeZone)
+    public init(flags snapshot: FlagSnapshot, purchases: PurchaseState, timeZone: TimeZone = .current) {
+        let flags = SymiFlagValues(snapshot)
+        let locale = snapshot.context.locale
+        let screen = SymiPlusScreen(flags: flags, localeIdentifier: locale, purchases: purchases, timeZone: timeZone)
         let language = screen.language
         let subscribed = purchases.isPremiumEntitled
         isPremiumEntitled = subscribed
-        self.flags = FlagSnapshotBox(snapshot: flags)
+        self.snapshot = FlagSnapshotBox(snapshot: snapshot)
+        self.flags = flags
         let access = purchases.access
         let detail: String
         if access.billingIssue != nil {
             detail = SymiPlusMessages.checkPayment(language)
         } else if subscribed, let end = access.endsAt {
             detail = SymiPlusMessages.fill(SymiPlusMessages.activeUntil, language, [
-                "date": SymiPlusMessages.date(end, language, localeIdentifier: flags.context.locale, timeZone: timeZone)])
+                "date": SymiPlusMessages.date(end, language, localeIdentifier: locale, timeZone: timeZone)])
         } else {
             detail = subscribed ? SymiPlusMessages.active(language) : screen.subline
         }
@@ -64,10 +71,10 @@ public struct SymiPlusEntryPoints: Sendable, Equatable {
             : nil
     }
 
-    /// The premium gate for a feature (`pdfExport`, `advancedInsights`, ...): `FlagSnapshot.isAvailable(_:entitled:)`
+    /// The premium gate for a feature (`pdfExport`, `advancedInsights`, ...): `SymiFlagValues.isAvailable(_:entitled:)`
     /// with the purchase manager's entitlement. Open to everyone while `premiumFeaturesLocked` is false.
     public func isAvailable(_ feature: String) -> Bool {
-        flags.snapshot.isAvailable(feature, entitled: isPremiumEntitled)
+        flags.isAvailable(feature, entitled: isPremiumEntitled)
     }
 }
 

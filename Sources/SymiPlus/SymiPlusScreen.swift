@@ -1,5 +1,6 @@
 import FlagClient
 import Foundation
+import SymiSchema
 
 /// What the Symi Plus screen shows (brief section 4), decided from the remote copy, the products, the entitlement
 /// and the eligibility for the free introductory offer: a pure value, so every state is tested on Linux and the
@@ -90,8 +91,14 @@ public struct SymiPlusScreen: Sendable, Equatable {
     public var message: String?
 
     /// The screen for these flags and this purchase state, in the flags' language; dates in `timeZone`.
-    public init(flags: FlagSnapshot, purchases: PurchaseState, timeZone: TimeZone = .current) {
-        let language = SymiPlusLanguage(localeIdentifier: flags.context.locale)
+    public init(flags snapshot: FlagSnapshot, purchases: PurchaseState, timeZone: TimeZone = .current) {
+        self.init(flags: SymiFlagValues(snapshot), localeIdentifier: snapshot.context.locale, purchases: purchases,
+                  timeZone: timeZone)
+    }
+
+    /// The screen for these typed values in the language of `localeIdentifier` (the flags' context's locale).
+    init(flags: SymiFlagValues, localeIdentifier: String?, purchases: PurchaseState, timeZone: TimeZone) {
+        let language = SymiPlusLanguage(localeIdentifier: localeIdentifier)
         let copy = flags.subscriptionScreenCopy
         let paid = flags.subscriptionPaidCopy
         let subscribed = purchases.isPremiumEntitled
@@ -103,7 +110,7 @@ public struct SymiPlusScreen: Sendable, Equatable {
         futurePricingNotice = copy.futurePricingNotice
         priceChangeNotice = flags.subscriptionPriceIncreaseMessagingEnabled && subscribed && purchases.access.priceIncreasePending
             ? paid.priceChangeNotice : nil
-        subscription = SymiPlusSubscriptionPanel(purchases: purchases, language: language, localeIdentifier: flags.context.locale,
+        subscription = SymiPlusSubscriptionPanel(purchases: purchases, language: language, localeIdentifier: localeIdentifier,
                                                  timeZone: timeZone)
         redeemCodeButton = SymiPlusMessages.redeemCode(language)
         benefits = copy.benefits

@@ -1,5 +1,6 @@
 import FlagKit
 import Foundation
+import SymiSchema
 import Testing
 import TransportTestSupport
 @testable import FlagClient
@@ -29,10 +30,10 @@ import TransportTestSupport
         server.stream(.drip(head: Self.head + Array(": events\nretry: 3000\n\n".utf8), body: burst, chunk: event.count,
                             interval: .milliseconds(20)))
         let client = TestClients.make(server, directory)
-        #expect(client.showIntroFreeSubscriptionBanner)
+        #expect(client.symi.showIntroFreeSubscriptionBanner)
         client.startListening()
         defer { client.stopListening(after: .zero) }
-        #expect(await eventually { !client.showIntroFreeSubscriptionBanner })
+        #expect(await eventually { !client.symi.showIntroFreeSubscriptionBanner })
         try await Task.sleep(for: .milliseconds(500))
         #expect(server.documentRequests == 1)
         #expect(server.streamRequests.first?.lowercased().contains("accept: text/event-stream") == true)

@@ -1,5 +1,6 @@
 import FlagKit
 import Foundation
+import SymiSchema
 import Testing
 import TransportTestSupport
 @testable import FlagClient
@@ -64,10 +65,10 @@ import TransportTestSupport
         let client = TestClients.make(server, directory)
         var iterator = client.updates().makeAsyncIterator()
         let first = try #require(await iterator.next())
-        #expect(first.source == .safeDefaults && first.premiumFeaturesLocked == false)
+        #expect(first.source == .safeDefaults && first.symi.premiumFeaturesLocked == false)
         #expect(await client.refresh().isSuccess)
         let second = try #require(await iterator.next())
-        #expect(second.envelope?.version == 4 && second.premiumFeaturesLocked)
+        #expect(second.envelope?.version == 4 && second.symi.premiumFeaturesLocked)
     }
 
     @Test func endedStreamIsForgotten() throws {

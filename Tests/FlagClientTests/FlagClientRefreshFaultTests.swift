@@ -1,5 +1,6 @@
 import FlagKit
 import Foundation
+import SymiSchema
 import Testing
 import TransportTestSupport
 @testable import FlagClient
@@ -95,8 +96,8 @@ import TransportTestSupport
         let error = try #require(outcome.error, "\(fault): expected a failure, got \(outcome)")
         #expect(fault.matches(error), "\(fault): \(error)")
         #expect(client.snapshot === before, "\(fault): the values are untouched")
-        #expect(client.premiumFeaturesLocked == false)
-        #expect(client.isAvailable("pdfExport", entitled: false))
+        #expect(client.symi.premiumFeaturesLocked == false)
+        #expect(client.symi.isAvailable("pdfExport", entitled: false))
         #expect(try Data(contentsOf: directory.url.appendingPathComponent("production.flagcache")) == cacheBefore)
         // A new launch after the failure still starts from the good cache.
         #expect(TestClients.make(server, directory).launchReport.cache == .loaded(version: 5))
@@ -127,8 +128,8 @@ import TransportTestSupport
         let outcome = await client.refresh()
         #expect(outcome.error != nil, "\(fault): \(outcome)")
         #expect(client.source == .safeDefaults)
-        #expect(client.premiumFeaturesLocked == false)
-        #expect(client.subscriptionScreenCopy == SymiSafeDefaults.subscriptionScreenCopy)
+        #expect(client.symi.premiumFeaturesLocked == false)
+        #expect(client.symi.subscriptionScreenCopy == SymiSafeDefaults.subscriptionScreenCopy)
         #expect(!directory.entries().contains("production.flagcache"), "nothing bad is cached")
     }
 
@@ -198,10 +199,10 @@ import TransportTestSupport
         server.fail(.raw(Array(DocumentServer.responseHead(header, length: lockedV1.body.count).utf8) + lockedV1.body))
         let client = TestClients.make(server, directory)
         #expect(await client.refresh(force: true) == .updated(version: 1, previousVersion: nil, cacheError: nil))
-        #expect(client.premiumFeaturesLocked == true)
+        #expect(client.symi.premiumFeaturesLocked == true)
         server.publish(Envelopes.make(try Envelopes.production(), version: 2))
         #expect(await client.refresh(force: true) == .updated(version: 2, previousVersion: 1, cacheError: nil))
-        #expect(client.premiumFeaturesLocked == false)
+        #expect(client.symi.premiumFeaturesLocked == false)
         // A second launch from the cache sends the tag of the cached envelope, not a stored header.
         let relaunched = TestClients.make(server, directory)
         #expect(await relaunched.refresh(force: true) == .notModified(version: 2, cacheError: nil))
@@ -254,7 +255,7 @@ import TransportTestSupport
         server.publish(Envelopes.make(try Envelopes.production(), version: 2))
         server.fail(.raw(FaultServer.response(status: status, body: "{\"error\":{}}")))
         #expect(await client.refresh(force: true) == .updated(version: 2, previousVersion: 1, cacheError: nil))
-        #expect(client.premiumFeaturesLocked == false)
+        #expect(client.symi.premiumFeaturesLocked == false)
         #expect(server.ifNoneMatchSeen.count == 3)
         #expect(server.ifNoneMatchSeen.last == .some(nil))
     }

@@ -1,5 +1,6 @@
 import FlagKit
 import Foundation
+import SymiSchema
 import Testing
 @testable import FlagClient
 
@@ -14,11 +15,11 @@ import Testing
         let client = TestClients.make(server, directory)
         #expect(client.source == .safeDefaults)
         #expect(client.launchReport.cache == .absent)
-        #expect(client.premiumFeaturesLocked == false)
+        #expect(client.symi.premiumFeaturesLocked == false)
 
         let outcome = await client.refresh()
         #expect(outcome == .updated(version: 3, previousVersion: nil, cacheError: nil))
-        #expect(client.premiumFeaturesLocked == true, "a valid document may lock")
+        #expect(client.symi.premiumFeaturesLocked == true, "a valid document may lock")
         guard case .server(version: 3, _) = client.source else {
             Issue.record("source \(client.source)")
             return
@@ -43,7 +44,7 @@ import Testing
 
         let second = TestClients.make(server, directory)
         #expect(second.launchReport.cache == .loaded(version: 5))
-        #expect(second.premiumFeaturesLocked == true)
+        #expect(second.symi.premiumFeaturesLocked == true)
         #expect(second.installId == first.installId, "the install id is persisted")
         guard case .cache(version: 5, let writtenAt) = second.source else {
             Issue.record("source \(second.source)")
@@ -62,7 +63,7 @@ import Testing
         server.publish(Envelopes.make(production, version: 1))
         let client = TestClients.make(server, directory)
         #expect(await client.refresh().isSuccess)
-        #expect(client.introOfferMessage == "Symi ist aktuell für kurze Zeit kostenlos.")
+        #expect(client.symi.introOfferMessage == "Symi ist aktuell für kurze Zeit kostenlos.")
 
         let changed = try Envelopes.modified(production) { flags in
             flags["introOfferMessage"] = ["type": "string", "default": "Symi Plus: jetzt kostenlos testen."]
@@ -70,7 +71,7 @@ import Testing
         server.publish(Envelopes.make(changed, version: 2))
         let outcome = await client.refresh(force: true)
         #expect(outcome == .updated(version: 2, previousVersion: 1, cacheError: nil))
-        #expect(client.introOfferMessage == "Symi Plus: jetzt kostenlos testen.")
+        #expect(client.symi.introOfferMessage == "Symi Plus: jetzt kostenlos testen.")
         #expect(server.ifNoneMatchSeen.last == "\"1-\(production.contentHash.prefix(16))\"")
     }
 
@@ -115,11 +116,11 @@ import Testing
         server.publish(Envelopes.make(locked, version: 4))
         let client = TestClients.make(server, directory)
         #expect(await client.refresh().isSuccess)
-        #expect(client.premiumFeaturesLocked)
+        #expect(client.symi.premiumFeaturesLocked)
         // A rollback on the server republishes old content as a NEW, higher version: it must be taken.
         server.publish(Envelopes.make(production, version: 5, extra: ["rolledBackFrom": 3]))
         #expect(await client.refresh(force: true) == .updated(version: 5, previousVersion: 4, cacheError: nil))
-        #expect(client.premiumFeaturesLocked == false)
+        #expect(client.symi.premiumFeaturesLocked == false)
         #expect(client.snapshot.envelope?.rolledBackFrom == 3)
     }
 
@@ -222,7 +223,7 @@ import Testing
                     checked += 1
                     if let version = snapshot.envelope?.version {
                         // Even versions are locked documents, odd ones open: a torn read would mix them.
-                        if snapshot.premiumFeaturesLocked != (version % 2 == 0) { bad += 1 }
+                        if snapshot.symi.premiumFeaturesLocked != (version % 2 == 0) { bad += 1 }
                         if snapshot.results["premiumFeaturesLocked"]?.version != version { bad += 1 }
                     }
                     usleep(20)

@@ -1,5 +1,6 @@
 import FlagKit
 import Foundation
+import SymiSchema
 import Testing
 import TransportTestSupport
 @testable import FlagClient
@@ -88,8 +89,8 @@ import TransportTestSupport
         let client = TestClients.make(server, directory)
         #expect(corruption.matches(client.launchReport.cache), "\(corruption): \(client.launchReport.cache)")
         #expect(client.source == .safeDefaults)
-        #expect(client.premiumFeaturesLocked == false, "\(corruption): a bad cache never locks")
-        #expect(client.monetizationEnabled && client.showIntroFreeSubscriptionBanner)
+        #expect(client.symi.premiumFeaturesLocked == false, "\(corruption): a bad cache never locks")
+        #expect(client.symi.monetizationEnabled && client.symi.showIntroFreeSubscriptionBanner)
         #expect(server.requests.isEmpty, "creating a client never touches the network")
 
         guard corruption != .directoryInTheWay else { return }  // rename cannot replace a directory: stays on defaults
@@ -111,7 +112,7 @@ import TransportTestSupport
             return
         }
         #expect(error.operation == "rename")
-        #expect(client.premiumFeaturesLocked, "a valid document is used even when it cannot be cached")
+        #expect(client.symi.premiumFeaturesLocked, "a valid document is used even when it cannot be cached")
     }
 
     @Test func launchIsSynchronousAndNeedsNoServer() throws {
@@ -123,7 +124,7 @@ import TransportTestSupport
         let client = FlagClient(configuration: TestClients.configuration(url, directory.url))
         #expect(client.launchReport.cache == .loaded(version: 11))
         #expect(client.snapshot.envelope?.version == 11)
-        #expect(client.premiumFeaturesLocked)
+        #expect(client.symi.premiumFeaturesLocked)
         #expect(client.launchReport.installIdentity.origin == .created)
     }
 
@@ -137,7 +138,7 @@ import TransportTestSupport
         #expect(client.launchReport.installIdentity.origin == .configured)
         #expect(client.snapshot.context.installId == client.installId)
         #expect(!directory.entries().contains(InstallIdentity.fileName))
-        #expect(client.premiumFeaturesLocked == false, "even an internal tester is not locked by the safe defaults")
+        #expect(client.symi.premiumFeaturesLocked == false, "even an internal tester is not locked by the safe defaults")
     }
 
     @Test func updateAppReevaluatesForTheNewLocale() throws {
@@ -146,12 +147,12 @@ import TransportTestSupport
         try FlagCache(directory: directory.url).store(try Self.goodLockedEntry(version: 2))
         let url = try #require(URL(string: "http://127.0.0.1:9/"))
         let client = FlagClient(configuration: TestClients.configuration(url, directory.url))
-        #expect(client.introOfferMessage == "Symi ist aktuell für kurze Zeit kostenlos.")
+        #expect(client.symi.introOfferMessage == "Symi ist aktuell für kurze Zeit kostenlos.")
         var english = TestClients.germanApp
         english.locale = "en_GB"
         client.updateApp(english)
-        #expect(client.introOfferMessage == "Symi is free for a limited time.")
-        #expect(client.legalLinks.privacyPolicy.absoluteString == "https://symi.app/en/privacy")
+        #expect(client.symi.introOfferMessage == "Symi is free for a limited time.")
+        #expect(client.symi.legalLinks.privacyPolicy.absoluteString == "https://symi.app/en/privacy")
         #expect(client.snapshot.context.installId == client.installId)
         #expect(client.source.version == 2)
     }
@@ -173,18 +174,18 @@ import TransportTestSupport
         let url = try #require(URL(string: "http://127.0.0.1:9/"))
         let client = FlagClient(configuration: TestClients.configuration(url, directory.url))
         #expect(client.source.version == 4)
-        #expect(client.premiumFeaturesLocked == false, "date not known yet")
+        #expect(client.symi.premiumFeaturesLocked == false, "date not known yet")
         var app = TestClients.germanApp
         app.firstInstallDate = Date(timeIntervalSince1970: 1_803_859_200.5)
         client.updateApp(app)
         #expect(client.snapshot.context.firstInstallDate == "2027-03-01T00:00:00.500Z")
-        #expect(client.premiumFeaturesLocked == true)
+        #expect(client.symi.premiumFeaturesLocked == true)
         app.firstInstallDate = Date(timeIntervalSince1970: 1_795_158_900)
         client.updateApp(app)
-        #expect(client.premiumFeaturesLocked == false, "an early user")
+        #expect(client.symi.premiumFeaturesLocked == false, "an early user")
         app.firstInstallDate = nil
         client.updateApp(app)
-        #expect(client.premiumFeaturesLocked == false, "unknown again (verification failed): never locked")
+        #expect(client.symi.premiumFeaturesLocked == false, "unknown again (verification failed): never locked")
     }
 }
 
@@ -203,7 +204,7 @@ import TransportTestSupport
             Issue.record("expected an unpersisted id, got \(client.launchReport.installIdentity.origin)")
             return
         }
-        #expect(client.source == .safeDefaults && !client.premiumFeaturesLocked)
+        #expect(client.source == .safeDefaults && !client.symi.premiumFeaturesLocked)
         guard case .updated(version: 2, previousVersion: nil, cacheError: let error?) = await client.refresh() else {
             Issue.record("expected the document to be used although it cannot be cached")
             return

@@ -1,5 +1,6 @@
 import FlagKit
 import Foundation
+import SymiSchema
 import Testing
 @testable import FlagClient
 
@@ -25,8 +26,8 @@ import Testing
         let production = try Envelopes.production()
         #expect(first.snapshot.envelope?.document == production)
         #expect(first.snapshot.envelope?.contentHash == production.contentHash, "the server's contentHash is FlagKit's")
-        #expect(!first.premiumFeaturesLocked && first.monetizationEnabled)
-        #expect(first.introOfferMessage == "Symi ist aktuell für kurze Zeit kostenlos.")
+        #expect(!first.symi.premiumFeaturesLocked && first.symi.monetizationEnabled)
+        #expect(first.symi.introOfferMessage == "Symi ist aktuell für kurze Zeit kostenlos.")
 
         // Second launch: from the cache before any network, then a 304.
         let second = FlagClient(configuration: configuration)
@@ -38,8 +39,8 @@ import Testing
         let status = try await server.curlPutOffPool("/v1/environments/production/flags/premiumFeaturesLocked", json: "true")
         #expect(status == 200)
         #expect(await second.refresh(force: true) == .updated(version: 2, previousVersion: 1, cacheError: nil))
-        #expect(second.premiumFeaturesLocked)
-        #expect(!second.isAvailable("pdfExport", entitled: false) && second.isAvailable("pdfExport", entitled: true))
+        #expect(second.symi.premiumFeaturesLocked)
+        #expect(!second.symi.isAvailable("pdfExport", entitled: false) && second.symi.isAvailable("pdfExport", entitled: true))
         #expect(await second.refresh(force: true) == .notModified(version: 2, cacheError: nil))
         // And the first client, which still holds version 1's ETag, gets version 2.
         #expect(await first.refresh(force: true) == .updated(version: 2, previousVersion: 1, cacheError: nil))
@@ -49,7 +50,7 @@ import Testing
                                              json: #"{"version": 1, "message": "undo the flip"}"#) == 200)
         #expect(await second.refresh(force: true) == .updated(version: 3, previousVersion: 2, cacheError: nil))
         #expect(second.snapshot.envelope?.rolledBackFrom == 1)
-        #expect(!second.premiumFeaturesLocked)
+        #expect(!second.symi.premiumFeaturesLocked)
     }
 
     /// A listening app follows a flip within a second, on every transport: the real server's event stream.
@@ -62,7 +63,7 @@ import Testing
         let client = FlagClient(configuration: TestClients.configuration(server.baseURL, directory.url.appendingPathComponent("app"),
                                                                          transport: kind))
         #expect(await client.refresh() == .updated(version: 1, previousVersion: nil, cacheError: nil))
-        #expect(client.showIntroFreeSubscriptionBanner)
+        #expect(client.symi.showIntroFreeSubscriptionBanner)
         client.startListening()
         defer { client.stopListening(after: .zero) }
         // The stream is open once the server counts it; then ops end the free period.
@@ -70,7 +71,7 @@ import Testing
         let status = try await server.curlPutOffPool("/v1/environments/production/flags/showIntroFreeSubscriptionBanner", json: "false")
         #expect(status == 200)
         let flipped = ContinuousClock.now
-        #expect(await eventually { !client.showIntroFreeSubscriptionBanner })
+        #expect(await eventually { !client.symi.showIntroFreeSubscriptionBanner })
         #expect(ContinuousClock.now - flipped < .seconds(1))
         #expect(client.source.version == 2)
     }
@@ -107,9 +108,9 @@ import Testing
                 if mine.result(key) != theirs { Issue.record("\(key) for \(installId): \(mine.result(key)) vs \(theirs)") }
             }
             let serverLocked = serverDocument.evaluate("premiumFeaturesLocked", context: context).value == true
-            #expect(mine.premiumFeaturesLocked == serverLocked)
-            locked += mine.premiumFeaturesLocked ? 1 : 0
-            banner += mine.showIntroFreeSubscriptionBanner ? 1 : 0
+            #expect(mine.symi.premiumFeaturesLocked == serverLocked)
+            locked += mine.symi.premiumFeaturesLocked ? 1 : 0
+            banner += mine.symi.showIntroFreeSubscriptionBanner ? 1 : 0
         }
         // The rollouts really split the installs (bucketing is uniform; ±2 % is many standard deviations).
         #expect((3550...3950).contains(locked), "\(locked) of 10,000 locked at 37.5 %")
@@ -137,7 +138,7 @@ extension FlagServerEndToEndTests {
         let cache = directory.url.appendingPathComponent("app")
         let before = FlagClient(configuration: TestClients.configuration(server.baseURL, cache))
         #expect(await before.refresh() == .updated(version: 4, previousVersion: nil, cacheError: nil))
-        #expect(before.premiumFeaturesLocked)
+        #expect(before.symi.premiumFeaturesLocked)
         let oldEpoch = try #require(before.snapshot.envelope?.epoch)
         server.stop()
 
@@ -150,7 +151,7 @@ extension FlagServerEndToEndTests {
         let after = FlagClient(configuration: TestClients.configuration(again.baseURL, cache))
         #expect(after.launchReport.cache == .loaded(version: 4))
         #expect(await after.refresh() == .updated(version: 1, previousVersion: 4, cacheError: nil))
-        #expect(!after.premiumFeaturesLocked, "the restored server's document unlocks again")
+        #expect(!after.symi.premiumFeaturesLocked, "the restored server's document unlocks again")
         #expect(try #require(after.snapshot.envelope?.epoch) > oldEpoch)
         // Publishing on goes on in the new epoch, and the old epoch's version 4 can no longer win.
         #expect(try await again.curlPutOffPool("/v1/environments/production/flags/showIntroFreeSubscriptionBanner", json: "false") == 200)

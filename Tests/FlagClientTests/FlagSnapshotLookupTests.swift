@@ -44,6 +44,15 @@ import Testing
         #expect(snapshot.numberDetails("b", default: 1.5).errorCode == .typeMismatch)
     }
 
+    @Test func detailsTellTheCallersDefaultFromTheDocumentsDefault() throws {
+        let snapshot = try Self.snapshot()
+        #expect(!snapshot.boolDetails("b", default: false).isCallerDefault)
+        let fromDocument = snapshot.integerDetails("i", default: 0)
+        #expect(fromDocument.value == 42 && fromDocument.variant == "default" && !fromDocument.isCallerDefault)
+        #expect(snapshot.boolDetails("nope", default: true).isCallerDefault)
+        #expect(snapshot.boolDetails("s", default: true).isCallerDefault, "a type mismatch gives the caller's default")
+    }
+
     @Test func missingFlagGivesTheDefaultWithFlagNotFound() throws {
         let snapshot = try Self.snapshot()
         for details in [snapshot.boolDetails("nope", default: true).result, snapshot.jsonDetails("nope", default: [1]).result] {

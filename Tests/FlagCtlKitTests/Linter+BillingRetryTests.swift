@@ -1,4 +1,5 @@
 import FlagKit
+import SymiSchema
 import Testing
 @testable import FlagCtlKit
 
@@ -25,7 +26,7 @@ import Testing
     }
 
     /// The lint reports exactly the values the app would not take as written, and names what the app would use: both
-    /// come from `SymiFlags.BillingRetryAccessDays`, the definition the app's `FlagSnapshot` clamps with.
+    /// come from `SymiFlags.BillingRetryAccessDays`, the definition the app's `SymiFlagValues` clamps with.
     @Test func theRuleFollowsTheAppsClamp() {
         let range = SymiFlags.BillingRetryAccessDays.range
         let bounds = [Int64(range.lowerBound), Int64(range.upperBound)]

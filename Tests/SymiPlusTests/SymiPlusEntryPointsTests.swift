@@ -1,5 +1,6 @@
 import FlagClient
 import Foundation
+import SymiSchema
 import Testing
 @testable import SymiPlus
 
@@ -50,7 +51,7 @@ import Testing
     @Test func todayEveryFeatureIsOpenToEveryone() throws {
         for locale in ["de_DE", "en_US"] {
             let flags = try Fixtures.production(locale: locale)
-            #expect(!flags.premiumFeaturesLocked)
+            #expect(!SymiFlagValues(flags).premiumFeaturesLocked)
             for state in [Self.notSubscribed, Self.subscribed, Self.storeDown, PurchaseState()] {
                 let entry = SymiPlusEntryPoints(flags: flags, purchases: state)
                 for feature in Self.features { #expect(entry.isAvailable(feature), "\(feature)") }
@@ -60,12 +61,12 @@ import Testing
 
     @Test func onceLockedOnlySubscribersGetPremiumFeatures() throws {
         let flags = try Fixtures.locked()
-        #expect(flags.premiumFeaturesLocked)
+        #expect(SymiFlagValues(flags).premiumFeaturesLocked)
         let subscriber = SymiPlusEntryPoints(flags: flags, purchases: Self.subscribed)
         let other = SymiPlusEntryPoints(flags: flags, purchases: Self.notSubscribed)
         for feature in Self.features {
             #expect(subscriber.isAvailable(feature))
-            #expect(other.isAvailable(feature) == !flags.premiumFeatures.contains(feature), "\(feature)")
+            #expect(other.isAvailable(feature) == !SymiFlagValues(flags).premiumFeatures.contains(feature), "\(feature)")
         }
         #expect(!other.isAvailable("pdfExport") && other.isAvailable("journal"))
     }
@@ -73,7 +74,7 @@ import Testing
     @Test func internalTestersSeeTheGateOnProduction() throws {
         let tester = FlagSnapshot(document: try Fixtures.document(),
                                   context: Fixtures.context(installId: "9F1C2D7E-0000-4000-8000-000000000001"))
-        #expect(tester.premiumFeaturesLocked)
+        #expect(SymiFlagValues(tester).premiumFeaturesLocked)
         #expect(!SymiPlusEntryPoints(flags: tester, purchases: Self.notSubscribed).isAvailable("pdfExport"))
         #expect(SymiPlusEntryPoints(flags: tester, purchases: Self.subscribed).isAvailable("pdfExport"))
     }
@@ -107,7 +108,7 @@ import Testing
 
     @MainActor
     @Test func safeDefaultsWithAFailingStoreLockNothing() async throws {
-        let flags = FlagSnapshot(document: nil, context: Fixtures.context())
+        let flags = FlagSnapshot(document: nil, safeDefaults: SymiSafeDefaults.document, context: Fixtures.context())
         let entry = SymiPlusEntryPoints(flags: flags, purchases: Self.storeDown)
         for feature in Self.features { #expect(entry.isAvailable(feature)) }
     }

@@ -1,5 +1,6 @@
 import FlagClient
 import Foundation
+import SymiSchema
 import Testing
 @testable import SymiPlus
 
@@ -21,7 +22,7 @@ import Testing
     func freeIntroductoryOfferForAnEligibleUser(locale: String) throws {
         let flags = try Fixtures.production(locale: locale)
         let screen = try screen(locale, loaded([Fixtures.monthly()]), flags: flags)
-        let copy = flags.subscriptionScreenCopy
+        let copy = SymiFlagValues(flags).subscriptionScreenCopy
         #expect(screen.headline == "Symi Plus")
         #expect(screen.subline == (locale == "de_DE" ? "Für kurze Zeit kostenlos" : "Free for a limited time"))
         #expect(screen.activationMessage == copy.activationMessage)
@@ -172,7 +173,7 @@ import Testing
             entitlements: [Fixtures.entitlement()], entitlementsChecked: true,
             statuses: [Fixtures.status(.subscribed, Fixtures.entitlement(), Fixtures.renewal(priceIncrease: .pending))]))
         let screen = try screen(locale, pending, flags: on)
-        #expect(screen.priceChangeNotice == on.subscriptionPaidCopy.priceChangeNotice)
+        #expect(screen.priceChangeNotice == SymiFlagValues(on).subscriptionPaidCopy.priceChangeNotice)
         #expect(screen.priceChangeNotice?.hasPrefix(locale == "de_DE" ? "Der Preis" : "The price") == true)
         #expect(try self.screen(locale, loaded([Fixtures.monthly()]), flags: on).priceChangeNotice == nil,
                 "nobody without a subscription has an increase to decide on")

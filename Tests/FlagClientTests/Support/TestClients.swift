@@ -1,7 +1,9 @@
 import Foundation
+import SymiSchema
 @testable import FlagClient
 
-/// Clients as the tests make them: a German App Store install, short timeouts, a small body limit.
+/// Clients as the tests make them: a German App Store install, short timeouts, a small body limit, and Symi's safe
+/// defaults (the fault tests check that no failure locks Symi's premium gate).
 enum TestClients {
     /// A German user of the App Store build.
     static let germanApp = AppContext(appVersion: "2.4.0", osVersion: "17.4", platform: "ios", locale: "de_DE",
@@ -17,7 +19,8 @@ enum TestClients {
                               options: TransportOptions = options,
                               transport: TransportKind = .platformDefault) -> FlagClientConfiguration {
         FlagClientConfiguration(environment: environment, baseURL: baseURL, cacheDirectory: directory, app: app,
-                                installId: installId, transport: transport, transportOptions: options)
+                                installId: installId, transport: transport, transportOptions: options,
+                                safeDefaults: SymiSafeDefaults.document)
     }
 
     /// A client of `server` with its files in `directory`.
@@ -25,6 +28,16 @@ enum TestClients {
                      options: TransportOptions = options) -> FlagClient {
         FlagClient(configuration: configuration(server.baseURL, directory.url, app: app, options: options))
     }
+}
+
+extension FlagClient {
+    /// Symi's typed values of the current snapshot.
+    var symi: SymiFlagValues { SymiFlagValues(snapshot) }
+}
+
+extension FlagSnapshot {
+    /// Symi's typed values of this snapshot.
+    var symi: SymiFlagValues { SymiFlagValues(self) }
 }
 
 /// Polls `condition` every 10 ms until it holds or `seconds` pass; its last answer.

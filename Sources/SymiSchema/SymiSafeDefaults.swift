@@ -1,7 +1,8 @@
 import FlagKit
 
 /// The values the app uses when it has never received a valid document (first launch offline, a corrupted cache):
-/// compiled in, so they exist before any file or network answer does.
+/// compiled in, so they exist before any file or network answer does. The app hands ``document`` to its client
+/// (`FlagClientConfiguration.safeDefaults`), and ``SymiFlagValues`` falls back to the constants flag by flag.
 ///
 /// They leave everything unlocked (design: "no failure of any kind may lock a feature that a good document would
 /// not"): `premiumFeaturesLocked` is `false` for every install, with no rule at all, so not even the internal
@@ -57,8 +58,9 @@ public enum SymiSafeDefaults {
     public static let legalLinks = LegalLinks.fallback
 
     /// The safe defaults as a flag document, evaluated exactly like a downloaded one (so the English variants and
-    /// the evaluation details work the same way). `nil` only if this literal stopped validating, which a test
-    /// rules out; the typed accessors then still return the Swift constants above.
+    /// the evaluation details work the same way): what the app passes as `FlagClientConfiguration.safeDefaults`.
+    /// `nil` only if this literal stopped validating, which a test rules out; ``SymiFlagValues`` then still holds the
+    /// Swift constants above.
     public static let document: FlagDocument? = try? FlagDocument.decode(json)
 
     /// The document text. Hand-written rather than generated from `flags/production.json` at build time, because

@@ -1,7 +1,8 @@
+import FlagClient
 import FlagKit
 import Foundation
 import Testing
-@testable import FlagClient
+@testable import SymiSchema
 
 /// The paid-state texts: all-or-nothing parsing, the `{price}` rule, and the fallback for documents without the flag.
 @Suite struct SubscriptionPaidCopyTests {
@@ -42,36 +43,36 @@ import Testing
     }
 
     @Test func productionCarriesBothLanguages() throws {
-        let german = try FlagSnapshotTests.snapshot(try Envelopes.production())
-        let english = try FlagSnapshotTests.snapshot(try Envelopes.production(),
-                                                     context: AppContext(locale: "en_US").evaluationContext(installId: "E1"))
+        let german = Documents.values(try Documents.production())
+        let english = Documents.values(try Documents.production(),
+                                       context: AppContext(locale: "en_US").evaluationContext(installId: "E1"))
         #expect(german.subscriptionPaidCopy == SymiSafeDefaults.subscriptionPaidCopy)
         #expect(english.subscriptionPaidCopy.monthlyButtonTemplate == "Start for {price}/month")
     }
 
     @Test func aDocumentWithoutTheFlagKeepsItsScreenCopyAndGetsTheSafeTextsInItsLanguage() throws {
-        let older = try Envelopes.modified(try Envelopes.production()) { flags in
+        let older = try Documents.modified(try Documents.production()) { flags in
             flags["subscriptionPaidCopy"] = nil
             flags["introOfferMessage"] = ["type": "string", "default": "Text vom Server"]
         }
-        let german = try FlagSnapshotTests.snapshot(older)
+        let german = Documents.values(older)
         #expect(german.introOfferMessage == "Text vom Server")
         #expect(german.subscriptionScreenCopy == SymiSafeDefaults.subscriptionScreenCopy)
         #expect(german.subscriptionPaidCopy == SymiSafeDefaults.subscriptionPaidCopy)
-        let english = try FlagSnapshotTests.snapshot(older, context: AppContext(locale: "en_GB").evaluationContext(installId: "E1"))
+        let english = Documents.values(older, context: AppContext(locale: "en_GB").evaluationContext(installId: "E1"))
         #expect(english.subscriptionScreenCopy.subline == "Free for a limited time")
         #expect(english.subscriptionPaidCopy.yearlyButtonTemplate == "Start for {price}/year")
     }
 
     @Test func aBrokenValueFallsBackWhole() throws {
-        let broken = try Envelopes.modified(try Envelopes.production()) { flags in
+        let broken = try Documents.modified(try Documents.production()) { flags in
             flags["subscriptionPaidCopy"] = ["type": "json", "default": Self.replacing("buttonTemplate", with: "ohne Preis")]
         }
-        #expect(try FlagSnapshotTests.snapshot(broken).subscriptionPaidCopy == SymiSafeDefaults.subscriptionPaidCopy)
+        #expect(Documents.values(broken).subscriptionPaidCopy == SymiSafeDefaults.subscriptionPaidCopy)
     }
 
     @Test func theSafeConstantEqualsTheSafeDocument() throws {
-        let context = TestClients.germanApp.evaluationContext(installId: "U1")
+        let context = Documents.germanApp.evaluationContext(installId: "U1")
         let safe = try #require(SymiSafeDefaults.document)
         #expect(SubscriptionPaidCopy(json: safe.evaluate("subscriptionPaidCopy", context: context).value) == SymiSafeDefaults.subscriptionPaidCopy)
         #expect(SymiSafeDefaults.subscriptionPaidCopy(for: context) == SymiSafeDefaults.subscriptionPaidCopy)

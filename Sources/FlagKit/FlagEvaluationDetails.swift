@@ -1,5 +1,3 @@
-import FlagKit
-
 /// A typed flag value with the evaluation that produced it (OpenFeature's "details").
 ///
 /// When the flag is missing (`FLAG_NOT_FOUND`) or its value is not of the requested Swift type (`TYPE_MISMATCH`),
@@ -24,6 +22,9 @@ public struct FlagEvaluationDetails<Value: Sendable>: Sendable {
     public var reason: EvaluationReason { result.reason }
     /// Set when `reason` is `ERROR`.
     public var errorCode: EvaluationErrorCode? { result.errorCode }
+    /// Whether `value` is the caller's default (the flag is missing or of another type: reason `ERROR`) rather than a
+    /// value the document gave, which may be the document's own default (variant `default`, reason `DEFAULT`).
+    public var isCallerDefault: Bool { result.reason == .error }
     /// The document version the value came from (`nil` for the safe defaults).
     public var version: Int? { result.version }
 }

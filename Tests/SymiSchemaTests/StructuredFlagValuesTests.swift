@@ -1,10 +1,10 @@
 import FlagKit
 import Foundation
 import Testing
-@testable import FlagClient
+@testable import SymiSchema
 
-/// Structured flag values: accepted shapes and refusals.
-@Suite struct SymiFlagValuesTests {
+/// Structured flag values (``SubscriptionScreenCopy``, ``LegalLinks``): accepted shapes and refusals.
+@Suite struct StructuredFlagValuesTests {
     static let copy: JSONValue = [
         "headline": "H", "subline": "S", "activationMessage": "A", "futurePricingNotice": "F", "restoreHint": "R",
         "activateFreeButton": "B", "restorePurchasesButton": "P", "benefits": ["one", "two"],

@@ -1,13 +1,14 @@
+import FlagClient
 import FlagKit
 import Foundation
 import Testing
-@testable import FlagClient
+@testable import SymiSchema
 
 /// The compiled-in values: valid, unlocking everything, and in step with `flags/production.json`.
 @Suite struct SymiSafeDefaultsTests {
     /// Installs of every kind the documents target: ordinary, English, beta, both internal testers, no id at all.
     static let contexts: [EvaluationContext] = [
-        TestClients.germanApp.evaluationContext(installId: "5A1B0000-0000-4000-8000-00000000BEEF"),
+        Documents.germanApp.evaluationContext(installId: "5A1B0000-0000-4000-8000-00000000BEEF"),
         AppContext(appVersion: "2.4.0", locale: "en_US", channel: "appstore").evaluationContext(installId: "E1"),
         AppContext(appVersion: "2.5.0-beta.1", locale: "de_DE", channel: "testflight").evaluationContext(installId: "B1"),
         AppContext(appVersion: "2.5.0", channel: "testflight").evaluationContext(installId: "9F1C2D7E-0000-4000-8000-000000000001"),
@@ -22,21 +23,22 @@ import Testing
 
     @Test(arguments: contexts)
     func lockNothingForAnyone(context: EvaluationContext) throws {
-        let snapshot = FlagSnapshot(envelope: nil, source: .safeDefaults, context: context)
-        #expect(snapshot.premiumFeaturesLocked == false)
+        let snapshot = Documents.safeDefaults(context: context)
+        let values = SymiFlagValues(snapshot)
+        #expect(values.premiumFeaturesLocked == false)
         #expect(snapshot.results["premiumFeaturesLocked"]?.value == false)
-        #expect(snapshot.monetizationEnabled == true)
-        #expect(snapshot.showIntroFreeSubscriptionBanner == true)
-        #expect(snapshot.subscriptionPriceIncreaseMessagingEnabled == false)
-        for feature in snapshot.premiumFeatures + ["anythingElse"] {
-            #expect(snapshot.isAvailable(feature, entitled: false))
+        #expect(values.monetizationEnabled == true)
+        #expect(values.showIntroFreeSubscriptionBanner == true)
+        #expect(values.subscriptionPriceIncreaseMessagingEnabled == false)
+        for feature in values.premiumFeatures + ["anythingElse"] {
+            #expect(values.isAvailable(feature, entitled: false))
         }
         let rules = try #require(SymiSafeDefaults.document?.flags["premiumFeaturesLocked"]).rules
         #expect(rules.isEmpty, "no rule at all can lock from the safe defaults")
     }
 
     @Test func everyProductionFlagHasASafeValueOfItsType() throws {
-        let production = try Envelopes.production()
+        let production = try Documents.production()
         let safe = try #require(SymiSafeDefaults.document)
         #expect(Set(production.flags.keys).isSubset(of: Set(safe.flags.keys)))
         for (key, flag) in production.flags {
@@ -50,7 +52,7 @@ import Testing
 
     @Test(arguments: contexts)
     func copyProductsAndLinksMatchProduction(context: EvaluationContext) throws {
-        let production = try Envelopes.production()
+        let production = try Documents.production()
         let safe = try #require(SymiSafeDefaults.document)
         for key in production.flags.keys where key != "premiumFeaturesLocked" {
             #expect(safe.evaluate(key, context: context).value == production.evaluate(key, context: context).value,
@@ -59,7 +61,7 @@ import Testing
     }
 
     @Test func swiftConstantsEqualTheDocumentForAGermanInstall() throws {
-        let snapshot = FlagSnapshot(envelope: nil, source: .safeDefaults, context: Self.contexts[0])
+        let values = SymiFlagValues(Documents.safeDefaults(context: Self.contexts[0]))
         let safe = try #require(SymiSafeDefaults.document)
         let context = Self.contexts[0]
         #expect(safe.evaluate("introOfferMessage", context: context).value == .string(SymiSafeDefaults.introOfferMessage))
@@ -71,7 +73,7 @@ import Testing
                 == .array(SymiSafeDefaults.subscriptionProductIds.map(JSONValue.string)))
         #expect(safe.evaluate("billingRetryAccessDays", context: context).value == .integer(Int64(SymiSafeDefaults.billingRetryAccessDays)))
         #expect(SymiFlags.BillingRetryAccessDays.range.contains(SymiSafeDefaults.billingRetryAccessDays))
-        #expect(snapshot.subscriptionScreenCopy.subline == "Für kurze Zeit kostenlos")
+        #expect(values.subscriptionScreenCopy.subline == "Für kurze Zeit kostenlos")
         #expect(SymiSafeDefaults.legalLinks.privacyPolicy.absoluteString == "https://symi.app/datenschutz")
         #expect(SymiSafeDefaults.legalLinks.termsOfUse.absoluteString == "https://symi.app/nutzungsbedingungen")
     }

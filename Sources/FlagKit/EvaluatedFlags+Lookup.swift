@@ -1,8 +1,6 @@
-import FlagKit
-
 /// Generic typed lookups for any flag, OpenFeature style: a value with a caller-supplied default, and the same
 /// with its evaluation details. A missing flag or a value of another type gives the default, never a crash.
-extension FlagSnapshot {
+extension EvaluatedFlags {
     /// A boolean flag, or `defaultValue`.
     public func bool(_ key: String, default defaultValue: Bool) -> Bool {
         boolDetails(key, default: defaultValue).value
