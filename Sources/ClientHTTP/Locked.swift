@@ -1,7 +1,7 @@
 import Foundation
 
 /// A value behind a lock, for state shared between threads and tasks: the one lock type of the client modules
-/// (ClientHTTP, FlagClient, FlagCtlKit; SymiPlus keeps its state on the main actor instead).
+/// (ClientHTTP, FlagClient, FlagCtlKit; an app-side module on the main actor needs none).
 ///
 /// `NSLock` rather than `Synchronization.Mutex`: the package still deploys to macOS 13 / iOS 16, where `Mutex`
 /// does not exist. Critical sections here only copy references and small structs, never wait on I/O.

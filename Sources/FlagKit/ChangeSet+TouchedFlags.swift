@@ -9,7 +9,7 @@ extension ChangeSet {
     ///
     /// Cohort references, rules and prerequisites are read in BOTH documents at once, so a reference only
     /// the base has (about to be removed) or only the proposal has (about to be added) counts too: changing
-    /// the `internal` cohort touches `premiumFeaturesLocked` when its rules use `internal` in either.
+    /// the `internal` cohort touches `checkoutEnabled` when its rules use `internal` in either.
     public func touchedFlags(base: FlagDocument, proposed: FlagDocument) -> [String] {
         let documents = [base, proposed]
         // Cohorts changed in effect: the changed ones, then every cohort that refers to one, to a fixpoint.

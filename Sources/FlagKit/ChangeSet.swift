@@ -112,7 +112,7 @@ public struct ChangeSet: Sendable, Equatable {
             self.init(kind: kind, name: name)
         }
 
-        /// `/flags/premiumFeaturesLocked`.
+        /// `/flags/checkoutEnabled`.
         public var pointer: String { JSONPath.pointer([kind.rawValue, name]) }
 
         /// The pointer.

@@ -3,7 +3,7 @@
 ///
 /// ```json
 /// {"protected": false, "requestTTLHours": 72,
-///  "flags": {"premiumFeaturesLocked": {"protected": true, "owner": "monetization"}}}
+///  "flags": {"checkoutEnabled": {"protected": true, "owner": "payments"}}}
 /// ```
 public struct EnvironmentPolicy: Sendable, Equatable {
     /// Every change of the environment needs approval (`"protected": true` at the top).

@@ -1,6 +1,6 @@
 /// One problem in a flag document, at a JSON pointer.
 public struct ValidationIssue: Sendable, Equatable, Hashable, CustomStringConvertible {
-    /// Where: an RFC 6901 JSON pointer (`/flags/premiumFeaturesLocked/rules/1/rollout`), `""` for the whole document.
+    /// Where: an RFC 6901 JSON pointer (`/flags/checkoutEnabled/rules/1/rollout`), `""` for the whole document.
     public let path: String
     /// What is wrong, in words an operator understands.
     public let message: String

@@ -3,7 +3,7 @@ import Foundation
 /// Printing and encoding an `ImpactReport`.
 extension ImpactReport {
     /// Readable lines: one per flag and transition,
-    /// `premiumFeaturesLocked: 12.4% of sampled installs change false -> true (12,403 of 100,000)`,
+    /// `checkoutEnabled: 12.4% of sampled installs change false -> true (12,403 of 100,000)`,
     /// and one line naming the flags nobody sees change.
     public var lines: [String] {
         var lines: [String] = []

@@ -1,5 +1,5 @@
 /// JSON pointers (RFC 6901) that name where in a document a problem is, e.g.
-/// `/flags/premiumFeaturesLocked/rules/1/rollout`.
+/// `/flags/checkoutEnabled/rules/1/rollout`.
 public enum JSONPath {
     /// The pointer for a list of reference tokens; `~` and `/` inside a token are escaped as
     /// `~0` and `~1` (RFC 6901 section 3).
