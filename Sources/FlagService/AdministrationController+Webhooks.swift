@@ -9,7 +9,8 @@ import HTTPServer
 /// why this is an admin's act, audited like a token change (`webhook.create` names the URL).
 extension AdministrationController {
     func addWebhooks(to routes: inout ServiceRoutes) {
-        routes.deferred(.POST, "/v1/webhooks", access: .unscoped(.admin), audit: .action("webhook.create")) { [self] request, context, token, _ in
+        routes.deferred(.POST, "/v1/webhooks", access: .unscoped(.admin),
+                        audit: .action("webhook.create")) { [self] request, context, token, _ in
             try Self.requireJSONContentType(request)
             let registration = try WebhookRegistration(try Self.parseJSON(request.body), environments: snapshots.environments)
             let secret = registration.secret ?? FlagStore.generateWebhookSecret()
@@ -46,7 +47,8 @@ extension AdministrationController {
             Self.json(Self.members(try activeWebhook(try Self.webhookID(context))), headers: [.cacheControl: "no-store"])
         }
 
-        routes.deferred(.DELETE, "/v1/webhooks/{id}", access: .unscoped(.admin), audit: .action("webhook.delete")) { [self] request, context, token, _ in
+        routes.deferred(.DELETE, "/v1/webhooks/{id}", access: .unscoped(.admin),
+                        audit: .action("webhook.delete")) { [self] request, context, token, _ in
             let id = try Self.webhookID(context)
             let record: WebhookRecord
             do {

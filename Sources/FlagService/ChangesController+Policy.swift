@@ -11,7 +11,8 @@ extension ChangesController {
             return Self.json(Self.policyMembers(record), headers: [.cacheControl: "no-store"])
         }
 
-        routes.deferred(.PUT, "/v1/environments/{env}/policy", access: .token(.admin), audit: .action("policy.update")) { [self] request, context, token, _ in
+        routes.deferred(.PUT, "/v1/environments/{env}/policy", access: .token(.admin),
+                        audit: .action("policy.update")) { [self] request, context, token, _ in
             let name = try snapshots.requestedEnvironment(context)
             let token = try RouteGuard.required(token)
             try Self.requireJSONContentType(request)

@@ -40,7 +40,8 @@ struct ChangesController: RouteController {
             return Self.json(["change": change.jsonValue], headers: [.cacheControl: "no-store"])
         }
 
-        routes.deferred(.DELETE, "/v1/changes/{id}", access: .token(.writer), audit: .action("change.cancel")) { [self] request, context, token, _ in
+        routes.deferred(.DELETE, "/v1/changes/{id}", access: .token(.writer),
+                        audit: .action("change.cancel")) { [self] request, context, token, _ in
             let token = try RouteGuard.required(token)
             let change = try scopedChange(context, token)
             let reason = try Self.decisionMessage(request, required: false)
@@ -81,7 +82,8 @@ struct ChangesController: RouteController {
             return nil
         }
 
-        routes.deferred(.POST, "/v1/changes/{id}/reject", access: .token(.writer), audit: .action("change.reject")) { [self] request, context, token, _ in
+        routes.deferred(.POST, "/v1/changes/{id}/reject", access: .token(.writer),
+                        audit: .action("change.reject")) { [self] request, context, token, _ in
             let token = try RouteGuard.required(token)
             let change = try scopedChange(context, token)
             let message = try Self.decisionMessage(request, required: true) ?? ""

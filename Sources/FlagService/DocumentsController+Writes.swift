@@ -11,7 +11,8 @@ extension DocumentsController {
     func addWrites(to routes: inout ServiceRoutes) {
         // ?dryRun=true (any token, reader included) validates and diffs without publishing.
         let write = RouteAccess.write(.writer, dryRun: .reader)
-        routes.deferred(.PUT, "/v1/environments/{env}/document", access: write, audit: .action("publish")) { [self] request, context, token, responder in
+        routes.deferred(.PUT, "/v1/environments/{env}/document", access: write,
+                        audit: .action("publish")) { [self] request, context, token, responder in
             let name = try snapshots.requestedEnvironment(context)
             try Self.requireJSONContentType(request)
             if try RouteAccess.dryRun(request) {
@@ -23,11 +24,13 @@ extension DocumentsController {
             let document = try Self.decodeDocument(request.body)
             writer.submit(WriteJob(environment: name, kind: .document(document), precondition: precondition,
                                    author: try RouteGuard.required(token).name, message: message,
-                                   client: routeGuard.clientAddress(request, context), completion: answers.completion(responder, flag: nil)))
+                                   client: routeGuard.clientAddress(request, context),
+                                   completion: answers.completion(responder, flag: nil)))
             return nil
         }
 
-        routes.deferred(.PUT, "/v1/environments/{env}/flags/{key}", access: write, audit: .action("publish")) { [self] request, context, token, responder in
+        routes.deferred(.PUT, "/v1/environments/{env}/flags/{key}", access: write,
+                        audit: .action("publish")) { [self] request, context, token, responder in
             let name = try snapshots.requestedEnvironment(context)
             let key = context.pathParameters["key"] ?? ""
             try Self.requireJSONContentType(request)
@@ -40,11 +43,13 @@ extension DocumentsController {
             let message = try Self.message(request, body: nil)
             writer.submit(WriteJob(environment: name, kind: .flag(key: key, edit: edit), precondition: precondition,
                                    author: try RouteGuard.required(token).name, message: message,
-                                   client: routeGuard.clientAddress(request, context), completion: answers.completion(responder, flag: key)))
+                                   client: routeGuard.clientAddress(request, context),
+                                   completion: answers.completion(responder, flag: key)))
             return nil
         }
 
-        routes.deferred(.POST, "/v1/environments/{env}/rollback", access: .token(.writer), audit: .action("publish")) { [self] request, context, token, responder in
+        routes.deferred(.POST, "/v1/environments/{env}/rollback", access: .token(.writer),
+                        audit: .action("publish")) { [self] request, context, token, responder in
             let name = try snapshots.requestedEnvironment(context)
             try Self.requireJSONContentType(request)
             guard case .object(let body) = try Self.parseJSON(request.body) else {
@@ -58,7 +63,8 @@ extension DocumentsController {
             let precondition = Self.optionalPrecondition(request)
             writer.submit(WriteJob(environment: name, kind: .rollback(number: Int(number)), precondition: precondition,
                                    author: try RouteGuard.required(token).name, message: message,
-                                   client: routeGuard.clientAddress(request, context), completion: answers.completion(responder, flag: nil)))
+                                   client: routeGuard.clientAddress(request, context),
+                                   completion: answers.completion(responder, flag: nil)))
             return nil
         }
     }

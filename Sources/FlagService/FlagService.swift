@@ -75,7 +75,8 @@ public final class FlagService: Sendable {
     let policies = PolicyTable()
     /// Publishes changes at their time, expires requests and marks stale ones (`FlagService+Scheduler`).
     let scheduler = ChangeScheduler()
-    /// Sends webhook deliveries on its own thread (`notify`, and `version.published` from the writer).
+    /// Sends webhook deliveries on its own thread (what the routes and the scheduler submit, and `version.published`
+    /// from the writer).
     let webhooks: WebhookDispatcher
     /// Off-loop work that may touch SQLite or parse bodies (auth, history, validation).
     let work = DispatchQueue(label: "flagserver.work", qos: .userInitiated, attributes: .concurrent)

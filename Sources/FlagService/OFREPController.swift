@@ -37,7 +37,9 @@ struct OFREPController: RouteController {
             rateLimiter: limiter,
             trustedProxies: trustedProxies)
         // The same failed-authentication log and throttle as the core API's, asked only after a failure.
-        configuration.onUnauthorized = { [routeGuard] request, context, reason in routeGuard.unauthorizedOFREP(reason: reason, request, context) }
+        configuration.onUnauthorized = { [routeGuard] request, context, reason in
+            routeGuard.unauthorizedOFREP(reason: reason, request, context)
+        }
         configuration.eventStreamPath = { DocumentsController.eventsPath($0) }
         // Evaluation routes: POST, yet they change nothing; OFREP's authorizer above is their access check.
         for route in OFREPRoutes.routes(configuration: configuration) {
