@@ -5,8 +5,9 @@ import HTTPServer
 /// The API's route table under construction: the only way a route gets into `FlagService.makeRouter()`, where
 /// each `RouteController` adds its routes.
 ///
-/// Every registration names the route's `RouteAccess` (and a write route its `RouteAudit`), and every route runs through the `RouteGuard`
-/// middleware, which authenticates before the handler and hands it the token (nil where none is needed).
+/// Every registration names the route's `RouteAccess` (and a write route its `RouteAudit`), and every route
+/// runs through the `RouteGuard` middleware, which authenticates before the handler and hands it the token (nil
+/// where none is needed).
 /// Every response is counted in `/metrics` by route and status, with its latency (streams by the server's
 /// counters). Refusals of write routes become audit lines (`RouteAudit`). `build()` refuses a table where an
 /// unsafe method has no role, a write route has no audit action, or a route would read the store for its token

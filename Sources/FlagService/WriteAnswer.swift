@@ -5,8 +5,9 @@ import HTTPServer
 
 /// How a write's outcome is answered, for every route that hands a job to the writer (documents, flags,
 /// rollbacks, schedules): 200 with `changed` true or false, the refusal, or (a write that touched a protected
-/// flag, or a schedule) the change it was recorded as, with its impact.
-struct WriteAnswer: Sendable {
+/// flag, or a schedule) the change it was recorded as, with its impact. A final class: a write's completion
+/// holds it with one reference.
+final class WriteAnswer: Sendable {
     /// Told of the changes recorded (`request.created`, `change.scheduled`).
     let webhooks: WebhookDispatcher
     /// Where a recorded change's impact is measured (never the writer thread).
@@ -16,9 +17,16 @@ struct WriteAnswer: Sendable {
     /// The impact sample of the last preview or recorded change, reused while the pools stay the same.
     let impactSamples: ImpactSampleCache
 
+    init(webhooks: WebhookDispatcher, work: DispatchQueue, impactSample: Int, impactSamples: ImpactSampleCache) {
+        self.webhooks = webhooks
+        self.work = work
+        self.impactSample = impactSample
+        self.impactSamples = impactSamples
+    }
+
     /// The completion that renders a write's outcome on `responder` (`key`: the flag a flag PUT answers with).
     func completion(_ responder: HTTPResponder, flag key: String?) -> @Sendable (WriteOutcome) -> Void {
-        { outcome in
+        { [self] outcome in
             switch outcome {
             case .published(let published):
                 var body = Self.versionMembers(published)
