@@ -86,29 +86,17 @@ extension FlagService {
 
     /// The items of `change` that someone changed since its base, to something else, in `current`.
     func conflicts(of change: ChangeRecord, current: WriteQueue.Base) throws -> [ChangeSet.Item] {
-        let base = try writer.baseDocument(of: change, current: current)
-        return change.changeSet.conflicts(base: base, current: current.document ?? base)
+        try writer.conflicts(of: change, current: current)
     }
 
     /// A job that publishes `change` (made to happen by `actor`), telling the webhooks what became of it,
     /// then calling `then` (on the writer thread).
     func applyJob(_ change: ChangeRecord, actor: String, then: @escaping @Sendable (WriteOutcome) -> Void) -> WriteJob {
-        WriteJob(environment: change.environment, kind: .applyChange(id: change.id), precondition: .none, author: actor,
-                 message: change.message) { [self] outcome in
-            if case .changeRan(let record, _) = outcome {
-                switch record.status {
-                case .applied: notifyChange("change.applied", record)
-                case .conflicted: notifyChange("change.conflicted", record)
-                case .failed: notifyChange("change.failed", record)
-                default: break
-                }
-            }
-            then(outcome)
-        }
+        WriteJob.applyChange(change, actor: actor, webhooks: webhooks, then: then)
     }
 
-    /// `notify` with the change's JSON form as the event's data.
+    /// Tells the webhooks of `record` as event `type`.
     func notifyChange(_ type: String, _ record: ChangeRecord) {
-        notify(type, environment: record.environment, data: record.jsonValue.objectValue ?? [:])
+        webhooks.submit(type, change: record)
     }
 }

@@ -75,17 +75,17 @@ public final class FlagService: Sendable {
     let policies = PolicyTable()
     /// Publishes changes at their time, expires requests and marks stale ones (`FlagService+Scheduler`).
     let scheduler = ChangeScheduler()
-    /// Sends webhook deliveries on its own thread (`notify`, and `version.published` from the writer).
+    /// Sends webhook deliveries on its own thread (what the routes and the scheduler submit, and `version.published`
+    /// from the writer).
     let webhooks: WebhookDispatcher
-    /// The impact sample of the last preview (`POST .../preview`), reused while the pools stay the same.
-    let impactSamples = ImpactSampleCache()
     /// Off-loop work that may touch SQLite or parse bodies (auth, history, validation).
     let work = DispatchQueue(label: "flagserver.work", qos: .userInitiated, attributes: .concurrent)
     /// PostgreSQL: keeps this node in step with the others and holds the jobs' lease (`ClusterSync`).
     let cluster: ClusterSync
     /// `/readyz`'s ping of the database, answered within a second whatever the database does.
     let readiness: ReadinessProbe
-    private let server = PThreadMutex<HTTPServer?>(nil)
+    /// The server `attach` gave (its counters are in `/metrics`).
+    let server = PThreadMutex<HTTPServer?>(nil)
     private let refreshStopped = Atomic<Bool>(false)
 
     /// Loads every environment's current version from `store` and starts the writer thread.
@@ -140,24 +140,6 @@ public final class FlagService: Sendable {
         self.server.withLock { $0 = server }
     }
 
-    /// The router with every route of the API, plus the registered extensions (OFREP), each with its declared
-    /// access (`RouteAccess`, enforced by `RouteGuard`). Throws when a route's access is not allowed for it.
-    public func makeRouter() throws(HTTPError) -> HTTPRouter {
-        var routes = ServiceRoutes(metrics: metrics, routeGuard: routeGuard, work: work, writer: writer)
-        register(into: &routes)
-        for extend in FlagService.routeExtensions { extend(&routes, self) }
-        return try routes.build()
-    }
-
-    /// Adds the core API's routes (documents, flags, history, rollback, operations) to `routes`.
-    func register(into routes: inout ServiceRoutes) {
-        registerReads(into: &routes)
-        registerWrites(into: &routes)
-        registerEvents(into: &routes)
-        registerOperations(into: &routes)
-        registerChanges(into: &routes)
-    }
-
     /// Stops the scheduler, finishes queued writes, stops the writer thread, the webhook dispatcher (after the
     /// writer: the last versions' events are handed to the store) and the token refresh, and forgets the server.
     /// Call after `HTTPServer.shutdown()` so no new write arrives.
@@ -168,11 +150,6 @@ public final class FlagService: Sendable {
         writer.stop()
         webhooks.stop()
         server.withLock { $0 = nil }
-    }
-
-    /// The attached server's counters, if any.
-    func serverMetrics() -> HTTPServerMetrics? {
-        server.withLock { $0 }?.metrics()
     }
 
     /// SQLite: reloads the token table every `tokenRefreshInterval` until `shutdown()`.
@@ -190,12 +167,8 @@ public final class FlagService: Sendable {
         }
     }
 
-    /// The environment parameter, 404 (listing the known ones) unless it exists.
-    func environment(_ context: HTTPRequestContext) throws(ServiceError) -> String {
-        let name = context.pathParameters["env"] ?? ""
-        guard snapshots.contains(name) else { throw .unknownEnvironment(name, known: snapshots.environments) }
-        return name
-    }
+    /// `{"flags": {}}`, the base a first version is compared with (by the writer, a dry run and a preview).
+    static let emptyDocument: FlagDocument? = try? FlagDocument(validating: .object(["flags": .object([:])]))
 }
 
 /// Why the service could not start.

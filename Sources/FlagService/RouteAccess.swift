@@ -56,4 +56,14 @@ public enum RouteAccess: Sendable, Equatable, CustomStringConvertible {
             return nil
         }
     }
+
+    /// Whether the request asks for a dry run (`?dryRun=true`, `1` or empty), which `write` lets its lesser role
+    /// make; 400 `invalid_parameter` for any other value.
+    static func dryRun(_ request: HTTPRequest) throws(ServiceError) -> Bool {
+        switch request.queryParameter("dryRun") {
+        case nil, "false", "0": return false
+        case "true", "1", "": return true
+        case let other?: throw .badRequest("invalid_parameter", "dryRun must be true or false, got '\(other)'")
+        }
+    }
 }

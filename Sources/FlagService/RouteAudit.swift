@@ -3,49 +3,30 @@ import FlagStore
 import HTTPServer
 
 /// How the refusals of a write route become audit lines (`docs/governance.md`, "Audit"): every route with an
-/// unsafe method and a token role is listed here by `METHOD pattern`, either with its audit action or as
-/// exempt with the reason. `ServiceRoutes.build()` refuses such a route that is in neither list, as it
-/// refuses one without a role: a write nobody would see refused cannot be added quietly.
+/// unsafe method and a token role names, where it is registered (`ServiceRoutes.deferred(..., audit:)`), either
+/// its audit action or that it is exempt and why. `ServiceRoutes.build()` refuses such a route that names
+/// neither, as it refuses one without a role: a write nobody would see refused cannot be added quietly.
 ///
 /// What a route ACCEPTS is audited where it happens, in the same transaction (the store's `publish`,
 /// `change.*`, `policy.update`, `webhook.*` lines); what it refuses (any answer from 400 on) never reaches
-/// the store, so the route layer writes it: `RouteAuditor`. A table rather than an argument of each
-/// registration, so that routes registered elsewhere (the governance changes' routes) are covered by name.
+/// the store, so the route layer writes it: `RouteAuditor`.
 enum RouteAudit: Sendable, Equatable {
     /// Refusals are audit lines with this action.
     case action(String)
     /// Not audited, for the reason given (a request that changes nothing).
     case exempt(String)
 
-    /// Every audited or exempt write route, by `METHOD pattern`.
-    static let table: [String: RouteAudit] = [
-        "PUT /v1/environments/{env}/document": .action("publish"),
-        "PUT /v1/environments/{env}/flags/{key}": .action("publish"),
-        "POST /v1/environments/{env}/rollback": .action("publish"),
-        "POST /v1/environments/{env}/preview": .exempt("a preview publishes nothing (like a dry run)"),
-        "POST /v1/environments/{env}/schedules": .action("change.schedule"),
-        "DELETE /v1/changes/{id}": .action("change.cancel"),
-        "POST /v1/changes/{id}/approve": .action("change.approve"),
-        "POST /v1/changes/{id}/reject": .action("change.reject"),
-        "PUT /v1/environments/{env}/policy": .action("policy.update"),
-        "POST /v1/webhooks": .action("webhook.create"),
-        "DELETE /v1/webhooks/{id}": .action("webhook.delete"),
-        "POST /v1/tokens": .action("token.create"),
-        "DELETE /v1/tokens/{name}": .action("token.revoke"),
-    ]
-
-    /// Why `method pattern` with `access` cannot be built under `table`, or nil. Only unsafe methods with a
-    /// token role need an entry (reads are not audited; evaluation routes change nothing).
-    static func refusal(_ method: HTTPMethod, _ pattern: String, _ access: RouteAccess,
-                        table: [String: RouteAudit]) -> String? {
-        guard access.checksStore, !method.isSafe, table["\(method) \(pattern)"] == nil else { return nil }
-        return "\(method) \(pattern) is a write with a token role but no audit action (RouteAudit.table)"
+    /// The action of the route's refusals, or nil when they are not audited.
+    var auditedAction: String? {
+        guard case .action(let name) = self else { return nil }
+        return name
     }
 
-    /// The action of `method pattern`'s refusals, or nil when they are not audited.
-    static func action(_ method: HTTPMethod, _ pattern: String, table: [String: RouteAudit]) -> String? {
-        guard case .action(let name)? = table["\(method) \(pattern)"] else { return nil }
-        return name
+    /// Why `method pattern` with `access` and `audit` cannot be built, or nil. Only unsafe methods with a
+    /// token role need an audit (reads are not audited; evaluation routes change nothing).
+    static func refusal(_ method: HTTPMethod, _ pattern: String, _ access: RouteAccess, audit: RouteAudit?) -> String? {
+        guard access.checksStore, !method.isSafe, audit == nil else { return nil }
+        return "\(method) \(pattern) is a write with a token role but no audit action (audit:)"
     }
 }
 
@@ -69,7 +50,7 @@ struct RouteAuditor: Sendable {
     /// A dry run (`?dryRun=true`) publishes nothing, like a preview, and is not a write attempt.
     func record(_ response: HTTPResponse, actor: String?, _ request: HTTPRequest, _ context: HTTPRequestContext) {
         let status = response.status.code
-        guard status >= 400, (try? FlagService.dryRun(request)) != true else { return }
+        guard status >= 400, (try? RouteAccess.dryRun(request)) != true else { return }
         guard status != HTTPStatus.tooManyRequests.code else {
             writer.metrics.auditThrottled.add(1, ordering: .relaxed)
             return

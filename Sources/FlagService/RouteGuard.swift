@@ -84,7 +84,7 @@ final class RouteGuard: Sendable {
         case .cached(let role):
             token = try authenticate(request, context, role: role, fresh: false)
         case .fresh(let role, let dryRunRole, let allEnvironments):
-            let needed = if let dryRunRole, try FlagService.dryRun(request) { dryRunRole } else { role }
+            let needed = if let dryRunRole, try RouteAccess.dryRun(request) { dryRunRole } else { role }
             token = try authenticate(request, context, role: needed, fresh: true)
             unscoped = allEnvironments
         }
@@ -117,7 +117,7 @@ final class RouteGuard: Sendable {
     /// `docs/governance.md`: a staging writer cannot touch production) gets `403 environment_not_allowed` on
     /// any other environment's route. Routes without an `{env}` pass here; admin routes that span
     /// environments (audit, webhooks) declare `RouteAccess.unscoped` and refuse every scoped token in
-    /// `authorize`, and `GET /v1/environments` filters its list by this same check. OFREP: `FlagService.mountOFREP` maps the
+    /// `authorize`, and `GET /v1/environments` filters its list by this same check. OFREP: `OFREPController` maps the
     /// scope to `OFREPTokenGrant.environments`, which answers 403 the same way.
     static func scopeAllows(_ token: TokenRecord, environment: String?) -> Bool {
         guard let allowed = token.environments, let environment else { return true }

@@ -2,10 +2,12 @@ import Dispatch
 import FlagStore
 import HTTPServer
 
-/// The API's route table under construction: the only way a route gets into `FlagService.makeRouter()`.
+/// The API's route table under construction: the only way a route gets into `FlagService.makeRouter()`, where
+/// each `RouteController` adds its routes.
 ///
-/// Every registration names the route's `RouteAccess`, and every route runs through the `RouteGuard`
-/// middleware, which authenticates before the handler and hands it the token (nil where none is needed).
+/// Every registration names the route's `RouteAccess` (and a write route its `RouteAudit`), and every route
+/// runs through the `RouteGuard` middleware, which authenticates before the handler and hands it the token (nil
+/// where none is needed).
 /// Every response is counted in `/metrics` by route and status, with its latency (streams by the server's
 /// counters). Refusals of write routes become audit lines (`RouteAudit`). `build()` refuses a table where an
 /// unsafe method has no role, a write route has no audit action, or a route would read the store for its token
@@ -27,18 +29,14 @@ struct ServiceRoutes: Sendable {
     let work: DispatchQueue
     /// Where refusals' audit lines go (the next group commit).
     let writer: WriteQueue
-    /// The audit action of every write route (`RouteAudit.table`; tests pass their own).
-    let auditTable: [String: RouteAudit]
     /// Registrations that must not be built, with the reason.
     private var refusals: [String] = []
 
-    init(metrics: ServiceMetrics, routeGuard: RouteGuard, work: DispatchQueue, writer: WriteQueue,
-         auditTable: [String: RouteAudit] = RouteAudit.table) {
+    init(metrics: ServiceMetrics, routeGuard: RouteGuard, work: DispatchQueue, writer: WriteQueue) {
         self.metrics = metrics
         self.routeGuard = routeGuard
         self.work = work
         self.writer = writer
-        self.auditTable = auditTable
     }
 
     /// A route answered on the event-loop thread (it must not block). A thrown `ServiceError` or `HTTPError`
@@ -46,7 +44,7 @@ struct ServiceRoutes: Sendable {
     /// given, decides on the head of a request with a body before the body is read (OFREP's authorizer).
     mutating func sync(_ method: HTTPMethod, _ pattern: String, access: RouteAccess,
                        head: (@Sendable (HTTPRequest, HTTPRequestContext) -> HTTPResponse?)? = nil, _ body: @escaping SyncBody) {
-        declare(method, pattern, access, onLoop: true)
+        declare(method, pattern, access, audit: nil, onLoop: true)
         builder.add(method, pattern, handler: GuardedSyncHandler(route: metrics.route(method.rawValue, pattern),
                                                                  guarded: GuardedAccess(access, routeGuard), head: head, body: body))
     }
@@ -54,28 +52,29 @@ struct ServiceRoutes: Sendable {
     /// A route answered on the work queue: the middleware authenticates there (a store read for `token` and
     /// `write`), then `body` runs and answers (or hands the responder on and returns nil). For `token` and
     /// `write` access, a request with a body is refused from its head (429, 401) before the body is read.
-    /// A write route's refusals (from its head, the middleware, the handler or the writer) are audited.
-    mutating func deferred(_ method: HTTPMethod, _ pattern: String, access: RouteAccess, _ body: @escaping DeferredBody) {
-        declare(method, pattern, access, onLoop: false)
-        let auditor = RouteAudit.action(method, pattern, table: auditTable).map {
-            RouteAuditor(action: $0, writer: writer, routeGuard: routeGuard)
-        }
+    /// A write route (an unsafe method with a token role) must name its `audit`: its refusals (from its head,
+    /// the middleware, the handler or the writer) become audit lines with that action, unless it is exempt.
+    mutating func deferred(_ method: HTTPMethod, _ pattern: String, access: RouteAccess, audit: RouteAudit? = nil,
+                           _ body: @escaping DeferredBody) {
+        declare(method, pattern, access, audit: audit, onLoop: false)
+        let auditor = audit?.auditedAction.map { RouteAuditor(action: $0, writer: writer, routeGuard: routeGuard) }
         builder.add(method, pattern, handler: GuardedDeferredHandler(route: metrics.route(method.rawValue, pattern),
                                                                      guarded: GuardedAccess(access, routeGuard), work: work,
-                                                                     auditor: auditor, body: body))
+                                                                     audit: audit, auditor: auditor, body: body))
     }
 
     /// A route that keeps the connection's responder (an event stream: `HTTPResponder.openStream`), on the
     /// loop thread. Not counted per route: the instrumented responder is a callback that cannot stream.
     mutating func stream(_ method: HTTPMethod, _ pattern: String, access: RouteAccess, _ body: @escaping StreamBody) {
-        declare(method, pattern, access, onLoop: true)
+        declare(method, pattern, access, audit: nil, onLoop: true)
         builder.add(method, pattern, handler: GuardedStreamHandler(guarded: GuardedAccess(access, routeGuard), body: body))
     }
 
     /// Records why a registration must not be built, if it must not.
-    private mutating func declare(_ method: HTTPMethod, _ pattern: String, _ access: RouteAccess, onLoop: Bool) {
+    private mutating func declare(_ method: HTTPMethod, _ pattern: String, _ access: RouteAccess, audit: RouteAudit?,
+                                  onLoop: Bool) {
         if let refusal = access.refusal(for: method) { refusals.append("\(method) \(pattern): \(refusal)") }
-        if let refusal = RouteAudit.refusal(method, pattern, access, table: auditTable) { refusals.append(refusal) }
+        if let refusal = RouteAudit.refusal(method, pattern, access, audit: audit) { refusals.append(refusal) }
         if onLoop && access.checksStore {
             refusals.append("\(method) \(pattern): \(access) reads the store and cannot be checked on the loop thread")
         }
@@ -124,15 +123,19 @@ struct GuardedAccess: Sendable {
     }
 }
 
-/// A route's handler as the router holds it: its declared access can be read back (the route table test).
+/// A route's handler as the router holds it: its declared access and audit can be read back (the route table test).
 protocol GuardedRoute: HTTPHandler {
     /// The access and the middleware.
     var guarded: GuardedAccess { get }
+    /// What the route's refusals are audited as (nil: a route that declared none).
+    var audit: RouteAudit? { get }
 }
 
 extension GuardedRoute {
     /// Who may call the route.
     var access: RouteAccess { guarded.access }
+    /// Routes on the loop thread declare no audit: a write checks its token in the store, off the loop.
+    var audit: RouteAudit? { nil }
 }
 
 /// Authorizes, runs a synchronous body and records its status and latency without any allocation of its own.
@@ -182,15 +185,18 @@ final class GuardedDeferredHandler: GuardedRoute, Sendable {
     let route: ServiceMetrics.Route
     let guarded: GuardedAccess
     let work: DispatchQueue
-    /// Audits refusals; nil for routes that are not writes.
+    /// What the route declared its refusals audited as.
+    let audit: RouteAudit?
+    /// Audits refusals; nil for routes that are not writes, or exempt.
     let auditor: RouteAuditor?
     let body: ServiceRoutes.DeferredBody
 
-    init(route: ServiceMetrics.Route, guarded: GuardedAccess, work: DispatchQueue, auditor: RouteAuditor? = nil,
-         body: @escaping ServiceRoutes.DeferredBody) {
+    init(route: ServiceMetrics.Route, guarded: GuardedAccess, work: DispatchQueue, audit: RouteAudit? = nil,
+         auditor: RouteAuditor? = nil, body: @escaping ServiceRoutes.DeferredBody) {
         self.route = route
         self.guarded = guarded
         self.work = work
+        self.audit = audit
         self.auditor = auditor
         self.body = body
     }

@@ -112,3 +112,23 @@ public struct RecordedChange: Sendable {
     /// What it proposes (the change set applied to `base`).
     public let proposed: FlagDocument
 }
+
+extension WriteJob {
+    /// A job that publishes `change` (made to happen by `actor`), telling `webhooks` what became of it, then
+    /// calling `then` (on the writer thread): the scheduler's due changes and an approval's publish alike.
+    static func applyChange(_ change: ChangeRecord, actor: String, webhooks: WebhookDispatcher,
+                            then: @escaping @Sendable (WriteOutcome) -> Void) -> WriteJob {
+        WriteJob(environment: change.environment, kind: .applyChange(id: change.id), precondition: .none, author: actor,
+                 message: change.message) { outcome in
+            if case .changeRan(let record, _) = outcome {
+                switch record.status {
+                case .applied: webhooks.submit("change.applied", change: record)
+                case .conflicted: webhooks.submit("change.conflicted", change: record)
+                case .failed: webhooks.submit("change.failed", change: record)
+                default: break
+                }
+            }
+            then(outcome)
+        }
+    }
+}

@@ -54,7 +54,7 @@ import Testing
         defer { server.stop() }
         let etag = try await server.etag()
         let others = (0..<90).map { "\"\($0)-00000000000000\($0 % 10)\"" }.joined(separator: ", ")
-        #expect(others.utf8.count > FlagService.tagsMatchedUnderLock)
+        #expect(others.utf8.count > DocumentsController.tagsMatchedUnderLock)
         let path = "/v1/environments/production/document"
         let hit = try await server.get(path, headers: [("If-None-Match", others + ", " + etag)])
         #expect(hit.status == 304 && hit.header("ETag") == etag)

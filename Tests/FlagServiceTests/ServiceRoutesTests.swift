@@ -8,17 +8,11 @@ import Testing
 /// The route table's rules: access is part of every registration, an unsafe method needs a role, a store
 /// check never runs on the loop, and the middleware answers before a handler ever sees the request.
 @Suite struct ServiceRoutesTests {
-    /// The audit actions of the made-up write routes below.
-    static let auditTable: [String: RouteAudit] = [
-        "PUT /v1/things/{id}": .action("thing.put"), "DELETE /v1/things/{id}": .action("thing.delete"),
-        "PUT /v1/things/{env}": .action("thing.put"),
-    ]
-
     /// An empty table over a real service's middleware.
     static func withRoutes<T>(_ body: (inout ServiceRoutes, FlagService) throws -> T) throws -> T {
         try FlagServiceRouteTableTests.withService { service in
             var routes = ServiceRoutes(metrics: service.metrics, routeGuard: service.routeGuard, work: service.work,
-                                       writer: service.writer, auditTable: Self.auditTable)
+                                       writer: service.writer)
             return try body(&routes, service)
         }
     }
@@ -48,8 +42,10 @@ import Testing
 
     @Test func rolesAndEvaluationRoutesAreAllowedOnUnsafeMethods() throws {
         #expect(try Self.refusal { routes in
-            routes.deferred(.PUT, "/v1/things/{id}", access: .write(.writer, dryRun: .reader)) { _, _, _, _ in .text("x") }
-            routes.deferred(.DELETE, "/v1/things/{id}", access: .token(.admin)) { _, _, _, _ in .text("x") }
+            routes.deferred(.PUT, "/v1/things/{id}", access: .write(.writer, dryRun: .reader), audit: .action("thing.put")) { _, _, _, _ in
+                .text("x")
+            }
+            routes.deferred(.DELETE, "/v1/things/{id}", access: .token(.admin), audit: .action("thing.delete")) { _, _, _, _ in .text("x") }
             routes.sync(.POST, "/evaluate", access: .evaluation) { _, _, _ in .text("x") }
             routes.sync(.GET, "/things", access: .public) { _, _, _ in .text("x") }
         } == nil)
@@ -74,7 +70,7 @@ import Testing
     static func refusalsAreAudited(_ store: FlagStore) async throws {
         var (service, routes, writer, reader) = try fixture(store)
         defer { service.shutdown() }
-        routes.deferred(.PUT, "/v1/things/{id}", access: .token(.writer)) { request, _, _, _ in
+        routes.deferred(.PUT, "/v1/things/{id}", access: .token(.writer), audit: .action("thing.put")) { request, _, _, _ in
             if request.body == Array("fail".utf8) { throw ServiceError(.internalServerError, code: "internal", message: "broken") }
             throw ServiceError(.conflict, code: "taken", message: "that thing exists")
         }
@@ -132,7 +128,7 @@ import Testing
         let reader = try store.createToken(name: "viewer", role: .reader).secret
         let service = try FlagService(store: store, logger: ServiceLogger(minimumLevel: .off))
         let routes = ServiceRoutes(metrics: service.metrics, routeGuard: service.routeGuard, work: service.work,
-                                   writer: service.writer, auditTable: auditTable)
+                                   writer: service.writer)
         return (service, routes, writer, reader)
     }
 
@@ -140,7 +136,7 @@ import Testing
         var (service, routes, writer, reader) = try fixture(store)
         defer { service.shutdown() }
         let calls = Mutex<[String]>([])
-        routes.deferred(.PUT, "/v1/things/{env}", access: .write(.writer, dryRun: .reader)) { _, _, token, _ in
+        routes.deferred(.PUT, "/v1/things/{env}", access: .write(.writer, dryRun: .reader), audit: .action("thing.put")) { _, _, token, _ in
             calls.withLock { $0.append(token?.name ?? "nil") }
             return .text("done")
         }

@@ -2,21 +2,46 @@ import FlagKit
 import FlagStore
 import HTTPServer
 
-/// `GET`/`DELETE /v1/changes/{id}`, `POST /v1/changes/{id}/approve` and `/reject` (`docs/governance.md`).
-/// A change is addressed by its id, so its environment's scope is checked here, with THE scope check
-/// (`RouteGuard.scopeAllows`), once the change is read.
-extension FlagService {
-    func registerChanges(into routes: inout ServiceRoutes) {
-        registerSchedules(into: &routes)
-        registerPolicy(into: &routes)
-        registerStale(into: &routes)
+/// The governance routes (`docs/governance.md`): a change by its id (`GET`/`DELETE /v1/changes/{id}`,
+/// `POST .../approve` and `.../reject`, here), schedules and requests (`ChangesController+Schedules`), policies
+/// (`+Policy`), stale flags (`+Stale`) and the preview of a proposed change (`+Preview`). A change is addressed
+/// by its id, so its environment's scope is checked here, with THE scope check (`RouteGuard.scopeAllows`), once
+/// the change is read.
+struct ChangesController: RouteController {
+    /// Changes, policies and the history the stale scan reads.
+    let store: FlagStore
+    /// The environments, and the current documents a preview or stale scan starts from.
+    let snapshots: SnapshotStore
+    /// Where schedules and approved changes go, and what approvals are checked against.
+    let writer: WriteQueue
+    /// Woken when a change is decided; claims an approved change so it is published once.
+    let scheduler: ChangeScheduler
+    /// Every environment's policy (replaced by `PUT .../policy`).
+    let policies: PolicyTable
+    /// Told of every decision (`request.*`, `change.*`, `policy.updated`).
+    let webhooks: WebhookDispatcher
+    /// The client's address for the audit.
+    let routeGuard: RouteGuard
+    /// Structured logs.
+    let logger: ServiceLogger
+    /// How a schedule's outcome is answered.
+    let answers: WriteAnswer
+    /// The impact sample of the last preview, reused while the pools stay the same.
+    let impactSamples: ImpactSampleCache
+
+    func addRoutes(to routes: inout ServiceRoutes) {
+        addSchedules(to: &routes)
+        addPolicy(to: &routes)
+        addStale(to: &routes)
+        addPreview(to: &routes)
 
         routes.deferred(.GET, "/v1/changes/{id}", access: .reader) { [self] _, context, token, _ in
             let change = try scopedChange(context, token)
             return Self.json(["change": change.jsonValue], headers: [.cacheControl: "no-store"])
         }
 
-        routes.deferred(.DELETE, "/v1/changes/{id}", access: .token(.writer)) { [self] request, context, token, _ in
+        routes.deferred(.DELETE, "/v1/changes/{id}", access: .token(.writer),
+                        audit: .action("change.cancel")) { [self] request, context, token, _ in
             let token = try RouteGuard.required(token)
             let change = try scopedChange(context, token)
             let reason = try Self.decisionMessage(request, required: false)
@@ -29,34 +54,36 @@ extension FlagService {
                                    "change \(change.id) is \(transition.record.status.rawValue); only pending or scheduled changes can be cancelled")
             }
             scheduler.wake()
-            notifyChange("change.cancelled", transition.record)
+            webhooks.submit("change.cancelled", change: transition.record)
             return Self.json(["change": transition.record.jsonValue])
         }
 
-        routes.deferred(.POST, "/v1/changes/{id}/approve", access: .token(.writer)) { [self] request, context, token, responder in
+        routes.deferred(.POST, "/v1/changes/{id}/approve", access: .token(.writer),
+                        audit: .action("change.approve")) { [self] request, context, token, responder in
             let token = try RouteGuard.required(token)
             let change = try scopedChange(context, token)
             let message = try Self.decisionMessage(request, required: false)
             let client = routeGuard.clientAddress(request, context)
             let approved = try approve(change, by: token, message: message, client: client)
-            notifyChange("request.approved", approved)
+            webhooks.submit("request.approved", change: approved)
             guard approved.status == .approved else {
                 // Approved ahead of its time: the scheduler publishes it then.
-                notifyChange("change.scheduled", approved)
+                webhooks.submit("change.scheduled", change: approved)
                 scheduler.wake()
                 return Self.json(["change": approved.jsonValue])
             }
             // Committed as `approved` first, so a crash from here on loses nothing (the next start publishes it);
             // the answer comes after the publish, like a write's. Claimed so the scheduler does not queue it too.
             let claimed = scheduler.claim(approved.id)
-            writer.submit(applyJob(approved, actor: token.name) { [self] outcome in
+            writer.submit(WriteJob.applyChange(approved, actor: token.name, webhooks: webhooks) { [scheduler] outcome in
                 if claimed { scheduler.finished(approved.id, succeeded: !Self.isFailure(outcome)) }
                 responder.respond(Self.approvalAnswer(outcome))
             })
             return nil
         }
 
-        routes.deferred(.POST, "/v1/changes/{id}/reject", access: .token(.writer)) { [self] request, context, token, _ in
+        routes.deferred(.POST, "/v1/changes/{id}/reject", access: .token(.writer),
+                        audit: .action("change.reject")) { [self] request, context, token, _ in
             let token = try RouteGuard.required(token)
             let change = try scopedChange(context, token)
             let message = try Self.decisionMessage(request, required: true) ?? ""
@@ -66,7 +93,7 @@ extension FlagService {
             }
             guard transition.happened else { throw Self.notPending(transition.record) }
             scheduler.wake()
-            notifyChange("request.rejected", transition.record)
+            webhooks.submit("request.rejected", change: transition.record)
             return Self.json(["change": transition.record.jsonValue])
         }
     }
@@ -82,14 +109,14 @@ extension FlagService {
         guard change.status == .pending else { throw Self.notPending(change) }
         if let expiresAt = change.expiresAtMilliseconds, expiresAt <= ChangeScheduler.wallClock() {
             let expired = try Self.storing { try store.expireChange(id: change.id) }
-            if expired.happened { notifyChange("request.expired", expired.record) }
+            if expired.happened { webhooks.submit("request.expired", change: expired.record) }
             throw Self.refusal(.conflict, "request_expired", expired.record,
                                "change \(change.id) expired at \(RFC3339.string(milliseconds: expiresAt)); propose it again")
         }
-        let conflicts: [ChangeSet.Item] = try Self.storing { try self.conflicts(of: change, current: writer.current(change.environment)) }
+        let conflicts: [ChangeSet.Item] = try Self.storing { try writer.conflicts(of: change, current: writer.current(change.environment)) }
         if !conflicts.isEmpty {
             let stale = try Self.storing { try store.markChangeStale(id: change.id, conflicts: conflicts) }
-            if stale.happened { notifyChange("request.stale", stale.record) }
+            if stale.happened { webhooks.submit("request.stale", change: stale.record) }
             var error = Self.refusal(.conflict, "request_stale", stale.record,
                                      "since change \(change.id) was proposed, \(conflicts.map(\.pointer).joined(separator: ", ")) "
                                         + "changed; propose it again against the current version")
@@ -129,7 +156,7 @@ extension FlagService {
             return refusal(.unprocessableContent, "change_failed", record,
                            "approved, but it could not be published: \(record.reason ?? "see the change")").response
         default:
-            var body = version.map(versionMembers) ?? [:]
+            var body = version.map(WriteAnswer.versionMembers) ?? [:]
             body["change"] = record.jsonValue
             return json(body, headers: version.map { [.eTag: $0.etag] } ?? HTTPHeaders())
         }
@@ -139,20 +166,6 @@ extension FlagService {
     static func isFailure(_ outcome: WriteOutcome) -> Bool {
         if case .failed = outcome { return true }
         return false
-    }
-
-    /// 201 (a schedule) or 202 (a change request) with the change, its diff and its impact. The impact of a
-    /// sample of installs costs real CPU, so it is computed on the work queue, never on the writer thread.
-    func answerRecorded(_ recorded: RecordedChange, _ responder: HTTPResponder) {
-        let record = recorded.record
-        notifyChange(record.status == .pending ? "request.created" : "change.scheduled", record)
-        work.async { [self] in
-            var body = ChangePreview.comparison(from: recorded.base, to: recorded.proposed,
-                                                sampleSize: options.changeImpactSample, samples: impactSamples)
-            body["change"] = record.jsonValue
-            responder.respond(Self.json(body, status: record.status == .pending ? .accepted : .created,
-                                        headers: [.location: "/v1/changes/\(record.id)", .cacheControl: "no-store"]))
-        }
     }
 
     /// The change of the `{id}` path parameter, if `token` may see its environment: 400 `invalid_change_id`,

@@ -6,8 +6,8 @@ import HTTPServer
 ///
 /// An unscoped admin token only: the log spans environments and holds token, webhook and policy changes,
 /// so a token limited to some environments is refused (`RouteAccess.unscoped`) rather than shown a part.
-extension FlagService {
-    func registerAudit(into routes: inout ServiceRoutes) {
+extension AdministrationController {
+    func addAudit(to routes: inout ServiceRoutes) {
         routes.deferred(.GET, "/v1/audit", access: .unscoped(.admin)) { [self] request, _, _, _ in
             let query = try Self.auditQuery(request)
             let page: AuditPage

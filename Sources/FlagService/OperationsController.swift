@@ -1,10 +1,33 @@
 import FlagKit
 import FlagStore
 import HTTPServer
+import ServerLock
 
-/// `/healthz`, `/readyz`, `/metrics`.
-extension FlagService {
-    func registerOperations(into routes: inout ServiceRoutes) {
+/// What operators and the console ask the server itself: `/healthz`, `/readyz`, `/metrics`, the console's
+/// static files (`/console`) and who a token is (`/v1/whoami`).
+struct OperationsController: RouteController {
+    /// What `/readyz` asks about writes.
+    let store: FlagStore
+    /// The versions `/readyz` and `/metrics` report.
+    let snapshots: SnapshotStore
+    /// The writes' health.
+    let writer: WriteQueue
+    /// `/readyz`'s ping of the database.
+    let readiness: ReadinessProbe
+    /// Counters for `/metrics`.
+    let metrics: ServiceMetrics
+    /// The failed-authentication throttle's counters, for `/metrics`.
+    let routeGuard: RouteGuard
+    /// Structured logs.
+    let logger: ServiceLogger
+    /// The server `FlagService.attach` gave, for its connection counters in `/metrics`.
+    let server: PThreadMutex<HTTPServer?>
+    /// The console's files (nil: `/console` answers 404 "not installed").
+    let console: ConsoleAssets?
+    /// Whether reads need a token, which `/v1/whoami` tells the console.
+    let requireReadToken: Bool
+
+    func addRoutes(to routes: inout ServiceRoutes) {
         // Liveness: the process answers HTTP. Nothing else is checked, so a slow disk never gets it killed.
         routes.sync(.GET, "/healthz", access: .public) { _, _, _ in
             Self.json(["status": "ok"])
@@ -56,8 +79,41 @@ extension FlagService {
         }
 
         routes.sync(.GET, "/metrics", access: .public) { [self] _, _, _ in
-            HTTPResponse.text(metrics.render(snapshots: snapshots.all(), server: serverMetrics()) + routeGuard.throttle.exposition(),
+            HTTPResponse.text(metrics.render(snapshots: snapshots.all(), server: server.withLock { $0 }?.metrics())
+                                + routeGuard.throttle.exposition(),
                               headers: [.contentType: "text/plain; version=0.0.4; charset=utf-8"])
+        }
+        addConsole(to: &routes)
+        addWhoami(to: &routes)
+    }
+
+    /// `GET /console`, `/console/` and `/console/{file}`: the ops console's static files (`docs/console.md`),
+    /// answered on the loop thread from the responses `ConsoleAssets` built at start.
+    private func addConsole(to routes: inout ServiceRoutes) {
+        let assets = console
+        let index: ServiceRoutes.SyncBody = { _, _, _ in
+            assets?.response(for: ConsoleAssets.indexFile) ?? ConsoleAssets.notInstalled()
+        }
+        // Public: static files only; everything the console does goes through the API with the signed-in token.
+        routes.sync(.GET, "/console", access: .public, index)
+        routes.sync(.GET, "/console/", access: .public, index)
+        routes.sync(.GET, "/console/{file}", access: .public) { _, context, _ in
+            guard let assets else { return ConsoleAssets.notInstalled() }
+            return assets.response(for: context.pathParameters["file"] ?? "")
+        }
+    }
+
+    /// `GET /v1/whoami`: the name, role and environments of the bearer token, so the console can say who is signed
+    /// in and offer only what the role and scope allow. Checked against the database (like writes), so a revoked
+    /// token is refused at once rather than after the read-token table's next reload.
+    private func addWhoami(to routes: inout ServiceRoutes) {
+        routes.deferred(.GET, "/v1/whoami", access: .token(.reader)) { [requireReadToken] _, _, token, _ in
+            let token = try RouteGuard.required(token)
+            // `environments`: the token's scope, null for every environment (docs/governance.md, "Scoped tokens").
+            let scope: JSONValue = token.environments.map { .array($0.sorted().map(JSONValue.string)) } ?? .null
+            return Self.json(["name": .string(token.name), "role": .string(token.role.rawValue), "environments": scope,
+                              "readsArePublic": .bool(!requireReadToken)],
+                             headers: [.cacheControl: "no-store", .vary: HTTPHeaderName.authorization.rawValue])
         }
     }
 }

@@ -4,15 +4,15 @@ import HTTPServer
 
 /// `GET /v1/environments/{env}/stale?days=N` (`docs/governance.md`, "Flag lifecycle"): flags past their
 /// `removeAfter` date and flags that have given one value for N days, computed from the history.
-extension FlagService {
+extension ChangesController {
     /// The most versions one listing reads (a bound on its cost). Past it the answer says `historyLimited`:
     /// constancy is judged on the versions read, so a `constantSince` may be later than the truth, and
     /// when all of them are newer than the cutoff, no flag is called constant.
     static let staleScanLimit = 10_000
 
-    func registerStale(into routes: inout ServiceRoutes) {
+    func addStale(to routes: inout ServiceRoutes) {
         routes.deferred(.GET, "/v1/environments/{env}/stale", access: .reader) { [self] request, context, _, _ in
-            let name = try environment(context)
+            let name = try snapshots.requestedEnvironment(context)
             let days = try Self.integerParameter(request, "days", default: 30, range: 0...3650)
             guard let current = snapshots.snapshot(name) else {
                 throw ServiceError(.notFound, code: "no_version", message: "\(name) has no published version yet")

@@ -7,9 +7,10 @@ import HTTPServer
 /// An unscoped admin token only: a webhook may receive events of every environment. Who can register a URL
 /// makes the server POST to it (SSRF: any address the server can reach, the loopback included), which is
 /// why this is an admin's act, audited like a token change (`webhook.create` names the URL).
-extension FlagService {
-    func registerWebhooks(into routes: inout ServiceRoutes) {
-        routes.deferred(.POST, "/v1/webhooks", access: .unscoped(.admin)) { [self] request, context, token, _ in
+extension AdministrationController {
+    func addWebhooks(to routes: inout ServiceRoutes) {
+        routes.deferred(.POST, "/v1/webhooks", access: .unscoped(.admin),
+                        audit: .action("webhook.create")) { [self] request, context, token, _ in
             try Self.requireJSONContentType(request)
             let registration = try WebhookRegistration(try Self.parseJSON(request.body), environments: snapshots.environments)
             let secret = registration.secret ?? FlagStore.generateWebhookSecret()
@@ -46,7 +47,8 @@ extension FlagService {
             Self.json(Self.members(try activeWebhook(try Self.webhookID(context))), headers: [.cacheControl: "no-store"])
         }
 
-        routes.deferred(.DELETE, "/v1/webhooks/{id}", access: .unscoped(.admin)) { [self] request, context, token, _ in
+        routes.deferred(.DELETE, "/v1/webhooks/{id}", access: .unscoped(.admin),
+                        audit: .action("webhook.delete")) { [self] request, context, token, _ in
             let id = try Self.webhookID(context)
             let record: WebhookRecord
             do {
@@ -96,15 +98,6 @@ extension FlagService {
             throw ServiceError(.notFound, code: "webhook_not_found", message: "there is no webhook '\(text)'")
         }
         return id
-    }
-
-    /// Query parameter `name` as a boolean (`true`/`1`, `false`/`0`); false when absent, 400 otherwise.
-    static func booleanParameter(_ request: HTTPRequest, _ name: String) throws(ServiceError) -> Bool {
-        switch request.queryParameter(name) {
-        case nil, "false", "0": return false
-        case "true", "1": return true
-        case let other?: throw .badRequest("invalid_parameter", "\(name) must be true or false, got '\(other)'")
-        }
     }
 
     /// A webhook's members as the API shows them (never its secret).

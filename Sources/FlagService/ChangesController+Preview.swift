@@ -7,10 +7,11 @@ import HTTPServer
 ///
 /// Any token (reader included), like `?dryRun=true`: it only reads, but a 100,000-install sample costs
 /// real CPU, so it is not open to anyone who can reach the server. Runs on the work queue.
-extension FlagService {
-    func registerPreview(into routes: inout ServiceRoutes) {
-        routes.deferred(.POST, "/v1/environments/{env}/preview", access: .token(.reader)) { [self] request, context, _, _ in
-            let name = try environment(context)
+extension ChangesController {
+    func addPreview(to routes: inout ServiceRoutes) {
+        routes.deferred(.POST, "/v1/environments/{env}/preview", access: .token(.reader),
+                        audit: .exempt("a preview publishes nothing (like a dry run)")) { [self] request, context, _, _ in
+            let name = try snapshots.requestedEnvironment(context)
             try Self.requireJSONContentType(request)
             let preview = try ChangePreview(body: try Self.parseJSON(request.body))
             let current = snapshots.snapshot(name)
@@ -26,7 +27,7 @@ extension FlagService {
                 baseDocument = try storedDocument(environment: name, number: number)
             }
             let proposed = try preview.proposedDocument(base: baseDocument)
-            guard let old = baseDocument ?? Self.emptyDocument else {
+            guard let old = baseDocument ?? FlagService.emptyDocument else {
                 throw ServiceError(.internalServerError, code: "internal", message: "internal error")
             }
             var body = preview.answer(from: old, to: proposed, samples: impactSamples)

@@ -2,16 +2,45 @@ import FlagKit
 import FlagStore
 import HTTPServer
 
-/// `GET` of documents and history.
-extension FlagService {
+/// The documents: `GET` of the environments, a document and its history, the writes that publish
+/// (`PUT .../document`, `PUT .../flags/{key}`, `POST .../rollback`: `DocumentsController+Writes`), and the
+/// change notification stream (`GET .../events`).
+struct DocumentsController: RouteController {
     /// The longest `If-None-Match` field line the document GET matches under the snapshot store's lock (both tags of a
     /// version fit: about 55 bytes).
     static let tagsMatchedUnderLock = 128
 
-    func registerReads(into routes: inout ServiceRoutes) {
+    /// The history the version routes read.
+    let store: FlagStore
+    /// What the document GET serves and a flag edit or dry run starts from.
+    let snapshots: SnapshotStore
+    /// Where writes go, one at a time.
+    let writer: WriteQueue
+    /// Every environment's policy, for what a dry run says would need approval.
+    let policies: PolicyTable
+    /// The event streams' subscribers.
+    let events: EventHub
+    /// The client's address for a write's audit.
+    let routeGuard: RouteGuard
+    /// How a write's outcome is answered.
+    let answers: WriteAnswer
+
+    /// The events path of `environment`, announced by OFREP as its event stream.
+    static func eventsPath(_ environment: String) -> String { "/v1/environments/\(environment)/events" }
+
+    func addRoutes(to routes: inout ServiceRoutes) {
+        addReads(to: &routes)
+        addWrites(to: &routes)
+        // The same reader rules as the document GET; a stream keeps the connection's own responder.
+        routes.stream(.GET, "/v1/environments/{env}/events", access: .reader) { [self] request, context, _, responder in
+            try openEvents(request, context, responder)
+        }
+    }
+
+    private func addReads(to routes: inout ServiceRoutes) {
         // A scoped token sees its environments only (with --require-read-token; while reads are public every
         // document is anyone's, so no token is looked at and the list is complete).
-        routes.sync(.GET, "/v1/environments", access: .reader) { [self] _, _, token in
+        routes.sync(.GET, "/v1/environments", access: .reader) { [snapshots] _, _, token in
             let current = snapshots.all()
             let visible = snapshots.environments.filter { name in token.map { RouteGuard.scopeAllows($0, environment: name) } ?? true }
             let list: [JSONValue] = visible.map { name in
@@ -26,8 +55,8 @@ extension FlagService {
         }
 
         // The hot path: a lock, a lookup, and a prebuilt response returned by reference. Never SQLite, never zlib:
-        // the gzip variant was compressed when the snapshot was built.
-        routes.sync(.GET, "/v1/environments/{env}/document", access: .reader) { [self] request, context, _ in
+        // the gzip variant was compressed when the snapshot was built. The closure holds the snapshot store itself.
+        routes.sync(.GET, "/v1/environments/{env}/document", access: .reader) { [snapshots] request, context, _ in
             let name = context.pathParameters["env"] ?? ""
             // Both fields are read as the bytes they arrived as: no string is made for either. Either tag of this
             // version matches, whichever coding is asked for now (the 304 names the asked one).
@@ -50,14 +79,14 @@ extension FlagService {
             case .none: response = nil
             }
             guard let response else {
-                _ = try environment(context)
+                _ = try snapshots.requestedEnvironment(context)
                 throw ServiceError(.notFound, code: "no_version", message: "\(name) has no published version yet")
             }
             return response
         }
 
         routes.deferred(.GET, "/v1/environments/{env}/versions", access: .reader) { [self] request, context, _, _ in
-            let name = try environment(context)
+            let name = try snapshots.requestedEnvironment(context)
             let limit = try Self.integerParameter(request, "limit", default: 50, range: 1...1000)
             let before = try Self.optionalIntegerParameter(request, "before", range: 1...Int.max)
             let page: [VersionRecord]
@@ -77,7 +106,7 @@ extension FlagService {
         }
 
         routes.deferred(.GET, "/v1/environments/{env}/versions/{number}", access: .reader) { [self] _, context, _, _ in
-            let name = try environment(context)
+            let name = try snapshots.requestedEnvironment(context)
             guard let text = context.pathParameters["number"], let number = Int(text), number >= 1 else {
                 throw ServiceError.badRequest("invalid_version", "the version must be a positive integer")
             }
@@ -102,25 +131,22 @@ extension FlagService {
         }
     }
 
-    /// A JSON response of `object`, canonical, with a trailing newline.
-    static func json(_ object: [String: JSONValue], status: HTTPStatus = .ok, headers: HTTPHeaders = HTTPHeaders()) -> HTTPResponse {
-        HTTPResponse.json(JSONValue.object(object).canonicalBytes + [0x0A], status: status, headers: headers)
-    }
-
-    /// Query parameter `name` as an integer in `range`, `fallback` when absent; 400 otherwise.
-    static func integerParameter(_ request: HTTPRequest, _ name: String, default fallback: Int,
-                                 range: ClosedRange<Int>) throws(ServiceError) -> Int {
-        try optionalIntegerParameter(request, name, range: range) ?? fallback
-    }
-
-    /// Query parameter `name` as an integer in `range`, nil when absent; 400 otherwise.
-    static func optionalIntegerParameter(_ request: HTTPRequest, _ name: String,
-                                         range: ClosedRange<Int>) throws(ServiceError) -> Int? {
-        guard let text = request.queryParameter(name) else { return nil }
-        guard let value = Int(text), range.contains(value) else {
-            throw ServiceError.badRequest("invalid_parameter",
-                                          "\(name) must be an integer between \(range.lowerBound) and \(range.upperBound)")
+    /// A stream subscribed to the environment. A `Last-Event-ID` (WHATWG HTML §9.2.4: the id of the last
+    /// event the client saw) naming another version than the current one gets the current version's event
+    /// at once, so a reconnecting client misses nothing.
+    func openEvents(_ request: HTTPRequest, _ context: HTTPRequestContext, _ responder: HTTPResponder) throws(ServiceError) {
+        let name = try snapshots.requestedEnvironment(context)
+        let head = HTTPResponse(status: .ok, headers: [
+            .contentType: "text/event-stream", .cacheControl: "no-cache",
+            // nginx passes the stream on unbuffered whatever its proxy_buffering says.
+            .xAccelBuffering: "no", .vary: HTTPHeaderName.authorization.rawValue,
+        ])
+        guard let stream = responder.openStream(head, heartbeat: EventHub.heartbeat) else { return }
+        stream.send(events.preamble)
+        events.subscribe(stream, environment: name)
+        if let field = request.headers[.lastEventID], let seen = Int(HTTPHeaders.trimmed(Substring(field))),
+           let snapshot = snapshots.snapshot(name), seen != snapshot.version {
+            stream.send(EventHub.event(snapshot))
         }
-        return value
     }
 }

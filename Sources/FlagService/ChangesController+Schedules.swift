@@ -4,23 +4,24 @@ import HTTPServer
 
 /// `POST`/`GET /v1/environments/{env}/schedules` and `GET /v1/environments/{env}/requests`
 /// (`docs/governance.md`, "Scheduled changes" and "A second approver for protected flags").
-extension FlagService {
-    func registerSchedules(into routes: inout ServiceRoutes) {
-        routes.deferred(.POST, "/v1/environments/{env}/schedules", access: .token(.writer)) { [self] request, context, token, responder in
-            let name = try environment(context)
+extension ChangesController {
+    func addSchedules(to routes: inout ServiceRoutes) {
+        routes.deferred(.POST, "/v1/environments/{env}/schedules", access: .token(.writer),
+                        audit: .action("change.schedule")) { [self] request, context, token, responder in
+            let name = try snapshots.requestedEnvironment(context)
             try Self.requireJSONContentType(request)
             let schedule = try ScheduleRequest(body: try Self.parseJSON(request.body), now: ChangeScheduler.wallClock())
             let message = try Self.message(request, body: schedule.message)
             // The writer checks If-Match and makes the change set against the version current in queue order.
-            submit(WriteJob(environment: name, kind: .schedule(schedule.edit, applyAt: schedule.applyAt),
-                            precondition: Self.optionalPrecondition(request), author: try RouteGuard.required(token).name,
-                            message: message, client: routeGuard.clientAddress(request, context),
-                            completion: answer(responder, flag: nil)))
+            writer.submit(WriteJob(environment: name, kind: .schedule(schedule.edit, applyAt: schedule.applyAt),
+                                   precondition: Self.optionalPrecondition(request), author: try RouteGuard.required(token).name,
+                                   message: message, client: routeGuard.clientAddress(request, context),
+                                   completion: answers.completion(responder, flag: nil)))
             return nil
         }
 
         routes.deferred(.GET, "/v1/environments/{env}/schedules", access: .reader) { [self] request, context, _, _ in
-            let name = try environment(context)
+            let name = try snapshots.requestedEnvironment(context)
             let statuses = try Self.statusParameter(request)
             let limit = try Self.integerParameter(request, "limit", default: 100, range: ChangeQuery.limitRange)
             let changes = try Self.storing {
@@ -31,7 +32,7 @@ extension FlagService {
         }
 
         routes.deferred(.GET, "/v1/environments/{env}/requests", access: .reader) { [self] request, context, _, _ in
-            let name = try environment(context)
+            let name = try snapshots.requestedEnvironment(context)
             let statuses = try Self.statusParameter(request)
             let limit = try Self.integerParameter(request, "limit", default: 100, range: ChangeQuery.limitRange)
             let before = try Self.optionalIntegerParameter(request, "before", range: 1...Int.max).map(Int64.init)

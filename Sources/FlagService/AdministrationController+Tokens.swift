@@ -9,9 +9,10 @@ import HTTPServer
 /// environment. Every change is a `token.create`/`token.revoke` audit line in the same transaction, with
 /// the admin's name and address; refusals are audited by the route layer (`RouteAudit`). Secrets are shown
 /// once, in the `201`; the store keeps only their SHA-256.
-extension FlagService {
-    func registerTokens(into routes: inout ServiceRoutes) {
-        routes.deferred(.POST, "/v1/tokens", access: .unscoped(.admin)) { [self] request, context, token, _ in
+extension AdministrationController {
+    func addTokens(to routes: inout ServiceRoutes) {
+        routes.deferred(.POST, "/v1/tokens", access: .unscoped(.admin),
+                        audit: .action("token.create")) { [self] request, context, token, _ in
             try Self.requireJSONContentType(request)
             let wanted = try TokenRequest(try Self.parseJSON(request.body), environments: snapshots.environments)
             let actor = try RouteGuard.required(token).name
@@ -41,7 +42,8 @@ extension FlagService {
             return Self.json(["tokens": .array(list.map { .object(Self.members($0)) })], headers: [.cacheControl: "no-store"])
         }
 
-        routes.deferred(.DELETE, "/v1/tokens/{name}", access: .unscoped(.admin)) { [self] request, context, token, _ in
+        routes.deferred(.DELETE, "/v1/tokens/{name}", access: .unscoped(.admin),
+                        audit: .action("token.revoke")) { [self] request, context, token, _ in
             let name = context.pathParameters["name"] ?? ""
             let actor = try RouteGuard.required(token).name
             // Revoking the token one is using locks that session out mid-action (the console's admin included):
