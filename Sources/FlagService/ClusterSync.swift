@@ -16,16 +16,17 @@ import Synchronization
 final class ClusterSync: Sendable {
     /// How long a round waits for a notification before it compares anyway.
     let interval: Duration
-    /// Whether this node holds the jobs' lease (always true on SQLite).
-    let leads = Atomic<Bool>(false)
+    /// Whether this node holds the jobs' lease; set here only.
+    let leadership: Leadership
     /// When (monotonic nanoseconds) the round next reloads the token table, the policies and the webhook receivers:
     /// at most once an `interval`. A round woken only by published versions (every commit of every node notifies)
     /// catches up and leaves them: before, every notification cost those three reads on every node.
     let nextReload = Atomic<UInt64>(0)
     private let state = PThreadCondition((stopping: false, finished: false))
 
-    init(interval: Duration) {
+    init(interval: Duration, leadership: Leadership) {
         self.interval = interval
+        self.leadership = leadership
     }
 
     /// Starts the thread; `round` runs after every wait with what the wait heard (after a failed wait: a reconnect,
@@ -80,7 +81,7 @@ final class ClusterSync: Sendable {
             if isStopping { return }
             round(heard)
             let leading = lease?.renew() ?? false
-            if leads.exchange(leading, ordering: .acquiringAndReleasing) != leading {
+            if leadership.update(leading) {
                 logger.log(.info, leading ? "jobs_lease_taken" : "jobs_lease_lost")
                 leadershipChanged(leading)
             }
@@ -94,7 +95,7 @@ extension FlagService {
         cluster.start(store: store, logger: logger, round: { [weak self] heard in self?.syncWithStore(heard) },
                       leadershipChanged: { [weak self] leading in
             guard let self else { return }
-            webhooks.leads.store(leading, ordering: .releasing)
+            // The dispatcher's thread is woken by the reload and sends, or stops sending, with the flag.
             webhooks.reloadReceivers()
             if leading { scheduler.wake() }
         })
@@ -106,7 +107,7 @@ extension FlagService {
     /// time, not at this scheduler's next idle pass, up to `ChangeScheduler.idleCap` later), or when notifications may
     /// have been missed.
     func syncWithStore(_ heard: StoreListener.Heard = StoreListener.Heard()) {
-        if heard.changes || heard.reconnected, cluster.leads.load(ordering: .acquiring) { scheduler.wake() }
+        if heard.changes || heard.reconnected, cluster.leadership.isLeading { scheduler.wake() }
         writer.catchUpWithStore()
         let now = ServiceMetrics.monotonicNanoseconds()
         guard heard.reconnected || heard.changes || now >= cluster.nextReload.load(ordering: .relaxed) else { return }

@@ -49,7 +49,7 @@ extension FlagService {
             // Committed as `approved` first, so a crash from here on loses nothing (the next start publishes it);
             // the answer comes after the publish, like a write's. Claimed so the scheduler does not queue it too.
             let claimed = scheduler.claim(approved.id)
-            writer.submit(applyJob(approved, actor: token.name) { [self] outcome in
+            writer.submit(jobs.applyJob(approved, actor: token.name) { [self] outcome in
                 if claimed { scheduler.finished(approved.id, succeeded: !Self.isFailure(outcome)) }
                 responder.respond(Self.approvalAnswer(outcome))
             })
@@ -86,7 +86,7 @@ extension FlagService {
             throw Self.refusal(.conflict, "request_expired", expired.record,
                                "change \(change.id) expired at \(RFC3339.string(milliseconds: expiresAt)); propose it again")
         }
-        let conflicts: [ChangeSet.Item] = try Self.storing { try self.conflicts(of: change, current: writer.current(change.environment)) }
+        let conflicts: [ChangeSet.Item] = try Self.storing { try jobs.conflicts(of: change, current: writer.current(change.environment)) }
         if !conflicts.isEmpty {
             let stale = try Self.storing { try store.markChangeStale(id: change.id, conflicts: conflicts) }
             if stale.happened { notifyChange("request.stale", stale.record) }

@@ -1,4 +1,5 @@
 import FlagKit
+import FlagStore
 
 /// What the webhooks hear (docs/governance.md, "Webhooks").
 extension FlagService {
@@ -7,5 +8,10 @@ extension FlagService {
     /// what it reports; `data` is built only when a webhook receives the event. `version.published` is not sent through here but from `WriteQueue.announce`.
     func notify(_ type: String, environment: String?, data: @autoclosure () -> [String: JSONValue]) {
         webhooks.submit(type, environment: environment, data: data())
+    }
+
+    /// `notify` with the change's JSON form as the event's data.
+    func notifyChange(_ type: String, _ record: ChangeRecord) {
+        webhooks.submit(type, change: record)
     }
 }

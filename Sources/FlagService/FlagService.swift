@@ -73,8 +73,10 @@ public final class FlagService: Sendable {
     let writer: WriteQueue
     /// Every environment's governance policy, in memory for the writer (replaced by `PUT .../policy`).
     let policies = PolicyTable()
-    /// Publishes changes at their time, expires requests and marks stale ones (`FlagService+Scheduler`).
+    /// Keeps the time of changes; its passes are `jobs`'.
     let scheduler = ChangeScheduler()
+    /// Publishes changes at their time, expires requests and marks stale ones, where `Leadership` says.
+    let jobs: ScheduledJobs
     /// Sends webhook deliveries on its own thread (`notify`, and `version.published` from the writer).
     let webhooks: WebhookDispatcher
     /// The impact sample of the last preview (`POST .../preview`), reused while the pools stay the same.
@@ -108,12 +110,15 @@ public final class FlagService: Sendable {
         routeGuard = RouteGuard(authenticator: authenticator,
                                 throttle: FailedAuthThrottle(limit: options.authFailureLimit, window: options.authFailureWindow),
                                 logger: logger, trustedProxies: options.trustedProxies, requireReadToken: options.requireReadToken)
-        webhooks = WebhookDispatcher(store: store, metrics: metrics, logger: logger, options: options.webhooks)
-        cluster = ClusterSync(interval: options.clusterSyncInterval)
-        // Several nodes: the jobs wait for the lease; SQLite's one process always runs them.
-        if store.isPostgres { webhooks.leads.store(false, ordering: .releasing) }
+        // Several nodes: the jobs wait for the lease; one process always runs them.
+        let leadership = Leadership(store.topology)
+        webhooks = WebhookDispatcher(store: store, metrics: metrics, logger: logger, options: options.webhooks,
+                                     leadership: leadership)
+        cluster = ClusterSync(interval: options.clusterSyncInterval, leadership: leadership)
         writer = WriteQueue(store: store, snapshots: snapshots, metrics: metrics, logger: logger, maximumBatch: options.maximumBatch,
                             events: events, webhooks: webhooks, policies: policies, scheduler: scheduler)
+        jobs = ScheduledJobs(store: store, writer: writer, scheduler: scheduler, webhooks: webhooks, leadership: leadership,
+                             logger: logger)
         readiness = ReadinessProbe { [store, health = writer.health] in
             try store.ping()
             // A commit failed because the database could not take it: whether the write connection now reaches one
@@ -122,17 +127,16 @@ public final class FlagService: Sendable {
         }
         webhooks.start()
         writer.start()
-        // Changes that fell due while the server was down, and approved ones a crash left unpublished, are
-        // published before the server takes requests; then the scheduler keeps time. Several nodes: the node
-        // that takes the jobs' lease does this in its first scheduler pass.
         if store.isPostgres {
             // The cluster round reloads the token table too: no timer of its own (it would read the same rows again).
             startClusterSync()
         } else {
-            catchUpOnChanges()
             startTokenRefresh()
         }
-        startScheduler()
+        // Changes that fell due while the server was down, and approved ones a crash left unpublished, are
+        // published before the server takes requests (several nodes: by the node that takes the jobs' lease, in its
+        // first pass); then the scheduler keeps time.
+        jobs.start(environments: snapshots.environments)
     }
 
     /// Lets `/metrics` report the server's connections; call after creating the server.
