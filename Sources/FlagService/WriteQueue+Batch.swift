@@ -32,11 +32,11 @@ extension WriteQueue {
     /// `audit` lines go into the first group commit, or into a transaction of their own when there is none.
     ///
     /// Several nodes (PostgreSQL): the batch builds on this node's snapshots without asking the database first:
-    /// other nodes' versions reach them through `ClusterSync` within milliseconds of their commit, so asking
+    /// other nodes' versions reach them through `ClusterNode` within milliseconds of their commit, so asking
     /// before every batch would cost a round trip to learn, nearly always, that nothing changed. The store
     /// checks each request's expected version and content hash under the write lock instead; requests that find
     /// the database ahead of their base (`versionConflict`) are not answered but taken again, after
-    /// `catchUpWithStore()`, followed by the jobs not yet handled. Another node may commit again between that catch-up
+    /// `node.catchUp()`, followed by the jobs not yet handled. Another node may commit again between that catch-up
     /// and this writer's lock: up to `rebaseRetries` times the conflicting jobs are taken again so, then a conflict is
     /// the answer (412 with `If-Match`, as between two nodes racing on one ETag; `503 busy` without, see `flush`; a job
     /// with `If-Match` that no longer matches gets its 412 from the precondition check at once). Decisions made on the base outside the group commit (a refused
@@ -46,7 +46,7 @@ extension WriteQueue {
     func process(_ jobs: [WriteJob], audit: [AuditRecord] = [], caughtUp: Bool = false, retries: Int = WriteQueue.rebaseRetries) {
         var audit = audit
         defer { writeAudit(audit) }
-        var caughtUp = caughtUp || !store.isPostgres
+        var caughtUp = caughtUp || !node.isShared
         var pending: [String: Base] = [:]
         var batch: [(job: WriteJob, request: PublishRequest, document: FlagDocument)] = []
         // Jobs the database was ahead of, to take again after catching up (then the jobs from `index` on).
@@ -59,10 +59,10 @@ extension WriteQueue {
         /// Commits the batch so far and, on PostgreSQL the first time in this call or when the commit handed jobs back,
         /// installs what other nodes published. False when it handed jobs back: the loop stops and they are taken again.
         func settle() -> Bool {
-            handedBack = flush(&batch, audit: &audit, handBackConflicts: store.isPostgres && retries > 0)
+            handedBack = flush(&batch, audit: &audit, handBackConflicts: node.isShared && retries > 0)
             pending = [:]
             if !caughtUp || !handedBack.isEmpty {
-                catchUpFailures = catchUpWithStore()
+                catchUpFailures = node.catchUp()
                 caughtUp = true
             }
             return handedBack.isEmpty
@@ -136,7 +136,7 @@ extension WriteQueue {
                 index += 1
                 continue
             }
-            if store.isPostgres, base.hash == nil, let bytes = base.bytes {
+            if node.isShared, base.hash == nil, let bytes = base.bytes {
                 // Chained on a version pending in this batch: name it exactly (`PublishRequest.expectedCurrentHash`).
                 base.hash = FlagStore.contentHash(bytes)
                 pending[environment] = base
@@ -144,7 +144,7 @@ extension WriteQueue {
             let target: String? = if case .flag(let key, _) = job.kind { key } else { nil }
             batch.append((job, PublishRequest(environment: environment, document: bytes, author: job.author, message: job.message,
                                               expectedCurrentVersion: base.version,
-                                              expectedCurrentHash: store.isPostgres ? base.hash : nil,
+                                              expectedCurrentHash: node.isShared ? base.hash : nil,
                                               target: target, client: job.client, chainedOnPrevious: chained), document))
             // Equal bytes: the store will answer `.unchanged` and the version stays; otherwise it advances.
             // Its ETag (and hash) is computed only if a later job in this batch needs it.
@@ -154,8 +154,8 @@ extension WriteQueue {
             index += 1
         }
         if index == jobs.count {
-            handedBack = flush(&batch, audit: &audit, handBackConflicts: store.isPostgres && retries > 0)
-            if !handedBack.isEmpty { catchUpWithStore() }
+            handedBack = flush(&batch, audit: &audit, handBackConflicts: node.isShared && retries > 0)
+            if !handedBack.isEmpty { node.catchUp() }
         }
         // Otherwise the loop stopped at `index` after `settle()`, which caught up.
         guard !handedBack.isEmpty else { return }

@@ -58,9 +58,9 @@ extension WriteQueue {
             var noAudit: [AuditRecord] = []
             // Overtaken by another node's commit (PostgreSQL), it is taken again on the newest version like any bare
             // write (before: `503 busy` at the first conflict, without the retries a write gets).
-            let handedBack = flush(&batch, audit: &noAudit, handBackConflicts: store.isPostgres)
+            let handedBack = flush(&batch, audit: &noAudit, handBackConflicts: node.isShared)
             if !handedBack.isEmpty {
-                catchUpWithStore()
+                node.catchUp()
                 metrics.publishRetries.add(handedBack.count, ordering: .relaxed)
                 process(handedBack, caughtUp: true, retries: WriteQueue.rebaseRetries - 1)
             }
