@@ -9,18 +9,14 @@ extension WriteQueue {
     /// the batch: the ones before it would be replaced before anyone could read them. `audit` (refusals' lines)
     /// is written in the same commit and emptied; a failed commit loses those lines (counted as dropped).
     ///
-    /// PostgreSQL: a job without `If-Match` whose request found another node's version is built again under the write
-    /// lock on the newest version (its edit applied to it, or its whole document as sent) and published there, when
-    /// it needs no approval on it (`store.publish(batch:audit:rebase:)`). Before, the batch was only taken again after
-    /// a catch-up, and a node writing flat out could win every time until the job ended `503 busy`.
-    ///
-    /// `handBackConflicts` (PostgreSQL, the writer had not caught up with the database): the jobs whose request found
-    /// another version than the one it was built on (`versionConflict`) and were not rebuilt (`If-Match`, an edit that
-    /// now needs approval or fails) are not completed but returned, in order, for `process` to take again on the newest
-    /// version.
-    @discardableResult
+    /// Another node came first (`Overtaking` decides): a job without `If-Match` whose request found another node's
+    /// version is built again under the write lock on the newest version (its edit applied to it, or its whole document
+    /// as sent) and published there, when it needs no approval on it (`store.publish(batch:audit:rebase:)`), so a node
+    /// writing flat out cannot overtake it every time. The jobs whose request found another version than the one it was
+    /// built on (`versionConflict`) and were not rebuilt (`If-Match`, an edit that now needs approval or fails) are,
+    /// while `overtaking` says so, not completed but returned, in order, to be taken again on the newest version.
     func flush(_ batch: inout [(job: WriteJob, request: PublishRequest, document: FlagDocument)], audit: inout [AuditRecord],
-               handBackConflicts: Bool = false) -> [WriteJob] {
+               overtaking: Overtaking) -> [WriteJob] {
         guard !batch.isEmpty else { return [] }
         defer { batch.removeAll() }
         let lines = audit
@@ -31,10 +27,10 @@ extension WriteQueue {
         var lastRebuilt: (bytes: [UInt8], document: FlagDocument)?
         let jobs = batch.map(\.job)
         do {
-            results = try store.publish(batch: batch.map(\.request), audit: lines, rebase: !node.isShared ? nil : { [self] index, newest in
+            results = try store.publish(batch: batch.map(\.request), audit: lines, rebase: !overtaking.rebuildsUnderLock ? nil : { [self] index, newest in
                 // Under the write lock, on the writer thread: no store calls, only the policy table in memory.
                 let job = jobs[index]
-                guard job.precondition == .none else { return nil }
+                guard Overtaking.mayRebuild(job) else { return nil }
                 var now: FlagDocument?
                 if let newest {
                     // A request chained on one rebuilt here builds on that one's document: no decode of its bytes.
@@ -69,7 +65,7 @@ extension WriteQueue {
         var handedBack: [WriteJob] = []
         for (index, (entry, result)) in zip(batch, results).enumerated() {
             switch result {
-            case .failure(.versionConflict) where handBackConflicts:
+            case .failure(.versionConflict) where overtaking.publishRefused(entry.job) == .handBack:
                 handedBack.append(entry.job)
                 outcomes.append(nil)
             case .success(.published(let record)):
@@ -85,9 +81,9 @@ extension WriteQueue {
                 // Accepted, yet nothing to publish: the store wrote the attempt's line in this same commit.
                 metrics.recordPublish(changed: false)
                 outcomes.append(.unchanged(record))
-            case .failure(.versionConflict(let environment, _, _)) where entry.job.precondition == .none:
-                // Other nodes kept committing first through every rebase (`process`): nothing was written, and a
-                // client without `If-Match` did not ask for a 412 (docs/api.md), so it is told to retry.
+            case .failure(.versionConflict(let environment, _, _)) where overtaking.publishRefused(entry.job) == .busy:
+                // Other nodes kept committing first through every hand-back: nothing was written, and a client without
+                // `If-Match` did not ask for a 412 (docs/api.md), so it is told to retry.
                 metrics.publishFailures.add(1, ordering: .relaxed)
                 logger.log(.warning, "publish_conflicts_exhausted", ["env": environment])
                 outcomes.append(.failed(.othersKeptWriting(environment)))
@@ -110,12 +106,13 @@ extension WriteQueue {
     /// Republishes version `number` as a new version. The old document is decoded first, so a version that
     /// no longer validates (rules got stricter) is refused with 422 instead of being served.
     ///
-    /// PostgreSQL: a rollback without `If-Match` that another node's commit overtook is published on the newest version
+    /// Another node came first (`Overtaking` decides): a rollback without `If-Match` is published on the newest version
     /// under the write lock when it still needs no approval there (`FlagStore.rollback`'s `allowedOn`); when it now
-    /// does, it is taken again after catching up (and becomes a change request), up to `rebaseRetries` times, then
-    /// `503 busy`, as a bare write (before: 412, which its client did not ask for; review of 2026-12-03, gap 2). With
-    /// `If-Match` the conflict is the answer.
-    func rollback(_ job: WriteJob, to number: Int, retries: Int = WriteQueue.rebaseRetries) {
+    /// does, on a shared store it is taken again after catching up (and becomes a change request), up to
+    /// `Overtaking.retries` times, then `503 busy`, as a bare write (a 412 would answer a question its client did not
+    /// ask). With `If-Match` the conflict is the answer. `overtaking`: nil for a rollback's first try.
+    func rollback(_ job: WriteJob, to number: Int, overtaking: Overtaking? = nil) {
+        let overtaking = overtaking ?? firstTry
         let environment = job.environment
         let current = snapshots.snapshot(environment)
         if let refusal = Self.check(job.precondition, etag: current?.etag, version: current?.version ?? 0) {
@@ -145,11 +142,10 @@ extension WriteQueue {
             return
         }
         do {
-            let bare = job.precondition == .none
             var rebased = false
             let outcome = try store.rollback(environment: environment, to: number, author: job.author, message: job.message,
                                              expectedCurrentVersion: current?.version ?? 0, client: job.client,
-                                             allowedOn: !bare ? nil : { [self] newest in
+                                             allowedOn: !Overtaking.mayRebuild(job) ? nil : { [self] newest in
                 // Under the write lock, on the writer thread: no store calls, only the policy table in memory.
                 rebased = true
                 let now = try newest.map { try FlagDocument.decode($0.document) }
@@ -173,16 +169,14 @@ extension WriteQueue {
                                         version: record.number, detail: "unchanged: rollback to \(number), whose content is current"))
                 job.completion(.unchanged(record))
             }
-        } catch FlagStoreError.versionConflict where node.isShared && job.precondition == .none {
-            guard retries > 0 else {
-                metrics.publishFailures.add(1, ordering: .relaxed)
-                logger.log(.warning, "publish_conflicts_exhausted", ["env": environment, "to": "\(number)"])
-                job.completion(.failed(.othersKeptWriting(environment)))
-                return
-            }
+        } catch FlagStoreError.versionConflict where overtaking.rollbackRefused(job) == .handBack {
             metrics.publishRetries.add(1, ordering: .relaxed)
             node.catchUp()
-            rollback(job, to: number, retries: retries - 1)
+            rollback(job, to: number, overtaking: overtaking.next)
+        } catch FlagStoreError.versionConflict where overtaking.rollbackRefused(job) == .busy {
+            metrics.publishFailures.add(1, ordering: .relaxed)
+            logger.log(.warning, "publish_conflicts_exhausted", ["env": environment, "to": "\(number)"])
+            job.completion(.failed(.othersKeptWriting(environment)))
         } catch {
             health.recordFailure(error)
             metrics.publishFailures.add(1, ordering: .relaxed)

@@ -14,7 +14,7 @@ import ServerLock
 /// computed against the version the jobs before it produce, exactly as if they had run one by one.
 ///
 /// Other nodes are not its business: it installs its versions and catches up through `ClusterNode` (`install`,
-/// `catchUp`).
+/// `catchUp`), and what becomes of a write another node's commit overtook is `Overtaking`'s decision.
 ///
 /// Refusals' audit lines (`recordAudit`) ride along: they are written in the next group commit, or, when no
 /// write comes, in a transaction of their own once they have gathered briefly (`WriteQueue+Audit.swift`).
@@ -56,6 +56,8 @@ public final class WriteQueue: Sendable {
     public let health = WriteHealth()
     /// Installs the writer's versions and catches up with other nodes' (`install`, `catchUp`: all the writer asks of it).
     let node: ClusterNode
+    /// What becomes of a write's first try when another node came first.
+    let firstTry: Overtaking
 
     /// A queue writing to `store` and installing new versions into `snapshots` (through `node`; by default a node of its
     /// own that is never started). Call `start()`.
@@ -72,6 +74,7 @@ public final class WriteQueue: Sendable {
         self.logger = logger
         self.maximumBatch = max(1, maximumBatch)
         self.node = node ?? ClusterNode(store: store, snapshots: snapshots, events: events, scheduler: scheduler, logger: logger)
+        firstTry = Overtaking(store.topology)
     }
 
     /// Starts the writer thread.
