@@ -119,7 +119,7 @@ public final class FlagService: Sendable {
                            leadership: leadership, interval: options.clusterSyncInterval,
                            tokenRefreshInterval: options.tokenRefreshInterval)
         writer = WriteQueue(store: store, snapshots: snapshots, metrics: metrics, logger: logger, maximumBatch: options.maximumBatch,
-                            events: events, webhooks: webhooks, policies: policies, scheduler: scheduler, node: node)
+                            webhooks: webhooks, policies: policies, scheduler: scheduler, node: node)
         jobs = ScheduledJobs(store: store, writer: writer, scheduler: scheduler, webhooks: webhooks, leadership: leadership,
                              logger: logger)
         readiness = ReadinessProbe { [store, health = writer.health] in

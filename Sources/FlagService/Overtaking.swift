@@ -9,8 +9,8 @@ import FlagStore
 /// question it did not ask), else the store's 412.
 ///
 /// Only a shared store has other nodes. A write is handed back at most `retries` times: a node that catches up and then
-/// waits for the write lock while the others commit can find them ahead again (Benchmarks/postgres-cluster.sh, three
-/// nodes flipping one flag flat out: 62 % of bare PUTs refused with no retry, none with seven). A write without a
+/// waits for the write lock while the others commit can find them ahead again, so nodes writing all the time need
+/// several tries (Benchmarks/postgres-cluster.sh, three nodes flipping one flag flat out). A write without a
 /// precondition is rebuilt under the lock first, so only those that need approval on the newest version, or whose edit
 /// fails there, come back. Applying an approved or scheduled change is always decided again under the lock
 /// (`WriteQueue.applyChange`): no other node can come first twice, so it is never handed back.

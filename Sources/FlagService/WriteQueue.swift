@@ -42,8 +42,6 @@ public final class WriteQueue: Sendable {
     let snapshots: SnapshotStore
     let metrics: ServiceMetrics
     let logger: ServiceLogger
-    /// Told of every version after it is committed and installed.
-    let events: EventHub
     /// Every environment's policy: whether a write needs a second person.
     let policies: PolicyTable
     /// Woken when a change is recorded and after every version (pending requests may have become stale).
@@ -59,12 +57,11 @@ public final class WriteQueue: Sendable {
     /// What becomes of a write's first try when another node came first.
     let firstTry: Overtaking
 
-    /// A queue writing to `store` and installing new versions into `snapshots` (through `node`; by default a node of its
-    /// own that is never started). Call `start()`.
+    /// A queue writing to `store` and installing new versions into `snapshots`, announced on `events` (through `node`;
+    /// by default a node of its own that is never started). Call `start()`.
     init(store: FlagStore, snapshots: SnapshotStore, metrics: ServiceMetrics, logger: ServiceLogger, maximumBatch: Int = 256,
          events: EventHub = EventHub(), webhooks: WebhookDispatcher? = nil, policies: PolicyTable = PolicyTable(),
          scheduler: ChangeScheduler = ChangeScheduler(), node: ClusterNode? = nil) {
-        self.events = events
         self.webhooks = webhooks
         self.policies = policies
         self.scheduler = scheduler
