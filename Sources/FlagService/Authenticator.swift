@@ -8,8 +8,8 @@ import Synchronization
 ///
 /// Writes ask the store (`FlagStore.authenticate`, a read on the read-only connection, off the event loop),
 /// so a revoked token stops writing at once. Reads, when `--require-read-token` is on, use an in-memory
-/// `TokenTable` (constant-time comparison against every token) refreshed every few seconds (SQLite: its own timer;
-/// PostgreSQL: each cluster round, `ClusterSync`), so a GET never touches the database.
+/// `TokenTable` (constant-time comparison against every token) refreshed every few seconds (`ClusterNode`: a timer on a single-process
+/// store, each round on a shared one), so a GET never touches the database.
 public final class Authenticator: Sendable {
     /// What the in-memory table says about a token at a request's head (`headLookup`).
     enum HeadLookup: Sendable, Equatable {
@@ -60,9 +60,9 @@ public final class Authenticator: Sendable {
     func headLookup(secret: String) -> HeadLookup {
         let (found, stamp) = loaded.withLock { ($0.table?.authenticate(secret: secret) != nil, $0.stamp) }
         if found { return .known }
-        // PostgreSQL: other nodes create tokens and there is no file to stamp; the database decides every miss
-        // (off the loop), and the cluster thread reloads the table each round (`ClusterSync`).
-        if store.isPostgres { return .unsure }
+        // A shared store: other nodes create tokens and there is no file to stamp; the database decides every miss
+        // (off the loop), and the node reloads the table each round (`ClusterNode`).
+        if store.topology == .shared { return .unsure }
         if FileStamp(path: stampPath) == stamp { return .unknown }
         if !reloadPending.exchange(true, ordering: .acquiringAndReleasing) {
             DispatchQueue.global().async { [self] in

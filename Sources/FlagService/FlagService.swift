@@ -3,7 +3,6 @@ import FlagKit
 import FlagStore
 import HTTPServer
 import ServerLock
-import Synchronization
 
 /// The flag API (see `docs/api.md`) over a `FlagStore`: documents served from in-memory snapshots,
 /// writes serialized on one writer thread and acknowledged after a durable commit.
@@ -21,10 +20,11 @@ public final class FlagService: Sendable {
     public struct Options: Sendable {
         /// GETs need a reader token too (default: documents are public, like a CDN would serve them).
         public var requireReadToken: Bool = false
-        /// SQLite: how often the in-memory token table is reloaded from the store (reads with `requireReadToken`, and
-        /// the head check that refuses unknown tokens before a body is read): a token created while the server runs
-        /// (by `flagserver token create`) is accepted within this time. PostgreSQL: unused; the cluster round reloads
-        /// the table once every `clusterSyncInterval`, the one timer that reads the other nodes' tokens.
+        /// A single-process store: how often the in-memory token table is reloaded from the store (reads with
+        /// `requireReadToken`, and the head check that refuses unknown tokens before a body is read): a token created
+        /// while the server runs (by `flagserver token create`) is accepted within this time. A shared store: unused;
+        /// `ClusterNode`'s round reloads the table once every `clusterSyncInterval`, the one timer that reads the other
+        /// nodes' tokens.
         public var tokenRefreshInterval: Duration = .seconds(2)
         /// Most writes in one group commit.
         public var maximumBatch: Int = 256
@@ -47,8 +47,9 @@ public final class FlagService: Sendable {
         /// (a debug build spends seconds of CPU on 100,000).
         public var changeImpactSample = ChangePreview.maximumSample
 
-        /// PostgreSQL: how long a node waits for another node's publish notification before it compares every
-        /// environment's newest version anyway, and how often it renews the jobs' lease (`docs/scaling.md`).
+        /// A shared store: how long a node waits for another node's publish notification before it compares every
+        /// environment's newest version anyway, and how often it renews the jobs' lease (`ClusterNode`,
+        /// `docs/scaling.md`).
         public var clusterSyncInterval: Duration = .seconds(1)
 
         /// Defaults.
@@ -73,20 +74,22 @@ public final class FlagService: Sendable {
     let writer: WriteQueue
     /// Every environment's governance policy, in memory for the writer (replaced by `PUT .../policy`).
     let policies = PolicyTable()
-    /// Publishes changes at their time, expires requests and marks stale ones (`FlagService+Scheduler`).
+    /// Keeps the time of changes; its passes are `jobs`'.
     let scheduler = ChangeScheduler()
+    /// Publishes changes at their time, expires requests and marks stale ones, where `leadership` says.
+    let jobs: ScheduledJobs
     /// Sends webhook deliveries on its own thread (what the routes and the scheduler submit, and `version.published`
     /// from the writer).
     let webhooks: WebhookDispatcher
     /// Off-loop work that may touch SQLite or parse bodies (auth, history, validation).
     let work = DispatchQueue(label: "flagserver.work", qos: .userInitiated, attributes: .concurrent)
-    /// PostgreSQL: keeps this node in step with the others and holds the jobs' lease (`ClusterSync`).
-    let cluster: ClusterSync
+    /// This node among the others sharing the store: catch-up, the jobs' lease, the reloads; on one process only the
+    /// token table's timer.
+    let node: ClusterNode
     /// `/readyz`'s ping of the database, answered within a second whatever the database does.
     let readiness: ReadinessProbe
     /// The server `attach` gave (its counters are in `/metrics`).
     let server = PThreadMutex<HTTPServer?>(nil)
-    private let refreshStopped = Atomic<Bool>(false)
 
     /// Loads every environment's current version from `store` and starts the writer thread.
     /// Throws `ServiceStartError` when the store fails or a stored document no longer decodes.
@@ -108,12 +111,17 @@ public final class FlagService: Sendable {
         routeGuard = RouteGuard(authenticator: authenticator,
                                 throttle: FailedAuthThrottle(limit: options.authFailureLimit, window: options.authFailureWindow),
                                 logger: logger, trustedProxies: options.trustedProxies, requireReadToken: options.requireReadToken)
-        webhooks = WebhookDispatcher(store: store, metrics: metrics, logger: logger, options: options.webhooks)
-        cluster = ClusterSync(interval: options.clusterSyncInterval)
-        // Several nodes: the jobs wait for the lease; SQLite's one process always runs them.
-        if store.isPostgres { webhooks.leads.store(false, ordering: .releasing) }
+        // Several nodes: the jobs wait for the lease; one process always runs them.
+        let leadership = Leadership(store.topology)
+        webhooks = WebhookDispatcher(store: store, metrics: metrics, logger: logger, options: options.webhooks,
+                                     leadership: leadership)
+        node = ClusterNode(store: store, snapshots: snapshots, events: events, scheduler: scheduler, logger: logger,
+                           leadership: leadership, interval: options.clusterSyncInterval,
+                           tokenRefreshInterval: options.tokenRefreshInterval)
         writer = WriteQueue(store: store, snapshots: snapshots, metrics: metrics, logger: logger, maximumBatch: options.maximumBatch,
-                            events: events, webhooks: webhooks, policies: policies, scheduler: scheduler)
+                            webhooks: webhooks, policies: policies, scheduler: scheduler, node: node)
+        jobs = ScheduledJobs(store: store, writer: writer, scheduler: scheduler, webhooks: webhooks, leadership: leadership,
+                             logger: logger)
         readiness = ReadinessProbe { [store, health = writer.health] in
             try store.ping()
             // A commit failed because the database could not take it: whether the write connection now reaches one
@@ -122,17 +130,11 @@ public final class FlagService: Sendable {
         }
         webhooks.start()
         writer.start()
+        node.start(ClusterNode.Tables(authenticator: authenticator, policies: policies, webhooks: webhooks))
         // Changes that fell due while the server was down, and approved ones a crash left unpublished, are
-        // published before the server takes requests; then the scheduler keeps time. Several nodes: the node
-        // that takes the jobs' lease does this in its first scheduler pass.
-        if store.isPostgres {
-            // The cluster round reloads the token table too: no timer of its own (it would read the same rows again).
-            startClusterSync()
-        } else {
-            catchUpOnChanges()
-            startTokenRefresh()
-        }
-        startScheduler()
+        // published before the server takes requests (several nodes: by the node that takes the jobs' lease, in its
+        // first pass); then the scheduler keeps time.
+        jobs.start(environments: snapshots.environments)
     }
 
     /// Lets `/metrics` report the server's connections; call after creating the server.
@@ -140,31 +142,15 @@ public final class FlagService: Sendable {
         self.server.withLock { $0 = server }
     }
 
-    /// Stops the scheduler, finishes queued writes, stops the writer thread, the webhook dispatcher (after the
-    /// writer: the last versions' events are handed to the store) and the token refresh, and forgets the server.
-    /// Call after `HTTPServer.shutdown()` so no new write arrives.
+    /// Stops the node (its round or token refresh) and the scheduler, finishes queued writes, stops the writer thread
+    /// and the webhook dispatcher (after the writer: the last versions' events are handed to the store), and forgets
+    /// the server. Call after `HTTPServer.shutdown()` so no new write arrives.
     public func shutdown() {
-        refreshStopped.store(true, ordering: .releasing)
-        if store.isPostgres { cluster.stop() }
+        node.stop()
         scheduler.stop()
         writer.stop()
         webhooks.stop()
         server.withLock { $0 = nil }
-    }
-
-    /// SQLite: reloads the token table every `tokenRefreshInterval` until `shutdown()`.
-    private func startTokenRefresh() {
-        let interval = options.tokenRefreshInterval
-        let milliseconds = max(10, Int(interval.components.seconds * 1000 + interval.components.attoseconds / 1_000_000_000_000_000))
-        work.asyncAfter(deadline: .now() + .milliseconds(milliseconds)) { [weak self] in
-            guard let self, !refreshStopped.load(ordering: .acquiring) else { return }
-            do {
-                try authenticator.reload()
-            } catch {
-                logger.log(.warning, "token_reload_failed", ["error": "\(error)"])
-            }
-            startTokenRefresh()
-        }
     }
 
     /// `{"flags": {}}`, the base a first version is compared with (by the writer, a dry run and a preview).

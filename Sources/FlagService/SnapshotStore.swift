@@ -88,7 +88,7 @@ public final class SnapshotStore: Sendable {
         }
     }
 
-    /// Several nodes (`WriteQueue.catchUpWithStore`): installs `snapshot` only when it is newer than the installed one
+    /// Several nodes (`ClusterNode.catchUp`): installs `snapshot` only when it is newer than the installed one
     /// (a version another node published and this one already installed is not installed, nor announced, twice).
     /// Returns whether it was installed and the snapshot it replaced (to be released outside the lock, as `install`).
     public func installIfNewer(_ snapshot: Snapshot) -> (installed: Bool, replaced: Snapshot?) {
@@ -100,7 +100,7 @@ public final class SnapshotStore: Sendable {
     }
 
     /// Several nodes: installs `snapshot` whatever the installed one's number, because the database no longer has the
-    /// installed one (a commit acknowledged and then lost in an asynchronous failover; `WriteQueue.catchUpWithStore`
+    /// installed one (a commit acknowledged and then lost in an asynchronous failover; `ClusterNode.catchUp`
     /// checked under the announcing lock). The database is the truth: serving what it lost would hold every write on
     /// this node to a base no commit can match. Returns the snapshot it replaced (released outside the lock).
     public func replaceLost(with snapshot: Snapshot) -> Snapshot? {

@@ -29,7 +29,7 @@ extension WebhookDispatcher {
                 finish()
                 return
             }
-            guard leads.load(ordering: .acquiring) else {
+            guard leadership.isLeading else {
                 // Another node sends; this one is woken when it takes the lease (`reloadReceivers`).
                 deadline = nil
                 continue

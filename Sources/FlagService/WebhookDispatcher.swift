@@ -61,9 +61,9 @@ public final class WebhookDispatcher: Sendable {
     let receivers = PThreadMutex<[WebhookRecord]>([])
     /// How many `receivers` there are: 0 makes `submit` return after one load.
     let receiverCount = Atomic<Int>(0)
-    /// Whether this node sends the deliveries (always on SQLite; on PostgreSQL only while it holds the jobs'
-    /// lease, `ClusterSync`). Events are stored as deliveries by whichever node publishes, either way.
-    let leads = Atomic<Bool>(true)
+    /// Whether this node sends the deliveries (`Leadership`: always on a single-process store, on a shared one only
+    /// while it holds the jobs' lease). Events are stored as deliveries by whichever node publishes, either way.
+    let leadership: Leadership
     let store: FlagStore
     let metrics: ServiceMetrics
     let logger: ServiceLogger
@@ -71,10 +71,11 @@ public final class WebhookDispatcher: Sendable {
     let transport: any HTTPTransport
 
     /// A dispatcher over `store`'s webhooks, sending with `transport` (the platform's, libcurl on Linux, with
-    /// `options.timeout`, when nil). Call `start()`.
-    public init(store: FlagStore, metrics: ServiceMetrics, logger: ServiceLogger, options: Options = Options(),
-                transport: (any HTTPTransport)? = nil) {
+    /// `options.timeout`, when nil) while `leadership` says this node leads (by default: always). Call `start()`.
+    init(store: FlagStore, metrics: ServiceMetrics, logger: ServiceLogger, options: Options = Options(),
+         transport: (any HTTPTransport)? = nil, leadership: Leadership = Leadership()) {
         self.store = store
+        self.leadership = leadership
         self.metrics = metrics
         self.logger = logger
         self.options = options
@@ -139,6 +140,11 @@ public final class WebhookDispatcher: Sendable {
             return
         }
         state.signal()
+    }
+
+    /// Event `type` about a change, with the change's JSON form as the event's data.
+    func submit(_ type: String, change record: ChangeRecord) {
+        submit(type, environment: record.environment, data: record.jsonValue.objectValue ?? [:])
     }
 
     /// `version.published` for a version that just became current: environment, version, ETag, author,

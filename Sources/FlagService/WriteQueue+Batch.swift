@@ -3,16 +3,6 @@ import FlagStore
 
 /// Building a group commit from queued jobs, on SQLite and on PostgreSQL where other nodes write too.
 extension WriteQueue {
-    /// PostgreSQL: how many times the jobs whose request found another node's version are taken again on the newest
-    /// (`process`), each after a catch-up. Once covers a node that had not installed another node's version yet;
-    /// nodes writing all the time need more, since the catch-up happens before the write lock and while a node waits
-    /// for the lock the others commit (Benchmarks/postgres-cluster.sh, three nodes flipping one flag flat out: 62 %
-    /// of bare PUTs refused with no retry, none with seven, 3-5 % then answered `503 busy`). After the last retry a job
-    /// with `If-Match` gets the 412 of two nodes racing on one ETag, a bare one `503 busy` (`flush`). Since session 10
-    /// a bare write is built again under the lock, inside the store's transaction (`flush`'s rebase), so only bare
-    /// writes that need approval on the newest version (or whose edit fails there) come back here.
-    static let rebaseRetries = 7
-
     /// The version a job in the batch builds on: the installed snapshot, or what an earlier job produces.
     struct Base {
         var document: FlagDocument?
@@ -31,22 +21,21 @@ extension WriteQueue {
     /// instead of joining the batch, decided here, in queue order, against the version it would change.
     /// `audit` lines go into the first group commit, or into a transaction of their own when there is none.
     ///
-    /// Several nodes (PostgreSQL): the batch builds on this node's snapshots without asking the database first:
-    /// other nodes' versions reach them through `ClusterSync` within milliseconds of their commit, so asking
-    /// before every batch would cost a round trip to learn, nearly always, that nothing changed. The store
-    /// checks each request's expected version and content hash under the write lock instead; requests that find
-    /// the database ahead of their base (`versionConflict`) are not answered but taken again, after
-    /// `catchUpWithStore()`, followed by the jobs not yet handled. Another node may commit again between that catch-up
-    /// and this writer's lock: up to `rebaseRetries` times the conflicting jobs are taken again so, then a conflict is
-    /// the answer (412 with `If-Match`, as between two nodes racing on one ETag; `503 busy` without, see `flush`; a job
-    /// with `If-Match` that no longer matches gets its 412 from the precondition check at once). Decisions made on the base outside the group commit (a refused
-    /// precondition, an unknown environment, a refused edit such as an unknown flag, a change request, a rollback, a change
-    /// job) catch up first, once per
-    /// call: they are rare, and a stale base would decide them wrongly.
-    func process(_ jobs: [WriteJob], audit: [AuditRecord] = [], caughtUp: Bool = false, retries: Int = WriteQueue.rebaseRetries) {
+    /// Several nodes (a shared store): the batch builds on this node's snapshots without asking the database first:
+    /// other nodes' versions reach them through `ClusterNode` within milliseconds of their commit, so asking before
+    /// every batch would cost a round trip to learn, nearly always, that nothing changed. The store checks each
+    /// request's expected version and content hash under the write lock instead; what becomes of the requests that find
+    /// the database ahead of their base is `Overtaking`'s decision (`flush`): rebuilt there, or handed back and taken
+    /// again here after a catch-up (`takeAgain`), followed by the jobs not yet handled, or answered. A job with
+    /// `If-Match` that no longer matches gets its 412 from the precondition check at once. Decisions made on the base
+    /// outside the group commit (a refused precondition, an unknown environment, a refused edit such as an unknown flag,
+    /// a change request, a rollback, a change job) catch up first, once per call: they are rare, and a stale base would
+    /// decide them wrongly. `overtaking`: nil for the jobs' first try.
+    func process(_ jobs: [WriteJob], audit: [AuditRecord] = [], caughtUp: Bool = false, overtaking: Overtaking? = nil) {
+        let overtaking = overtaking ?? firstTry
         var audit = audit
         defer { writeAudit(audit) }
-        var caughtUp = caughtUp || !store.isPostgres
+        var caughtUp = caughtUp || !node.isShared
         var pending: [String: Base] = [:]
         var batch: [(job: WriteJob, request: PublishRequest, document: FlagDocument)] = []
         // Jobs the database was ahead of, to take again after catching up (then the jobs from `index` on).
@@ -56,13 +45,14 @@ extension WriteQueue {
         // (a flag another node just created is not unknown), so such jobs get the store's error (503) instead.
         var catchUpFailures = CatchUpFailures()
 
-        /// Commits the batch so far and, on PostgreSQL the first time in this call or when the commit handed jobs back,
-        /// installs what other nodes published. False when it handed jobs back: the loop stops and they are taken again.
+        /// Commits the batch so far and, on a shared store the first time in this call or when the commit handed jobs
+        /// back, installs what other nodes published. False when it handed jobs back: the loop stops and they are taken
+        /// again.
         func settle() -> Bool {
-            handedBack = flush(&batch, audit: &audit, handBackConflicts: store.isPostgres && retries > 0)
+            handedBack = flush(&batch, audit: &audit, overtaking: overtaking)
             pending = [:]
             if !caughtUp || !handedBack.isEmpty {
-                catchUpFailures = catchUpWithStore()
+                catchUpFailures = node.catchUp()
                 caughtUp = true
             }
             return handedBack.isEmpty
@@ -136,7 +126,7 @@ extension WriteQueue {
                 index += 1
                 continue
             }
-            if store.isPostgres, base.hash == nil, let bytes = base.bytes {
+            if overtaking.shared, base.hash == nil, let bytes = base.bytes {
                 // Chained on a version pending in this batch: name it exactly (`PublishRequest.expectedCurrentHash`).
                 base.hash = FlagStore.contentHash(bytes)
                 pending[environment] = base
@@ -144,7 +134,7 @@ extension WriteQueue {
             let target: String? = if case .flag(let key, _) = job.kind { key } else { nil }
             batch.append((job, PublishRequest(environment: environment, document: bytes, author: job.author, message: job.message,
                                               expectedCurrentVersion: base.version,
-                                              expectedCurrentHash: store.isPostgres ? base.hash : nil,
+                                              expectedCurrentHash: overtaking.shared ? base.hash : nil,
                                               target: target, client: job.client, chainedOnPrevious: chained), document))
             // Equal bytes: the store will answer `.unchanged` and the version stays; otherwise it advances.
             // Its ETag (and hash) is computed only if a later job in this batch needs it.
@@ -154,12 +144,18 @@ extension WriteQueue {
             index += 1
         }
         if index == jobs.count {
-            handedBack = flush(&batch, audit: &audit, handBackConflicts: store.isPostgres && retries > 0)
-            if !handedBack.isEmpty { catchUpWithStore() }
+            handedBack = flush(&batch, audit: &audit, overtaking: overtaking)
         }
         // Otherwise the loop stopped at `index` after `settle()`, which caught up.
         guard !handedBack.isEmpty else { return }
+        takeAgain(handedBack, then: jobs[index...], caughtUp: index < jobs.count, overtaking: overtaking)
+    }
+
+    /// Takes the jobs a commit handed back (`Overtaking.Answer.handBack`) again on the newest version, after a catch-up
+    /// unless the caller just made one, followed by `rest`, the jobs of the batch not yet handled.
+    func takeAgain(_ handedBack: [WriteJob], then rest: ArraySlice<WriteJob> = [], caughtUp: Bool, overtaking: Overtaking) {
+        if !caughtUp { node.catchUp() }
         metrics.publishRetries.add(handedBack.count, ordering: .relaxed)
-        process(handedBack + jobs[index...], caughtUp: true, retries: retries - 1)
+        process(handedBack + rest, caughtUp: true, overtaking: overtaking.next)
     }
 }

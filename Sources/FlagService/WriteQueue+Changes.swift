@@ -56,14 +56,10 @@ extension WriteQueue {
                                                             author: job.author, message: job.message, expectedCurrentVersion: base.version,
                                                             target: target, client: job.client), document: proposed)]
             var noAudit: [AuditRecord] = []
-            // Overtaken by another node's commit (PostgreSQL), it is taken again on the newest version like any bare
-            // write (before: `503 busy` at the first conflict, without the retries a write gets).
-            let handedBack = flush(&batch, audit: &noAudit, handBackConflicts: store.isPostgres)
-            if !handedBack.isEmpty {
-                catchUpWithStore()
-                metrics.publishRetries.add(handedBack.count, ordering: .relaxed)
-                process(handedBack, caughtUp: true, retries: WriteQueue.rebaseRetries - 1)
-            }
+            // A first try of its own: overtaken by another node's commit, it is taken again on the newest version like
+            // any write.
+            let handedBack = flush(&batch, audit: &noAudit, overtaking: firstTry)
+            if !handedBack.isEmpty { takeAgain(handedBack, caughtUp: false, overtaking: firstTry) }
             return
         }
         let now = ChangeScheduler.wallClock()

@@ -4,15 +4,17 @@ import Foundation
 import Glibc
 import HTTPServer
 import ServerLock
-import Synchronization
 
-/// The ONE writer: a dedicated thread that owns every publish, so writes are serialized and the event
-/// loops never wait for an fsync. Handlers enqueue a `WriteJob` and return; the job's completion answers
+/// The ONE writer, a group committer: a dedicated thread that owns every publish, so writes are serialized and
+/// the event loops never wait for an fsync. Handlers enqueue a `WriteJob` and return; the job's completion answers
 /// the request after the commit is durable and the new snapshot is installed.
 ///
 /// Group commit: the thread takes every job queued while the previous commit was in flight and writes
 /// them with one `publish(batch:)` (one fsync). Jobs are applied in arrival order; each is checked and
 /// computed against the version the jobs before it produce, exactly as if they had run one by one.
+///
+/// Other nodes are not its business: it installs its versions and catches up through `ClusterNode` (`install`,
+/// `catchUp`), and what becomes of a write another node's commit overtook is `Overtaking`'s decision.
 ///
 /// Refusals' audit lines (`recordAudit`) ride along: they are written in the next group commit, or, when no
 /// write comes, in a transaction of their own once they have gathered briefly (`WriteQueue+Audit.swift`).
@@ -40,8 +42,6 @@ public final class WriteQueue: Sendable {
     let snapshots: SnapshotStore
     let metrics: ServiceMetrics
     let logger: ServiceLogger
-    /// Told of every version after it is committed and installed.
-    let events: EventHub
     /// Every environment's policy: whether a write needs a second person.
     let policies: PolicyTable
     /// Woken when a change is recorded and after every version (pending requests may have become stale).
@@ -52,18 +52,16 @@ public final class WriteQueue: Sendable {
     let maximumBatch: Int
     /// The last commit's failure, for `/readyz`.
     public let health = WriteHealth()
-    /// PostgreSQL: one installer at a time for the writer's and the other nodes' versions (`announce`).
-    let announcing = PThreadMutex(())
-    /// PostgreSQL: how many times `catchUpWithStore()` asked the database for other nodes' versions (each cluster
-    /// round, and the writer when a request found the database ahead of its base or before a rare decision: `process`);
-    /// for the tests, which check that the writer does not ask before every batch.
-    let catchUps = Atomic<Int>(0)
+    /// Installs the writer's versions and catches up with other nodes' (`install`, `catchUp`: all the writer asks of it).
+    let node: ClusterNode
+    /// What becomes of a write's first try when another node came first.
+    let firstTry: Overtaking
 
-    /// A queue writing to `store` and installing new versions into `snapshots`. Call `start()`.
-    public init(store: FlagStore, snapshots: SnapshotStore, metrics: ServiceMetrics, logger: ServiceLogger, maximumBatch: Int = 256,
-                events: EventHub = EventHub(), webhooks: WebhookDispatcher? = nil, policies: PolicyTable = PolicyTable(),
-                scheduler: ChangeScheduler = ChangeScheduler()) {
-        self.events = events
+    /// A queue writing to `store` and installing new versions into `snapshots`, announced on `events` (through `node`;
+    /// by default a node of its own that is never started). Call `start()`.
+    init(store: FlagStore, snapshots: SnapshotStore, metrics: ServiceMetrics, logger: ServiceLogger, maximumBatch: Int = 256,
+         events: EventHub = EventHub(), webhooks: WebhookDispatcher? = nil, policies: PolicyTable = PolicyTable(),
+         scheduler: ChangeScheduler = ChangeScheduler(), node: ClusterNode? = nil) {
         self.webhooks = webhooks
         self.policies = policies
         self.scheduler = scheduler
@@ -72,6 +70,8 @@ public final class WriteQueue: Sendable {
         self.metrics = metrics
         self.logger = logger
         self.maximumBatch = max(1, maximumBatch)
+        self.node = node ?? ClusterNode(store: store, snapshots: snapshots, events: events, scheduler: scheduler, logger: logger)
+        firstTry = Overtaking(store.topology)
     }
 
     /// Starts the writer thread.

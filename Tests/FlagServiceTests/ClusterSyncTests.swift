@@ -4,7 +4,7 @@ import PostgresTestSupport
 import Testing
 @testable import FlagService
 
-/// A node's cluster round on PostgreSQL (`ClusterSync`, `FlagService.syncWithStore`), in process.
+/// A node's round on PostgreSQL (`ClusterNode`), in process.
 ///
 /// `./scripts/test` runs this suite with the cluster tests, in their process (it starts PostgreSQL).
 @Suite struct ClusterSyncTests {
@@ -32,9 +32,9 @@ import Testing
         let (secret, _) = try other.createToken(name: "elsewhere", role: .reader)
         #expect(poll(within: .seconds(10)) { service.authenticator.cachedRecord(secret: secret) != nil })
         // Rounds: each catches up once (no writes here) and then reloads the tokens once.
-        #expect(poll(within: .seconds(10)) { service.writer.catchUps.load(ordering: .relaxed) >= 8 })
+        #expect(poll(within: .seconds(10)) { service.node.catchUps.load(ordering: .relaxed) >= 8 })
         let reloads = service.authenticator.reloads.load(ordering: .relaxed)
-        let rounds = service.writer.catchUps.load(ordering: .relaxed)
+        let rounds = service.node.catchUps.load(ordering: .relaxed)
         #expect(reloads >= 1 && reloads <= rounds, "\(reloads) reloads in \(rounds) rounds")
     }
 
@@ -44,16 +44,16 @@ import Testing
         let (service, store, uri) = try Self.service(interval: .seconds(1), tokenRefresh: .seconds(60))
         defer { service.shutdown(); store.close() }
         let name = try #require(uri.split(separator: "?").first?.split(separator: "/").last)
-        #expect(poll(within: .seconds(10)) { service.writer.catchUps.load(ordering: .relaxed) >= 1 })
-        let catchUps = service.writer.catchUps.load(ordering: .relaxed)
+        #expect(poll(within: .seconds(10)) { service.node.catchUps.load(ordering: .relaxed) >= 1 })
+        let catchUps = service.node.catchUps.load(ordering: .relaxed)
         let reloads = service.authenticator.reloads.load(ordering: .relaxed)
         let start = ContinuousClock.now
         for _ in 0..<40 {
             try PostgresTestCluster.shared().psql("SELECT pg_notify('\(StoreListener.channel)', 'production')", database: String(name))
         }
         let seconds = Double((ContinuousClock.now - start).components.seconds) + 1
-        #expect(poll(within: .seconds(10)) { service.writer.catchUps.load(ordering: .relaxed) - catchUps >= 10 })
-        let woken = service.writer.catchUps.load(ordering: .relaxed) - catchUps
+        #expect(poll(within: .seconds(10)) { service.node.catchUps.load(ordering: .relaxed) - catchUps >= 10 })
+        let woken = service.node.catchUps.load(ordering: .relaxed) - catchUps
         let reloaded = service.authenticator.reloads.load(ordering: .relaxed) - reloads
         #expect(reloaded <= Int(seconds) + 2, "\(reloaded) reloads in \(seconds) s for \(woken) rounds")
     }

@@ -60,14 +60,14 @@ import Testing
             environment: "production", kind: .flags, changeSet: ChangeSet(flags: ["monetizationEnabled": ["type": "boolean", "default": false]]),
             baseVersion: 1, author: "ops-alice", message: "pause later", expiresAtMilliseconds: now + 5_000, needsApproval: true,
             touchedFlags: ["monetizationEnabled"]))
-        let outcome = server.service.schedulerPass(published: [])
+        let outcome = server.service.jobs.pass(published: [])
         #expect(try server.store.change(id: expiring.id).status == .expired)
         #expect(try server.store.change(id: expiring.id).decidedBy == "scheduler")
         #expect(try server.store.change(id: waiting.id).status == .pending)
         #expect(outcome.nextDue == waiting.expiresAtMilliseconds)
         #expect(outcome.pendingRequests)
         _ = try server.store.cancelChange(id: waiting.id, actor: "ops-alice")
-        #expect(server.service.schedulerPass(published: []) == ChangeScheduler.Outcome(nextDue: nil, pendingRequests: false))
+        #expect(server.service.jobs.pass(published: []) == ChangeScheduler.Outcome(nextDue: nil, pendingRequests: false))
     }
 
     @Test func aPublishThatChangesARequestsFlagMakesItStale() async throws {

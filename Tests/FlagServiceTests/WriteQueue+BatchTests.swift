@@ -8,7 +8,7 @@ import Testing
 /// The writer on PostgreSQL, where other nodes write too: it builds on its snapshots without asking the database
 /// before each batch, and a request that finds another node's version where it expected its base is taken again
 /// on the newest version, never published over it. "Another node" is a second store on the same database that
-/// publishes while this writer's snapshots stay as they were (no `ClusterSync` here: it would install the
+/// publishes while this writer's snapshots stay as they were (no `ClusterNode` round here: it would install the
 /// version within milliseconds, and the writer must be right without it).
 ///
 /// `./scripts/test` runs this suite with the cluster tests, in their process (it starts PostgreSQL).
@@ -61,7 +61,7 @@ import Testing
         let outcomes = Outcomes()
         for index in 0..<20 { queue.process([flip("counter", Int64(index), index: index, into: outcomes)]) }
         #expect((0..<20).map { outcomes.version($0) } == Array(2...21))
-        #expect(queue.catchUps.load(ordering: .relaxed) == 0, "no catch-up before a batch when nothing changed")
+        #expect(queue.node.catchUps.load(ordering: .relaxed) == 0, "no catch-up before a batch when nothing changed")
     }
 
     @Test func aFlipOnANodeThatHasNotSeenAnotherNodesVersionBuildsOnIt() throws {
@@ -76,7 +76,7 @@ import Testing
         #expect(document.flags["fromNodeB"]?.defaultValue == .integer(7) && document.flags["fromNodeA"]?.defaultValue == .integer(1))
         // Rebuilt on the other node's version under the write lock, in the publishing transaction: no catch-up (before
         // session 10: handed back, one catch-up, taken again).
-        #expect(queue.catchUps.load(ordering: .relaxed) == 0)
+        #expect(queue.node.catchUps.load(ordering: .relaxed) == 0)
         #expect(queue.metrics.publishRetries.load(ordering: .relaxed) == 1)
         #expect(snapshots.snapshot("production")?.version == elsewhere.number + 1)
     }
@@ -100,7 +100,7 @@ import Testing
         #expect(outcomes.status(0) == 202, "\(String(describing: outcomes.all))")
         #expect(try store.currentVersion(environment: "production")?.number == elsewhere.number)
         #expect(try Self.stored(store).flags["monetizationEnabled"]?.defaultValue == .bool(false))
-        #expect(queue.catchUps.load(ordering: .relaxed) == 1)
+        #expect(queue.node.catchUps.load(ordering: .relaxed) == 1)
     }
 
     /// Two flips chained in one group commit on a base another node replaced: the first finds the other version's

@@ -2,12 +2,43 @@ import Dispatch
 import FlagKit
 import FlagStore
 
-/// What the scheduler does (`ChangeScheduler` keeps the time): at start, publish what fell due while the
-/// server was down; then, at each pass, expire requests, mark stale ones, and hand due changes to the writer.
-extension FlagService {
+/// What the scheduler does (`ChangeScheduler` keeps the time), on the node that leads (`Leadership`): at start,
+/// publish what fell due while the server was down; then, at each pass, expire requests, mark stale ones, and hand
+/// due changes to the writer. Every write a pass causes is a writer job.
+final class ScheduledJobs: Sendable {
+    let store: FlagStore
+    let writer: WriteQueue
+    let scheduler: ChangeScheduler
+    /// Told what became of each change (`change.applied`, `request.expired`, ...).
+    let webhooks: WebhookDispatcher
+    /// Whether this node runs the passes; a node that does not is woken when it takes the lease (`ClusterNode`).
+    let leadership: Leadership
+    let logger: ServiceLogger
+
+    /// The jobs of `scheduler`'s passes. Call `start`.
+    init(store: FlagStore, writer: WriteQueue, scheduler: ChangeScheduler, webhooks: WebhookDispatcher, leadership: Leadership,
+         logger: ServiceLogger) {
+        self.store = store
+        self.writer = writer
+        self.scheduler = scheduler
+        self.webhooks = webhooks
+        self.leadership = leadership
+        self.logger = logger
+    }
+
+    /// Starts the scheduler thread; its first pass checks the pending requests of `environments`. A node that always
+    /// leads (one process) first publishes what is owed (`catchUpOnChanges`) and returns after it, so the server serves
+    /// its first request with it applied; with several nodes the one that takes the lease does it in its first pass.
+    func start(environments: [String]) {
+        if leadership.isPermanent { catchUpOnChanges() }
+        scheduler.start(initiallyPublished: Set(environments)) { [weak self] published in
+            self?.pass(published: published) ?? ChangeScheduler.Outcome()
+        }
+    }
+
     /// Publishes every change that is due now and every `approved` one (a crash between an approval and its
-    /// publication left it owed), through the writer, and returns when all are done: the server serves its
-    /// first request with them applied. Each change's `appliedAt` records when it really ran.
+    /// publication left it owed), through the writer, and returns when all are done. Each change's `appliedAt` records
+    /// when it really ran.
     func catchUpOnChanges() {
         let due: [ChangeRecord]
         do {
@@ -20,37 +51,29 @@ extension FlagService {
         let done = DispatchGroup()
         for change in due {
             done.enter()
-            writer.submit(applyJob(change, actor: "scheduler") { _ in done.leave() })
+            writer.submit(WriteJob.applyChange(change, actor: "scheduler", webhooks: webhooks) { _ in done.leave() })
         }
         done.wait()
         logger.log(.info, "changes_caught_up", ["count": "\(due.count)"])
     }
 
-    /// Starts the scheduler thread; its first pass checks every environment's pending requests.
-    func startScheduler() {
-        scheduler.start(initiallyPublished: Set(snapshots.environments)) { [weak self] published in
-            self?.schedulerPass(published: published) ?? ChangeScheduler.Outcome()
-        }
-    }
-
     /// One pass: expire pending requests past their `expiresAt`, mark stale the pending requests of the
     /// environments in `published` whose items a publish changed, hand every due change to the writer (once:
-    /// `ChangeScheduler.claim`), and say when the next thing is due.
-    func schedulerPass(published: Set<String>) -> ChangeScheduler.Outcome {
-        // Several nodes: only the holder of the jobs' lease runs them; the others are woken when they take it.
-        if store.isPostgres, !cluster.leads.load(ordering: .acquiring) { return ChangeScheduler.Outcome() }
+    /// `ChangeScheduler.claim`), and say when the next thing is due. Nothing while another node leads.
+    func pass(published: Set<String>) -> ChangeScheduler.Outcome {
+        guard leadership.isLeading else { return ChangeScheduler.Outcome() }
         let now = ChangeScheduler.wallClock()
         do {
             for request in try store.expiredRequests(now: now) {
                 let transition = try store.expireChange(id: request.id)
                 if transition.happened {
                     logger.log(.info, "request_expired", ["env": request.environment, "change": "\(request.id)"])
-                    notifyChange("request.expired", transition.record)
+                    webhooks.submit("request.expired", change: transition.record)
                 }
             }
             for environment in published.sorted() { try markStaleRequests(environment) }
             for change in try store.dueChanges(now: now) where scheduler.claim(change.id) {
-                writer.submit(applyJob(change, actor: "scheduler") { [scheduler] outcome in
+                writer.submit(WriteJob.applyChange(change, actor: "scheduler", webhooks: webhooks) { [scheduler] outcome in
                     let failed = if case .failed = outcome { true } else { false }
                     scheduler.finished(change.id, succeeded: !failed)
                 })
@@ -73,30 +96,14 @@ extension FlagService {
         guard !pending.isEmpty else { return }
         let current = writer.current(environment)
         for request in pending {
-            let conflicts = try conflicts(of: request, current: current)
+            let conflicts = try writer.conflicts(of: request, current: current)
             guard !conflicts.isEmpty else { continue }
             let transition = try store.markChangeStale(id: request.id, conflicts: conflicts)
             if transition.happened {
                 logger.log(.info, "request_stale", ["env": environment, "change": "\(request.id)",
                                                     "conflicts": conflicts.map(\.pointer).joined(separator: ",")])
-                notifyChange("request.stale", transition.record)
+                webhooks.submit("request.stale", change: transition.record)
             }
         }
-    }
-
-    /// The items of `change` that someone changed since its base, to something else, in `current`.
-    func conflicts(of change: ChangeRecord, current: WriteQueue.Base) throws -> [ChangeSet.Item] {
-        try writer.conflicts(of: change, current: current)
-    }
-
-    /// A job that publishes `change` (made to happen by `actor`), telling the webhooks what became of it,
-    /// then calling `then` (on the writer thread).
-    func applyJob(_ change: ChangeRecord, actor: String, then: @escaping @Sendable (WriteOutcome) -> Void) -> WriteJob {
-        WriteJob.applyChange(change, actor: actor, webhooks: webhooks, then: then)
-    }
-
-    /// Tells the webhooks of `record` as event `type`.
-    func notifyChange(_ type: String, _ record: ChangeRecord) {
-        webhooks.submit(type, change: record)
     }
 }
