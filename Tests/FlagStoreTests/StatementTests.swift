@@ -38,7 +38,7 @@ import Testing
     }
 
     @Test func cachedStatementIsReusedWithFreshBindings() throws {
-        let database = try Database(path: ":memory:")
+        let database = try SQLiteConnection(path: ":memory:")
         let first = try database.statement("SELECT ?")
         let second = try database.statement("SELECT ?")
         #expect(first === second)

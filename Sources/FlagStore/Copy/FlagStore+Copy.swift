@@ -1,4 +1,4 @@
-/// Moving up (issue #26, `flagserver copy`): a SQLite store copied into an empty PostgreSQL database in one
+/// Moving up (`flagserver copy`): a SQLite store copied into an empty PostgreSQL database in one
 /// transaction, every row compared and every version's hash recomputed from PostgreSQL's bytes before it commits.
 extension FlagStore {
     /// Rows a PostgreSQL database holds before anyone used it: what the migrations insert themselves (the two
@@ -28,11 +28,11 @@ extension FlagStore {
     /// - After the commit a store opened on `uri` must serve the same newest version of every environment, with
     ///   the same hash, in the same epoch.
     public func copy(toPostgres uri: String, actor: String) throws -> CopyReport {
-        guard !isPostgres else {
+        guard case .sqlite = engine else {
             throw FlagStoreError.notSupported(operation: "copy from PostgreSQL", instead: "copy reads a SQLite file; "
                 + "between PostgreSQL databases use pg_dump and pg_restore")
         }
-        guard Self.isPostgresURI(uri) else { throw FlagStoreError.invalidArgument(name: "to", reason: "must be a postgresql:// or postgres:// URI") }
+        guard PostgresEngine.isURI(uri) else { throw FlagStoreError.invalidArgument(name: "to", reason: "must be a postgresql:// or postgres:// URI") }
         try Self.requireNonEmpty(actor, name: "actor")
         let start = ContinuousClock.now
         return try read { source in
@@ -48,7 +48,7 @@ extension FlagStore {
     }
 
     private func copy(from source: Database, to uri: String, actor: String, start: ContinuousClock.Instant) throws -> CopyReport {
-        let check = try source.integrityCheck()
+        let check = try source.sqlite().integrityCheck()
         guard check == ["ok"] else { throw FlagStoreError.copySourceDamaged(source: path, problems: check) }
         let damaged = try Self.damagedVersionDescriptions(source)
         guard damaged.isEmpty else { throw FlagStoreError.copySourceDamaged(source: path, problems: damaged) }
@@ -100,7 +100,7 @@ extension FlagStore {
     /// Every version whose stored document does not hash to its content hash, as `damagedVersion` sentences;
     /// one version in memory at a time.
     static func damagedVersionDescriptions(_ database: Database) throws -> [String] {
-        let statement = try database.statement("""
+        let statement = try database.sqlite().statement("""
             SELECT e.name, v.number, v.document, v.content_hash FROM versions v JOIN environments e ON e.id = v.environment_id
             ORDER BY v.id
             """)
@@ -110,7 +110,7 @@ extension FlagStore {
             let stored = statement.text(3)
             let actual = contentHash(statement.blob(2))
             if actual != stored {
-                damaged.append(FlagStoreError.damagedVersion(environment: statement.text(0), number: statement.int(1),
+                damaged.append(FlagStoreError.damagedVersion(environment: statement.text(0), number: Int(statement.int64(1)),
                                                              storedHash: stored, actualHash: actual).description)
             }
         }
@@ -141,7 +141,7 @@ extension FlagStore {
 
     /// Streams `table`'s rows from SQLite into PostgreSQL in multi-row INSERTs; returns how many.
     static func copyRows(of table: CopyTable, from source: Database, to target: Database) throws -> Int {
-        let select = try source.statement(table.sourceSelect)
+        let select = try source.sqlite().statement(table.sourceSelect)
         defer { select.reset() }
         var values: [SQLValue] = []
         var pending = 0
@@ -193,7 +193,7 @@ extension FlagStore {
     /// and compares every value; for `versions` also hashes each document as PostgreSQL returned it. Returns how many
     /// hashes were verified. `copyMismatch` on any difference, a row too many or too few.
     static func verifyRows(of table: CopyTable, from source: Database, in target: Database, count: Int) throws -> Int {
-        let select = try source.statement(table.sourceSelect)
+        let select = try source.sqlite().statement(table.sourceSelect)
         defer { select.reset() }
         let documentIndex = table.name == "versions" ? table.columns.firstIndex { $0.name == "document" } : nil
         let hashIndex = table.name == "versions" ? table.columns.firstIndex { $0.name == "content_hash" } : nil

@@ -23,10 +23,10 @@ public final class JobLease: @unchecked Sendable {
         do {
             if heldOn != 0, heldOn == connection.connections {
                 // Still the session that took the lock: it is held as long as the session lives.
-                return try connection.run("SELECT 1", []).postgresRowCount == 1
+                return try connection.result("SELECT 1", []).rowCount == 1
             }
-            let taken = try connection.run("SELECT pg_try_advisory_lock(?)", [.integer(PostgresLock.jobs.rawValue)])
-            let held = taken.postgresRowCount == 1 && taken.int64(0) == 1
+            let taken = try connection.result("SELECT pg_try_advisory_lock(?)", [.integer(PostgresLock.jobs.rawValue)])
+            let held = taken.rowCount == 1 && taken.int64(0) == 1
             heldOn = held ? connection.connections : 0
             return held
         } catch {
@@ -39,13 +39,5 @@ public final class JobLease: @unchecked Sendable {
     public func close() {
         connection.close()
         heldOn = 0
-    }
-}
-
-extension FlagStore {
-    /// The jobs' lease on PostgreSQL; nil on SQLite, where the one process always runs them.
-    public func makeJobLease() throws -> JobLease? {
-        guard isPostgres else { return nil }
-        do { return try JobLease(conninfo: conninfo) } catch { throw FlagStoreError.wrap(error) }
     }
 }

@@ -2,13 +2,13 @@ import CLibPQ
 import Glibc
 import Synchronization
 
-/// One PostgreSQL connection (libpq), the counterpart of SQLite's `sqlite3*` inside `Database`.
+/// One PostgreSQL connection (libpq), the counterpart of `SQLiteConnection`: `Database.postgres`.
 ///
 /// Parameters are always bound (`PQexecParams`: text format, blobs in binary), never spliced into SQL text.
 /// The store's SQL is written with SQLite's `?` placeholders; each distinct text is translated once to
 /// PostgreSQL's `$1, $2, ...` and cached. Errors are `DatabaseError` with the SQLSTATE and the SQL.
 ///
-/// Threading: like `Database`, not `Sendable`; one serial context at a time.
+/// Threading: like `SQLiteConnection`, not `Sendable`; one serial context at a time.
 ///
 /// Reconnection: when the connection is lost (or, after a failover, answers as a read-only standby), the
 /// failing call throws an `isUnavailable` error and the next call outside a transaction connects again with
@@ -169,9 +169,9 @@ package final class PostgresConnection {
         try check(result, connection: connection, sql: sql)
     }
 
-    /// Runs one statement with `arguments` bound to `?` placeholders; the result's rows are read through the
-    /// returned `Statement` (`Statement.rowCount`, `Statement.row`).
-    package func run(_ sql: String, _ arguments: [SQLValue]) throws -> Statement {
+    /// Runs one statement with `arguments` bound to `?` placeholders and returns its result, whose rows are read
+    /// through `Row.postgres`.
+    package func result(_ sql: String, _ arguments: [SQLValue]) throws -> PostgresResult {
         let connection = try liveConnection(for: sql)
         let text = translated(sql)
         let count = arguments.count
@@ -216,7 +216,61 @@ package final class PostgresConnection {
             PQclear(result)
             throw error
         }
-        return Statement(postgresResult: result!, sql: sql)
+        return PostgresResult(handle: result!, sql: sql)
+    }
+
+    /// Runs one statement with `arguments` to completion; returns the number of rows changed.
+    @discardableResult
+    package func run(_ sql: String, _ arguments: [SQLValue] = []) throws -> Int {
+        try result(sql, arguments).affectedRows
+    }
+
+    /// Runs one query and maps every row.
+    package func query<T>(_ sql: String, _ arguments: [SQLValue] = [], row: (Row) throws -> T) throws -> [T] {
+        let result = try result(sql, arguments)
+        var rows: [T] = []
+        rows.reserveCapacity(Int(result.rowCount))
+        for index in 0..<result.rowCount {
+            result.row = index
+            rows.append(try row(.postgres(result)))
+        }
+        return rows
+    }
+
+    /// Runs one query and maps its first row, or returns nil when there is none.
+    package func queryFirst<T>(_ sql: String, _ arguments: [SQLValue] = [], row: (Row) throws -> T) throws -> T? {
+        let result = try result(sql, arguments)
+        return result.rowCount > 0 ? try row(.postgres(result)) : nil
+    }
+
+    /// BEGIN, and for `.immediate` the store's write lock (`PostgresLock.writes`, a transaction-scoped advisory
+    /// lock: writers on every node serialize as SQLite's do, and each of their statements, READ COMMITTED, sees what
+    /// the previous holder committed); `.deferred` is a REPEATABLE READ transaction: one snapshot, no lock.
+    ///
+    /// A connection found lost at BEGIN (nothing was done yet) is connected again and BEGIN tried once more, so the
+    /// first write after a server restart succeeds. A connect that failed is not tried again at once
+    /// (`isConnectFailure`): the caller hears of it after one attempt.
+    func begin(_ kind: Database.TransactionKind) throws {
+        let begin = kind == .immediate ? "BEGIN" : "BEGIN ISOLATION LEVEL REPEATABLE READ"
+        do {
+            try execute(begin)
+        } catch let error as DatabaseError where error.isUnavailable && !error.isConnectFailure {
+            try execute(begin)
+        }
+        guard kind == .immediate else { return }
+        do {
+            try execute("SELECT pg_advisory_xact_lock(\(PostgresLock.writes.rawValue))")
+        } catch {
+            // lock_timeout (busy) or a lost connection: the transaction is open and aborted; end it.
+            if isInTransaction { try? execute("ROLLBACK") }
+            throw error
+        }
+    }
+
+    /// Tells every node's `StoreListener` listening on `channel` of `payload` when the open transaction commits
+    /// (`pg_notify`: nothing is sent if it rolls back).
+    func notifyAtCommit(channel: String, payload: String) throws {
+        try run("SELECT pg_notify(?, ?)", [.text(channel), .text(payload)])
     }
 
     /// Throws the error `result` carries (nil: the connection failed), marking the connection for a reconnect

@@ -57,7 +57,7 @@ public struct ChangeRecord: Sendable, Equatable {
                           "reason", "details"].map { "c.\($0) AS \($0)" }.joined(separator: ", ") + ", e.name AS environment"
 
     /// Reads a row selected with `columns`; unreadable stored JSON is reported as corruption.
-    init(row: Statement) throws {
+    init(row: Row) throws {
         let id = try row.int64("id")
         let kindText = try row.text("kind")
         let statusText = try row.text("status")

@@ -2,7 +2,7 @@ import CSQLite
 
 /// A failure reported by SQLite or PostgreSQL, with everything needed to tell what went wrong and where.
 ///
-/// The wrapper (`Database`, `Statement`, `PostgresConnection`) throws only this type. A PostgreSQL error keeps
+/// The wrapper (`Database`, `SQLiteConnection`, `PostgresConnection`) throws only this type. A PostgreSQL error keeps
 /// its SQLSTATE (`sqlState`, https://www.postgresql.org/docs/current/errcodes-appendix.html) and has result
 /// code `SQLITE_ERROR`; the predicates below answer for both engines. `extendedResultCode` keeps the detail that
 /// the primary code loses (`SQLITE_BUSY_SNAPSHOT` vs `SQLITE_BUSY`, `SQLITE_CONSTRAINT_UNIQUE` vs

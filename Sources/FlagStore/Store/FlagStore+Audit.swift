@@ -86,7 +86,7 @@ extension FlagStore {
         return try auditEntries(query: AuditQuery(limit: min(limit, AuditQuery.limitRange.upperBound))).entries
     }
 
-    private static func auditEntry(from row: Statement) throws -> AuditEntry {
+    private static func auditEntry(from row: Row) throws -> AuditEntry {
         let outcomeText = try row.text("outcome")
         guard let outcome = AuditOutcome(rawValue: outcomeText) else {
             throw StoredJSON.corrupt("audit line \(try row.int64("id")) has outcome \(outcomeText)")

@@ -54,12 +54,11 @@ extension FlagStore {
         }
     }
 
-    /// PostgreSQL: tells every node's `StoreListener`, at this transaction's commit, that a change of `environment` was
+    /// Tells every node's `StoreListener`, at this transaction's commit, that a change of `environment` was
     /// recorded or decided, so the node running the jobs looks at it at once (not at its scheduler's next idle pass,
     /// up to a minute later). Nothing on SQLite, where the one process that writes is the one that runs the jobs.
     static func notifyChange(_ database: Database, environment: String) throws {
-        guard database.isPostgres else { return }
-        try database.run("SELECT pg_notify(?, ?)", [.text(StoreListener.changesChannel), .text(environment)])
+        try database.notifyAtCommit(channel: StoreListener.changesChannel, payload: environment)
     }
 
     /// Change `id`; `changeNotFound` when there is none.

@@ -27,34 +27,11 @@ extension FlagStore {
     /// the backup's and the one in force before. Stop the server first: a running one would keep serving its
     /// snapshots of the old content. The backup file is only read.
     ///
-    /// Returns the new epoch. The backup must pass `integrity_check` first; nothing is changed otherwise.
+    /// Returns the new epoch. The backup must pass `integrity_check` first; nothing is changed otherwise. PostgreSQL:
+    /// `notSupported`, naming pg_restore.
     @discardableResult
     public func restore(from sourcePath: String, actor: String) throws -> Int64 {
-        if isPostgres {
-            throw FlagStoreError.notSupported(
-                operation: "restore", instead: "restore with pg_restore (or point-in-time recovery) while every node is stopped, "
-                    + "then start a new epoch so apps accept the restored numbers")
-        }
-        guard FileManager.default.fileExists(atPath: sourcePath) else {
-            throw FlagStoreError.invalidArgument(name: "--from", reason: "no file at \(sourcePath)")
-        }
-        do {
-            let source = try Database(path: sourcePath, mode: .readOnly)
-            defer { source.close() }
-            let check = try source.integrityCheck()
-            guard check == ["ok"] else {
-                throw FlagStoreError.notADatabase(path: sourcePath, cause: DatabaseError(
-                    extendedResultCode: 11, message: "integrity_check: " + check.prefix(3).joined(separator: "; "), sql: nil))
-            }
-            let before = try epoch()
-            try write { database in
-                try source.backup(into: database)
-                try Schema.migrate(database, path: path)
-            }
-            return try startNewEpoch(actor: actor, atLeast: before, reason: "restored from \((sourcePath as NSString).lastPathComponent)")
-        } catch {
-            throw FlagStoreError.wrap(error)
-        }
+        try engine.restore(self, from: sourcePath, actor: actor)
     }
 
     /// The epoch as stored (a database from before the `meta` table has been migrated: it is always there).

@@ -84,7 +84,7 @@ extension FlagStore {
     }
 
     /// A row of `policies` (or of the LEFT JOIN, NULL when none was set).
-    private static func policyRecord(from row: Statement) throws -> PolicyRecord {
+    private static func policyRecord(from row: Row) throws -> PolicyRecord {
         let environment = try row.text("environment")
         guard let text = try row.optionalText("policy") else {
             return PolicyRecord(environment: environment, policy: .default, updatedAtMilliseconds: nil, updatedBy: nil)

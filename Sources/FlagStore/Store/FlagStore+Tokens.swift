@@ -10,7 +10,7 @@ extension FlagStore {
     /// after the commit. A server's in-memory token table compares its size (`stat`) with the one it saw before
     /// loading: any other commit (every flip) leaves it alone, so a token missing from the table is unknown for sure
     /// while the file is unchanged. nil for PostgreSQL (other nodes: the database decides every miss).
-    public var tokensStampPath: String? { isPostgres ? nil : path + "-tokens" }
+    public var tokensStampPath: String? { engine.tokensStampPath }
 
     /// Grows `tokensStampPath` by one byte after a committed token change (its size, not its time, tells a change: two changes within one clock
     /// tick would leave the time alone). Best effort: if it cannot be written, the table's timed reload still finds
@@ -141,7 +141,7 @@ extension FlagStore {
         return TokenTable(entries: entries)
     }
 
-    private static func tokenRecord(from row: Statement) throws -> TokenRecord {
+    private static func tokenRecord(from row: Row) throws -> TokenRecord {
         guard let role = TokenRole(rawValue: try row.text("role")) else {
             // The CHECK constraint makes this unreachable unless the file was edited by hand.
             throw StoredJSON.corrupt("token \(try row.text("name")) has unknown role \(try row.text("role"))")

@@ -255,10 +255,8 @@ extension FlagStore {
         if let rolledBackFrom { detail += " rollback of \(rolledBackFrom)" }
         try audit(database, AuditRecord(actor: author, action: "publish", environment: environment, target: target, client: client,
                                         version: record.number, detail: detail), now: record.createdAtMilliseconds)
-        if database.isPostgres {
-            // Delivered at COMMIT to every node's `StoreListener`, so they install the version at once.
-            try database.run("SELECT pg_notify(?, ?)", [.text(StoreListener.channel), .text(environment)])
-        }
+        // Delivered at COMMIT to every node's `StoreListener`, so they install the version at once.
+        try database.notifyAtCommit(channel: StoreListener.channel, payload: environment)
         return .published(record)
     }
 
@@ -366,7 +364,7 @@ extension FlagStore {
             [.integer(environmentID), .integer(Int64(number))]) { record(from: $0, environment: name) }
     }
 
-    private static func record(from row: Statement, environment: String, offset: Int32 = 0) -> VersionRecord {
+    private static func record(from row: Row, environment: String, offset: Int32 = 0) -> VersionRecord {
         VersionRecord(environment: environment, number: row.int(offset), document: row.blob(offset + 1),
                       contentHash: row.text(offset + 2), author: row.text(offset + 3),
                       createdAtMilliseconds: row.int64(offset + 4), message: row.text(offset + 5),

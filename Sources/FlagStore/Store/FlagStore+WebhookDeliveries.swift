@@ -149,7 +149,7 @@ extension FlagStore {
         return delivery
     }
 
-    private static func delivery(from row: Statement) throws -> WebhookDelivery {
+    private static func delivery(from row: Row) throws -> WebhookDelivery {
         let statusText = try row.text("status")
         guard let status = WebhookDeliveryStatus(rawValue: statusText) else {
             throw StoredJSON.corrupt("webhook delivery \(try row.int64("id")) has status \(statusText)")

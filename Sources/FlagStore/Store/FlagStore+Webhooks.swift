@@ -114,7 +114,7 @@ extension FlagStore {
         return endpoint
     }
 
-    static func webhookEndpoint(from row: Statement) throws -> WebhookEndpoint {
+    static func webhookEndpoint(from row: Row) throws -> WebhookEndpoint {
         let environments = try row.optionalText("environments").map { Set(try StoredJSON.strings($0, column: "webhooks.environments")) }
         let record = WebhookRecord(id: try row.int64("id"), url: try row.text("url"),
                                    events: try StoredJSON.strings(try row.text("events"), column: "webhooks.events"),

@@ -14,24 +14,19 @@ public final class FlagStore: @unchecked Sendable {
 
     /// The database file; for PostgreSQL the URI with any password masked (`displayName(of:)`).
     public let path: String
-    /// Whether the store is PostgreSQL (several nodes may share it) rather than a SQLite file.
-    public let isPostgres: Bool
-    /// The connection string as given (PostgreSQL: for connections of their own, `StoreListener`, `JobLease`).
-    let conninfo: String
+    /// What the engine does its own way (`Engine`).
+    let engine: Engine
     private let writeLock = PThreadMutex(())
     private let writer: Database
     private let readLock = PThreadMutex(())
     private let reader: Database
-    /// PostgreSQL: the session of the write connection, whose commits' notifications this node's listener skips.
-    let writerSession: PostgresSession?
 
-    private init(path: String, writer: Database, reader: Database) {
-        self.path = writer.isPostgres ? Self.displayName(of: path) : path
-        self.isPostgres = writer.isPostgres
-        self.conninfo = path
+    /// A store on `writer` and `reader`, opened by its engine (`SQLiteEngine.open`, `PostgresEngine.open`).
+    init(location: String, engine: Engine, writer: Database, reader: Database) {
+        self.path = location
+        self.engine = engine
         self.writer = writer
         self.reader = reader
-        writerSession = writer.postgres?.session
     }
 
     /// Opens (creating when needed) the store at `path`: creates the parent directory, checks that the file
@@ -43,38 +38,8 @@ public final class FlagStore: @unchecked Sendable {
     /// A `postgresql://` or `postgres://` URI (libpq's syntax: several hosts, `target_session_attrs=read-write`,
     /// ...) opens PostgreSQL instead (`openPostgres`).
     public static func open(path: String, busyTimeout: Duration = .seconds(5)) throws -> FlagStore {
-        if isPostgresURI(path) { return try openPostgres(uri: path, lockTimeout: busyTimeout) }
-        // SQLite reads "" as a private temporary database: never what a caller of the store means.
-        guard !path.isEmpty else { throw FlagStoreError.invalidArgument(name: "path", reason: "must not be empty") }
-        let directory = (path as NSString).deletingLastPathComponent
-        if !directory.isEmpty {
-            do {
-                try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
-            } catch {
-                let reason = (error as NSError).userInfo[NSUnderlyingErrorKey].map { "\($0)" } ?? error.localizedDescription
-                throw FlagStoreError.cannotCreateDirectory(path: directory, reason: reason)
-            }
-        }
-        let writer = try connect(path: path, mode: .readWriteCreate, busyTimeout: busyTimeout) { database in
-            let mode = try database.setJournalMode("WAL")
-            guard mode == "wal" else { throw FlagStoreError.walUnavailable(path: path, journalMode: mode) }
-            // FULL: the WAL is fsynced at every commit, so an acknowledged publish survives power loss
-            // (https://sqlite.org/pragma.html#pragma_synchronous).
-            try database.execute("PRAGMA synchronous=FULL; PRAGMA foreign_keys=ON")
-            guard try database.queryFirst("PRAGMA foreign_keys", row: { $0.int(0) }) == 1 else {
-                throw DatabaseError(extendedResultCode: 1, message: "foreign_keys could not be enabled", sql: nil)
-            }
-            try Schema.migrate(database, path: path)
-        }
-        let reader = try connect(path: path, mode: .readOnly, busyTimeout: busyTimeout) { database in
-            _ = try database.userVersion()
-        }
-        return FlagStore(path: path, writer: writer, reader: reader)
-    }
-
-    /// Whether `location` names PostgreSQL (`postgresql://` or `postgres://`, as libpq accepts) rather than a file.
-    public static func isPostgresURI(_ location: String) -> Bool {
-        location.hasPrefix("postgresql://") || location.hasPrefix("postgres://")
+        if PostgresEngine.isURI(path) { return try openPostgres(uri: path, lockTimeout: busyTimeout) }
+        return try SQLiteEngine.open(path: path, busyTimeout: busyTimeout)
     }
 
     /// Connects to PostgreSQL at `uri` (a writer and a reader connection) and migrates the schema under the
@@ -83,49 +48,12 @@ public final class FlagStore: @unchecked Sendable {
     ///
     /// Fails with `cannotOpen` when the server cannot be reached or refuses the login, `schemaTooNew`.
     public static func openPostgres(uri: String, lockTimeout: Duration = .seconds(5)) throws -> FlagStore {
-        let shown = displayName(of: uri)
-        func connect(_ configure: (Database) throws -> Void) throws -> Database {
-            do {
-                let database = try Database(postgres: uri, lockTimeout: lockTimeout)
-                try configure(database)
-                return database
-            } catch let error as DatabaseError {
-                throw FlagStoreError.cannotOpen(path: shown, cause: error)
-            }
-        }
-        let writer = try connect { try Schema.migrate($0, path: shown) }
-        let reader = try connect { _ = try Schema.postgresVersion($0) }
-        return FlagStore(path: uri, writer: writer, reader: reader)
+        try PostgresEngine.open(uri: uri, lockTimeout: lockTimeout)
     }
 
     /// `location` fit for logs and errors: a PostgreSQL URI's password (`user:secret@` or `password=`) masked.
     public static func displayName(of location: String) -> String {
-        guard isPostgresURI(location), let scheme = location.range(of: "://") else { return location }
-        var text = location
-        let authorityEnd = text[scheme.upperBound...].firstIndex(where: { $0 == "/" || $0 == "?" }) ?? text.endIndex
-        if let at = text[scheme.upperBound..<authorityEnd].lastIndex(of: "@"),
-           let colon = text[scheme.upperBound..<at].firstIndex(of: ":") {
-            text.replaceSubrange(text.index(after: colon)..<at, with: "***")
-        }
-        if let query = text.firstIndex(of: "?") {
-            let parameters = text[text.index(after: query)...].split(separator: "&", omittingEmptySubsequences: false)
-                .map { $0.hasPrefix("password=") ? "password=***" : String($0) }
-            text = String(text[...query]) + parameters.joined(separator: "&")
-        }
-        return text
-    }
-
-    /// Opens one connection and runs `configure`, turning SQLite failures into the store's open errors.
-    private static func connect(path: String, mode: Database.Mode, busyTimeout: Duration,
-                                configure: (Database) throws -> Void) throws -> Database {
-        do {
-            let database = try Database(path: path, mode: mode, busyTimeout: busyTimeout)
-            try configure(database)
-            return database
-        } catch let error as DatabaseError {
-            throw error.isCorruption ? FlagStoreError.notADatabase(path: path, cause: error)
-                                     : FlagStoreError.cannotOpen(path: path, cause: error)
-        }
+        PostgresEngine.displayName(of: location)
     }
 
     /// Closes both connections. Any later call fails with a `database` error (`SQLITE_MISUSE`).
@@ -170,15 +98,11 @@ public final class FlagStore: @unchecked Sendable {
     /// is opened again once, as `read` does. SQLite: the file's write connection answers a query.
     public func checkWriter() throws {
         try write { database in
-            func readOnly() throws -> Bool {
-                guard isPostgres else { _ = try database.queryFirst("SELECT 1") { $0.int(0) }; return false }
-                return try database.queryFirst("SELECT current_setting('transaction_read_only')") { $0.text(0) } != "off"
-            }
             let isReadOnly: Bool
             do {
-                isReadOnly = try readOnly()
+                isReadOnly = try engine.writerIsReadOnly(database)
             } catch let error as DatabaseError where error.isUnavailable && !error.isConnectFailure {
-                isReadOnly = try readOnly()
+                isReadOnly = try engine.writerIsReadOnly(database)
             }
             if isReadOnly {
                 throw DatabaseError(sqlState: "25006", message: "the database the write connection reaches does not take writes (transaction_read_only is on)", sql: nil)

@@ -9,5 +9,5 @@ public enum StoreTopology: Sendable, Equatable {
 
 extension FlagStore {
     /// Whether other nodes may write to this store (`StoreTopology`).
-    public var topology: StoreTopology { isPostgres ? .shared : .singleProcess }
+    public var topology: StoreTopology { engine.topology }
 }

@@ -2,22 +2,18 @@ import CSQLite
 
 /// Reading the current row by column name, so a query's column list can change without every reader's
 /// offsets shifting (the store's newer tables are read this way; the hot publish path keeps indexes).
-extension Statement {
+extension Row {
     /// The 0-based index of the result column called `name` (its `AS` alias, or its own name).
     ///
     /// Throws `SQLITE_RANGE` with the SQL when the statement has no such column: a mistake in the store's own
     /// code, reported rather than read as NULL.
     package func columnIndex(_ name: String) throws -> Int32 {
-        if columnIndexes == nil, isPostgres {
-            columnIndexes = postgresColumnIndexes()
-        } else if columnIndexes == nil {
-            var indexes: [String: Int32] = [:]
-            for index in 0..<sqlite3_column_count(handle) {
-                if let pointer = sqlite3_column_name(handle, index) { indexes[String(cString: pointer)] = index }
-            }
-            columnIndexes = indexes
+        let index: Int32?
+        switch self {
+        case .sqlite(let statement): index = statement.columnIndex(name)
+        case .postgres(let result): index = result.columnIndex(name)
         }
-        guard let index = columnIndexes?[name] else {
+        guard let index else {
             throw DatabaseError(extendedResultCode: SQLITE_RANGE, message: "no result column named \(name)", sql: sql)
         }
         return index

@@ -2,7 +2,7 @@ import CSQLite
 
 /// Pragmas the store relies on, with their results checked rather than assumed
 /// (https://sqlite.org/pragma.html).
-extension Database {
+extension SQLiteConnection {
     /// Asks for `mode` and returns the journal mode SQLite actually set, lowercased.
     ///
     /// SQLite answers with the resulting mode instead of failing: an in-memory database stays `memory`,
@@ -39,7 +39,7 @@ extension Database {
     ///
     /// One `sqlite3_backup_step(-1)` reads every page inside one read transaction; in WAL mode other
     /// connections keep writing meanwhile and the copy shows the state at the step's start.
-    package func backup(into destination: Database) throws {
+    package func backup(into destination: SQLiteConnection) throws {
         let source = try connection(for: nil)
         let target = try destination.connection(for: nil)
         guard let backup = sqlite3_backup_init(target, "main", source, "main") else {

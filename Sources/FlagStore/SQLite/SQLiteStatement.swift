@@ -1,51 +1,18 @@
 import CSQLite
 
-/// A value SQLite can bind or return, one case per storage class (https://sqlite.org/datatype3.html).
-package enum SQLValue: Sendable, Equatable {
-    /// SQL NULL.
-    case null
-    /// A 64-bit signed integer.
-    case integer(Int64)
-    /// An IEEE double.
-    case real(Double)
-    /// UTF-8 text.
-    case text(String)
-    /// Raw bytes.
-    case blob([UInt8])
-}
-
-extension SQLValue {
-    /// `.integer`, or `.null` for nil.
-    package static func optionalInteger(_ value: Int?) -> SQLValue {
-        value.map { .integer(Int64($0)) } ?? .null
-    }
-
-    /// `.text`, or `.null` for nil.
-    package static func optionalText(_ value: String?) -> SQLValue {
-        value.map { .text($0) } ?? .null
-    }
-}
-
-/// A prepared statement. Owned by one `Database` and used only on its serial context.
+/// A prepared SQLite statement, cached by its `SQLiteConnection` and used only on that connection's serial context.
 ///
-/// Binds copy their bytes (`SQLITE_TRANSIENT`), so Swift arrays and strings need not outlive the call.
-///
-/// On PostgreSQL a `Statement` is the result of one executed statement (`PGresult`, `Statement+Postgres`):
-/// the row readers see row `row` of it, and `bind`/`step`/`reset` are not used. The column readers test one
-/// stored `Bool` first; the SQLite path pays that branch and nothing else.
-package final class Statement {
-    /// The `sqlite3_stmt`, finalized in `deinit`; on PostgreSQL the `PGresult`, cleared in `deinit`.
+/// Binds copy their bytes (`SQLITE_TRANSIENT`), so Swift arrays and strings need not outlive the call. The shared
+/// store code reads its rows through `Row.sqlite`.
+package final class SQLiteStatement {
+    /// The `sqlite3_stmt`, finalized in `deinit`.
     let handle: OpaquePointer
-    /// The connection, for error reporting (nil on PostgreSQL).
-    let connection: OpaquePointer?
+    /// The connection, for error reporting.
+    let connection: OpaquePointer
     /// The SQL text, kept for errors.
     package let sql: String
-    /// Result column names to their indexes, built at the first access by name (`Statement+Columns`).
-    var columnIndexes: [String: Int32]?
-    /// Whether `handle` is a PostgreSQL result.
-    let isPostgres: Bool
-    /// PostgreSQL: the current row of the result.
-    var row: Int32 = 0
+    /// Result column names to their indexes, built at the first access by name (`Row+Columns`).
+    private var columnIndexes: [String: Int32]?
 
     init(connection: OpaquePointer, sql: String) throws {
         var statement: OpaquePointer?
@@ -57,19 +24,10 @@ package final class Statement {
         self.handle = statement
         self.connection = connection
         self.sql = sql
-        self.isPostgres = false
-    }
-
-    /// Wraps an executed PostgreSQL statement's result, which this value then owns.
-    init(postgresResult: OpaquePointer, sql: String) {
-        self.handle = postgresResult
-        self.connection = nil
-        self.sql = sql
-        self.isPostgres = true
     }
 
     deinit {
-        if isPostgres { clearPostgresResult() } else { sqlite3_finalize(handle) }
+        sqlite3_finalize(handle)
     }
 
     /// Resets the statement and clears its bindings so it can run again with new arguments.
@@ -136,51 +94,42 @@ package final class Statement {
 
     /// Whether column `index` (0-based) of the current row is NULL.
     package func isNull(_ index: Int32) -> Bool {
-        if isPostgres { return postgresIsNull(index) }
-        return sqlite3_column_type(handle, index) == SQLITE_NULL
+        sqlite3_column_type(handle, index) == SQLITE_NULL
     }
 
     /// Column `index` as an integer (0 for NULL, as SQLite converts).
     package func int64(_ index: Int32) -> Int64 {
-        if isPostgres { return postgresInt64(index) }
-        return sqlite3_column_int64(handle, index)
-    }
-
-    /// Column `index` as `Int`.
-    package func int(_ index: Int32) -> Int {
-        Int(int64(index))
-    }
-
-    /// Column `index` as an integer, or nil for NULL.
-    package func optionalInt(_ index: Int32) -> Int? {
-        isNull(index) ? nil : int(index)
+        sqlite3_column_int64(handle, index)
     }
 
     /// Column `index` as a double.
     package func double(_ index: Int32) -> Double {
-        if isPostgres { return postgresDouble(index) }
-        return sqlite3_column_double(handle, index)
+        sqlite3_column_double(handle, index)
     }
 
     /// Column `index` as text ("" for NULL).
     package func text(_ index: Int32) -> String {
-        if isPostgres { return postgresText(index) }
         guard let pointer = sqlite3_column_text(handle, index) else { return "" }
         let count = Int(sqlite3_column_bytes(handle, index))
         return String(decoding: UnsafeBufferPointer(start: pointer, count: count), as: UTF8.self)
     }
 
-    /// Column `index` as text, or nil for NULL.
-    package func optionalText(_ index: Int32) -> String? {
-        isNull(index) ? nil : text(index)
-    }
-
     /// Column `index` as bytes (empty for NULL or a zero-length blob).
     package func blob(_ index: Int32) -> [UInt8] {
-        if isPostgres { return postgresBlob(index) }
         // sqlite3_column_blob must be called before sqlite3_column_bytes (https://sqlite.org/c3ref/column_blob.html).
         guard let pointer = sqlite3_column_blob(handle, index) else { return [] }
         let count = Int(sqlite3_column_bytes(handle, index))
         return Array(UnsafeRawBufferPointer(start: pointer, count: count))
+    }
+
+    /// The 0-based index of the result column called `name` (its `AS` alias, or its own name), nil when there is none.
+    func columnIndex(_ name: String) -> Int32? {
+        if let columnIndexes { return columnIndexes[name] }
+        var indexes: [String: Int32] = [:]
+        for index in 0..<sqlite3_column_count(handle) {
+            if let pointer = sqlite3_column_name(handle, index) { indexes[String(cString: pointer)] = index }
+        }
+        columnIndexes = indexes
+        return indexes[name]
     }
 }

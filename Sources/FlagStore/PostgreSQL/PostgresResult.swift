@@ -1,34 +1,51 @@
 import CLibPQ
 import Glibc
 
-/// Reading a PostgreSQL result (text format, https://www.postgresql.org/docs/current/libpq-exec.html) with the
-/// same readers as a SQLite row: integers and doubles parsed from their text, `bytea` from its hex form.
-extension Statement {
-    /// The number of rows the statement returned (PostgreSQL).
-    var postgresRowCount: Int32 { PQntuples(handle) }
+/// The result of one executed PostgreSQL statement (`PGresult`, text format,
+/// https://www.postgresql.org/docs/current/libpq-exec.html), read with the same readers as a SQLite row through
+/// `Row.postgres`: integers and doubles parsed from their text, `bytea` from its hex form. Owns the result.
+package final class PostgresResult {
+    /// The `PGresult`, cleared in `deinit`.
+    let handle: OpaquePointer
+    /// The SQL text, kept for errors.
+    package let sql: String
+    /// The row the readers read.
+    var row: Int32 = 0
+    /// Result column names to their indexes, built at the first access by name (`Row+Columns`).
+    private var columnIndexes: [String: Int32]?
+
+    init(handle: OpaquePointer, sql: String) {
+        self.handle = handle
+        self.sql = sql
+    }
+
+    deinit { PQclear(handle) }
+
+    /// The number of rows the statement returned.
+    var rowCount: Int32 { PQntuples(handle) }
 
     /// The number of rows an INSERT, UPDATE or DELETE changed (`PQcmdTuples`; 0 for other statements).
-    var postgresAffectedRows: Int {
+    var affectedRows: Int {
         guard let text = PQcmdTuples(handle) else { return 0 }
         return Int(String(cString: text)) ?? 0
     }
 
-    func clearPostgresResult() { PQclear(handle) }
-
-    /// Result column names to indexes (`PQfname`), for `Statement+Columns`.
-    func postgresColumnIndexes() -> [String: Int32] {
+    /// The index of the result column called `name` (`PQfname`), nil when there is none.
+    func columnIndex(_ name: String) -> Int32? {
+        if let columnIndexes { return columnIndexes[name] }
         var indexes: [String: Int32] = [:]
         for index in 0..<PQnfields(handle) {
             if let name = PQfname(handle, index) { indexes[String(cString: name)] = index }
         }
-        return indexes
+        columnIndexes = indexes
+        return indexes[name]
     }
 
-    func postgresIsNull(_ index: Int32) -> Bool {
+    func isNull(_ index: Int32) -> Bool {
         PQgetisnull(handle, row, index) == 1
     }
 
-    func postgresInt64(_ index: Int32) -> Int64 {
+    func int64(_ index: Int32) -> Int64 {
         guard let value = PQgetvalue(handle, row, index), value.pointee != 0 else { return 0 }
         // A boolean expression's column reads as 1/0, as SQLite returns it.
         switch value.pointee {
@@ -38,12 +55,12 @@ extension Statement {
         }
     }
 
-    func postgresDouble(_ index: Int32) -> Double {
+    func double(_ index: Int32) -> Double {
         guard let value = PQgetvalue(handle, row, index) else { return 0 }
         return strtod(value, nil)
     }
 
-    func postgresText(_ index: Int32) -> String {
+    func text(_ index: Int32) -> String {
         guard let value = PQgetvalue(handle, row, index) else { return "" }
         let count = Int(PQgetlength(handle, row, index))
         return value.withMemoryRebound(to: UInt8.self, capacity: count) {
@@ -52,7 +69,7 @@ extension Statement {
     }
 
     /// A `bytea` column: text format is `\x` followed by two hex digits per byte.
-    func postgresBlob(_ index: Int32) -> [UInt8] {
+    func blob(_ index: Int32) -> [UInt8] {
         guard let value = PQgetvalue(handle, row, index) else { return [] }
         let count = Int(PQgetlength(handle, row, index))
         return value.withMemoryRebound(to: UInt8.self, capacity: count) { text in
