@@ -77,7 +77,7 @@ import Testing
         _ = try store.createChange(scheduledChange())
         try store.setPolicy(environment: "production", policy: EnvironmentPolicy(isProtected: true), actor: "admin")
         let epoch = try store.restore(from: backupPath, actor: "ops")
-        #expect(try SQLiteConnection(path: store.path, mode: .readOnly).userVersion() == Schema.latestVersion)
+        #expect(try SQLiteConnection(path: store.location, mode: .readOnly).userVersion() == Schema.latestVersion)
         #expect(try store.currentVersion(environment: "production")?.author == "seed")
         #expect(try store.currentVersion(environment: "production")?.epoch == epoch)
         #expect(try store.changes(query: ChangeQuery(environment: "production")).isEmpty)

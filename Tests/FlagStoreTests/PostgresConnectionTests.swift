@@ -158,7 +158,7 @@ import Testing
         let uri = try PostgresTestCluster.shared().createDatabase()
         let store = try FlagStore.open(path: uri, busyTimeout: .milliseconds(200))
         let holder = try Database(postgres: uri)
-        try holder.transaction(.immediate) {
+        try holder.transaction(.write) {
             let error = try #require(throws: FlagStoreError.self) {
                 try store.publish(environment: "production", document: document("a"), author: "a")
             }

@@ -96,7 +96,7 @@ func attempt<T>(_ body: () throws -> T) -> Result<T, FlagStoreError> {
 
 /// Changes stored versions the way a broken disk or a hand edit with sqlite3 would: below the trigger that
 /// keeps them immutable, with `sql` run on a connection of its own.
-func tamper(_ path: String, _ sql: String, _ arguments: [SQLValue] = []) throws {
+func tamper(_ path: String, _ sql: String, _ arguments: [DatabaseValue] = []) throws {
     let editor = try Database(path: path)
     defer { editor.close() }
     try editor.execute("DROP TRIGGER IF EXISTS versions_no_update")

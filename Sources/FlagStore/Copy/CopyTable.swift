@@ -142,7 +142,7 @@ struct CopyTable: Equatable {
     /// the column's kind holds (SQLite's affinity allows others): an integer for `bigint`, UTF-8 text without
     /// NUL for `text` (PostgreSQL's text cannot hold U+0000), a blob or text for `bytea`. Anything else is
     /// refused with the table, column and row, never changed on the way.
-    func sourceValue(_ row: SQLiteStatement, _ index: Int) throws -> SQLValue {
+    func sourceValue(_ row: SQLiteStatement, _ index: Int) throws -> DatabaseValue {
         let column = Int32(index)
         let type = sqlite3_column_type(row.handle, column)
         if type == SQLITE_NULL { return .null }
@@ -164,7 +164,7 @@ struct CopyTable: Equatable {
     }
 
     /// Column `index` of the current PostgreSQL row, read as its kind.
-    func targetValue(_ row: Row, _ index: Int) -> SQLValue {
+    func targetValue(_ row: Row, _ index: Int) -> DatabaseValue {
         let column = Int32(index)
         if row.isNull(column) { return .null }
         switch columns[index].kind {

@@ -37,7 +37,7 @@ extension FlagStore {
         let start = ContinuousClock.now
         return try read { source in
             do {
-                return try source.transaction(.deferred) { try copy(from: source, to: uri, actor: actor, start: start) }
+                return try source.transaction(.read) { try copy(from: source, to: uri, actor: actor, start: start) }
             } catch let error as FlagStoreError {
                 throw error
             } catch {
@@ -49,9 +49,9 @@ extension FlagStore {
 
     private func copy(from source: Database, to uri: String, actor: String, start: ContinuousClock.Instant) throws -> CopyReport {
         let check = try source.sqlite().integrityCheck()
-        guard check == ["ok"] else { throw FlagStoreError.copySourceDamaged(source: path, problems: check) }
+        guard check == ["ok"] else { throw FlagStoreError.copySourceDamaged(source: location, problems: check) }
         let damaged = try Self.damagedVersionDescriptions(source)
-        guard damaged.isEmpty else { throw FlagStoreError.copySourceDamaged(source: path, problems: damaged) }
+        guard damaged.isEmpty else { throw FlagStoreError.copySourceDamaged(source: location, problems: damaged) }
         let heads = try Self.newestVersions(source)
         let epoch = try Self.epoch(source)
         let revoked = try source.queryFirst("SELECT count(*) FROM tokens WHERE revoked_at IS NOT NULL") { $0.int(0) } ?? 0
@@ -64,7 +64,7 @@ extension FlagStore {
             throw FlagStoreError.cannotOpen(path: shown, cause: error)
         }
         defer { target.close() }
-        let (rows, verified) = try target.transaction(.immediate) { () throws -> ([String: Int], Int) in
+        let (rows, verified) = try target.transaction(.write) { () throws -> ([String: Int], Int) in
             // Inside the transaction the migrations are savepoints: a failed copy leaves no schema behind either.
             try Schema.migrate(target, path: shown)
             let tables = try CopyTable.plan(source: source, target: target)
@@ -77,7 +77,7 @@ extension FlagStore {
             var verified = 0
             for table in tables { verified += try Self.verifyRows(of: table, from: source, in: target, count: rows[table.name] ?? 0) }
             try Self.audit(target, actor: actor, action: "database.copy", environment: nil,
-                           detail: "copied from \(path): \(rows.values.reduce(0, +)) rows in \(rows.count) tables, epoch \(epoch)")
+                           detail: "copied from \(location): \(rows.values.reduce(0, +)) rows in \(rows.count) tables, epoch \(epoch)")
             return (rows, verified)
         }
 
@@ -93,7 +93,7 @@ extension FlagStore {
                 + "\(shown) does not read the same newest versions and epoch: drop that database and copy again", sql: nil))
         }
         let elapsed = ContinuousClock.now - start
-        return CopyReport(source: path, target: shown, rows: rows, revokedTokens: revoked, epoch: epoch, verifiedHashes: verified,
+        return CopyReport(source: location, target: shown, rows: rows, revokedTokens: revoked, epoch: epoch, verifiedHashes: verified,
                           seconds: Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18)
     }
 
@@ -143,7 +143,7 @@ extension FlagStore {
     static func copyRows(of table: CopyTable, from source: Database, to target: Database) throws -> Int {
         let select = try source.sqlite().statement(table.sourceSelect)
         defer { select.reset() }
-        var values: [SQLValue] = []
+        var values: [DatabaseValue] = []
         var pending = 0
         var bytes = 0
         var copied = 0

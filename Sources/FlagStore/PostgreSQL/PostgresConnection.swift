@@ -171,7 +171,7 @@ package final class PostgresConnection {
 
     /// Runs one statement with `arguments` bound to `?` placeholders and returns its result, whose rows are read
     /// through `Row.postgres`.
-    package func result(_ sql: String, _ arguments: [SQLValue]) throws -> PostgresResult {
+    package func result(_ sql: String, _ arguments: [DatabaseValue]) throws -> PostgresResult {
         let connection = try liveConnection(for: sql)
         let text = translated(sql)
         let count = arguments.count
@@ -221,12 +221,12 @@ package final class PostgresConnection {
 
     /// Runs one statement with `arguments` to completion; returns the number of rows changed.
     @discardableResult
-    package func run(_ sql: String, _ arguments: [SQLValue] = []) throws -> Int {
+    package func run(_ sql: String, _ arguments: [DatabaseValue] = []) throws -> Int {
         try result(sql, arguments).affectedRows
     }
 
     /// Runs one query and maps every row.
-    package func query<T>(_ sql: String, _ arguments: [SQLValue] = [], row: (Row) throws -> T) throws -> [T] {
+    package func query<T>(_ sql: String, _ arguments: [DatabaseValue] = [], row: (Row) throws -> T) throws -> [T] {
         let result = try result(sql, arguments)
         var rows: [T] = []
         rows.reserveCapacity(Int(result.rowCount))
@@ -238,26 +238,26 @@ package final class PostgresConnection {
     }
 
     /// Runs one query and maps its first row, or returns nil when there is none.
-    package func queryFirst<T>(_ sql: String, _ arguments: [SQLValue] = [], row: (Row) throws -> T) throws -> T? {
+    package func queryFirst<T>(_ sql: String, _ arguments: [DatabaseValue] = [], row: (Row) throws -> T) throws -> T? {
         let result = try result(sql, arguments)
         return result.rowCount > 0 ? try row(.postgres(result)) : nil
     }
 
-    /// BEGIN, and for `.immediate` the store's write lock (`PostgresLock.writes`, a transaction-scoped advisory
+    /// BEGIN, and for `.write` the store's write lock (`PostgresLock.writes`, a transaction-scoped advisory
     /// lock: writers on every node serialize as SQLite's do, and each of their statements, READ COMMITTED, sees what
-    /// the previous holder committed); `.deferred` is a REPEATABLE READ transaction: one snapshot, no lock.
+    /// the previous holder committed); `.read` is a REPEATABLE READ transaction: one snapshot, no lock.
     ///
     /// A connection found lost at BEGIN (nothing was done yet) is connected again and BEGIN tried once more, so the
     /// first write after a server restart succeeds. A connect that failed is not tried again at once
     /// (`isConnectFailure`): the caller hears of it after one attempt.
     func begin(_ kind: Database.TransactionKind) throws {
-        let begin = kind == .immediate ? "BEGIN" : "BEGIN ISOLATION LEVEL REPEATABLE READ"
+        let begin = kind == .write ? "BEGIN" : "BEGIN ISOLATION LEVEL REPEATABLE READ"
         do {
             try execute(begin)
         } catch let error as DatabaseError where error.isUnavailable && !error.isConnectFailure {
             try execute(begin)
         }
-        guard kind == .immediate else { return }
+        guard kind == .write else { return }
         do {
             try execute("SELECT pg_advisory_xact_lock(\(PostgresLock.writes.rawValue))")
         } catch {

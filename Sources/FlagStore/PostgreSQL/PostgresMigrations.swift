@@ -178,7 +178,7 @@ enum PostgresMigrations {
     static func migrate(_ connection: PostgresConnection, path: String, through count: Int = steps.count) throws {
         let database = Database.postgres(connection)
         while true {
-            let ran = try database.transaction(.immediate) { () throws -> Bool in
+            let ran = try database.transaction(.write) { () throws -> Bool in
                 try connection.execute("CREATE TABLE IF NOT EXISTS flagstore_schema (version BIGINT NOT NULL)")
                 let found = try connection.queryFirst("SELECT version FROM flagstore_schema") { $0.int(0) }
                 if found == nil { try connection.run("INSERT INTO flagstore_schema (version) VALUES (0)") }

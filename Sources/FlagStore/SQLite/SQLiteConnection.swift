@@ -96,7 +96,7 @@ package final class SQLiteConnection {
 
     /// Runs one statement with `arguments` to completion, discarding rows; returns the number of rows changed.
     @discardableResult
-    package func run(_ sql: String, _ arguments: [SQLValue] = []) throws -> Int {
+    package func run(_ sql: String, _ arguments: [DatabaseValue] = []) throws -> Int {
         let statement = try statement(sql)
         defer { statement.reset() }
         try statement.bind(arguments)
@@ -105,7 +105,7 @@ package final class SQLiteConnection {
     }
 
     /// Runs one query and maps every row.
-    package func query<T>(_ sql: String, _ arguments: [SQLValue] = [], row: (Row) throws -> T) throws -> [T] {
+    package func query<T>(_ sql: String, _ arguments: [DatabaseValue] = [], row: (Row) throws -> T) throws -> [T] {
         let statement = try statement(sql)
         defer { statement.reset() }
         try statement.bind(arguments)
@@ -117,7 +117,7 @@ package final class SQLiteConnection {
     }
 
     /// Runs one query and maps its first row, or returns nil when there is none.
-    package func queryFirst<T>(_ sql: String, _ arguments: [SQLValue] = [], row: (Row) throws -> T) throws -> T? {
+    package func queryFirst<T>(_ sql: String, _ arguments: [DatabaseValue] = [], row: (Row) throws -> T) throws -> T? {
         let statement = try statement(sql)
         defer { statement.reset() }
         try statement.bind(arguments)
@@ -129,10 +129,10 @@ package final class SQLiteConnection {
         handle.map { sqlite3_get_autocommit($0) == 0 } ?? false
     }
 
-    /// Opens a transaction of `kind` (https://sqlite.org/lang_transaction.html): `.immediate` takes the file's
-    /// write lock at BEGIN, waiting up to the busy timeout for another connection's.
+    /// Opens a transaction of `kind` (https://sqlite.org/lang_transaction.html): `.write` is `BEGIN IMMEDIATE`,
+    /// which takes the file's write lock at BEGIN, waiting up to the busy timeout for another connection's.
     func begin(_ kind: Database.TransactionKind) throws {
-        try execute(kind == .immediate ? "BEGIN IMMEDIATE" : "BEGIN DEFERRED")
+        try execute(kind == .write ? "BEGIN IMMEDIATE" : "BEGIN DEFERRED")
     }
 
     /// Nothing: on SQLite the one process that writes is the one that reads what it wrote, so no other node is

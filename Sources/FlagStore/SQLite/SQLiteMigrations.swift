@@ -201,7 +201,7 @@ enum SQLiteMigrations {
             throw FlagStoreError.schemaTooNew(path: path, found: found, supported: steps.count)
         }
         for (index, migration) in steps.enumerated() where index >= found && index < count {
-            try database.transaction(.immediate) {
+            try database.transaction(.write) {
                 guard try connection.userVersion() == index else { return }
                 do {
                     try connection.execute(migration.sql)

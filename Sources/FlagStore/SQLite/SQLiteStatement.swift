@@ -38,7 +38,7 @@ package final class SQLiteStatement {
     }
 
     /// Binds `values` to parameters 1...n, replacing any earlier bindings.
-    package func bind(_ values: [SQLValue]) throws {
+    package func bind(_ values: [DatabaseValue]) throws {
         let expected = Int(sqlite3_bind_parameter_count(handle))
         guard values.count == expected else {
             throw DatabaseError(
@@ -51,7 +51,7 @@ package final class SQLiteStatement {
     }
 
     /// Binds one value to the 1-based parameter `index`.
-    package func bind(_ value: SQLValue, at index: Int32) throws {
+    package func bind(_ value: DatabaseValue, at index: Int32) throws {
         let code: Int32
         switch value {
         case .null:

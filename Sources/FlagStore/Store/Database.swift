@@ -14,11 +14,13 @@ package enum Database {
 
     /// How a transaction takes its locks.
     package enum TransactionKind: Sendable {
-        /// Takes no lock until the first read or write; for read-only work (PostgreSQL: one REPEATABLE READ snapshot).
-        case deferred
-        /// Takes the write lock at BEGIN, so a read-then-write never fails half-way with SQLITE_BUSY (PostgreSQL:
-        /// the store's advisory write lock, `PostgresLock.writes`).
-        case immediate
+        /// For read-only work: no lock (SQLite: `BEGIN DEFERRED`, a snapshot from the first read; PostgreSQL: one
+        /// REPEATABLE READ snapshot).
+        case read
+        /// Takes the store's write lock at BEGIN, so a read-then-write never fails half-way (SQLite: `BEGIN
+        /// IMMEDIATE`, no `SQLITE_BUSY` at the first write; PostgreSQL: the advisory lock `PostgresLock.writes`, so
+        /// writers on every node serialize).
+        case write
     }
 
     /// Opens the SQLite file at `path` (`SQLiteConnection`).
@@ -49,7 +51,7 @@ package enum Database {
 
     /// Runs one statement with `arguments` to completion, discarding rows; returns the number of rows changed.
     @discardableResult
-    package func run(_ sql: String, _ arguments: [SQLValue] = []) throws -> Int {
+    package func run(_ sql: String, _ arguments: [DatabaseValue] = []) throws -> Int {
         switch self {
         case .sqlite(let connection): try connection.run(sql, arguments)
         case .postgres(let connection): try connection.run(sql, arguments)
@@ -57,7 +59,7 @@ package enum Database {
     }
 
     /// Runs one query and maps every row.
-    package func query<T>(_ sql: String, _ arguments: [SQLValue] = [], row: (Row) throws -> T) throws -> [T] {
+    package func query<T>(_ sql: String, _ arguments: [DatabaseValue] = [], row: (Row) throws -> T) throws -> [T] {
         switch self {
         case .sqlite(let connection): try connection.query(sql, arguments, row: row)
         case .postgres(let connection): try connection.query(sql, arguments, row: row)
@@ -65,7 +67,7 @@ package enum Database {
     }
 
     /// Runs one query and maps its first row, or returns nil when there is none.
-    package func queryFirst<T>(_ sql: String, _ arguments: [SQLValue] = [], row: (Row) throws -> T) throws -> T? {
+    package func queryFirst<T>(_ sql: String, _ arguments: [DatabaseValue] = [], row: (Row) throws -> T) throws -> T? {
         switch self {
         case .sqlite(let connection): try connection.queryFirst(sql, arguments, row: row)
         case .postgres(let connection): try connection.queryFirst(sql, arguments, row: row)
@@ -74,7 +76,7 @@ package enum Database {
 
     /// Runs one INSERT and returns the new row's `id` (`RETURNING id`, which both engines know), or nil when the
     /// INSERT inserted nothing (`ON CONFLICT ... DO NOTHING`).
-    package func insert(_ sql: String, _ arguments: [SQLValue] = []) throws -> Int64? {
+    package func insert(_ sql: String, _ arguments: [DatabaseValue] = []) throws -> Int64? {
         try queryFirst(sql + " RETURNING id", arguments) { $0.int64(0) }
     }
 
@@ -97,12 +99,12 @@ package enum Database {
 
     /// Runs `body` in a transaction: committed when it returns, rolled back when it throws.
     ///
-    /// Writers should pass `.immediate` (the default) so the write lock is taken, or waited for, at BEGIN:
-    /// a deferred transaction that reads and then writes can fail at its first write with
+    /// Writers should pass `.write` (the default) so the write lock is taken, or waited for, at BEGIN:
+    /// a `.read` transaction that reads and then writes can fail at its first write with
     /// `SQLITE_BUSY_SNAPSHOT` in WAL mode, after work was done. Nested calls become savepoints. How each engine
     /// locks: `SQLiteConnection.begin`, `PostgresConnection.begin`.
     @discardableResult
-    package func transaction<T>(_ kind: TransactionKind = .immediate, _ body: () throws -> T) throws -> T {
+    package func transaction<T>(_ kind: TransactionKind = .write, _ body: () throws -> T) throws -> T {
         if isInTransaction {
             try execute("SAVEPOINT nested")
             do {

@@ -7,7 +7,7 @@ extension FlagStore {
     public func appendAudit(_ entries: [AuditRecord]) throws {
         guard !entries.isEmpty else { return }
         try write { database in
-            try database.transaction(.immediate) { try Self.audit(database, entries) }
+            try database.transaction(.write) { try Self.audit(database, entries) }
         }
     }
 
@@ -42,8 +42,8 @@ extension FlagStore {
             throw FlagStoreError.invalidArgument(name: "limit", reason: "must be between 1 and 1000, got \(query.limit)")
         }
         var conditions: [String] = []
-        var arguments: [SQLValue] = []
-        func add(_ condition: String, _ value: SQLValue) {
+        var arguments: [DatabaseValue] = []
+        func add(_ condition: String, _ value: DatabaseValue) {
             conditions.append(condition)
             arguments.append(value)
         }

@@ -90,7 +90,7 @@ extension FlagStore {
         if document.isEmpty { throw FlagStoreError.invalidArgument(name: "document", reason: "must not be empty") }
         try Self.requireNonEmpty(actor, name: "actor")
         return try write { database in
-            try database.transaction(.immediate) {
+            try database.transaction(.write) {
                 let change = try Self.fetchChange(database, id: id)
                 guard ChangeStatus.applicable.contains(change.status) else { return .notApplicable(change) }
                 func publish(_ document: [UInt8], expecting expected: Int) throws -> PublishOutcome {
@@ -153,7 +153,7 @@ extension FlagStore {
 
     /// The compare-and-set: `assignments` (SQL with `?` for `arguments`) applied only while the status is in
     /// `allowed`; then the audit line built from the updated record. Nothing is written when it is refused.
-    private func transition(id: Int64, from allowed: Set<ChangeStatus>, set assignments: String, arguments: [SQLValue],
+    private func transition(id: Int64, from allowed: Set<ChangeStatus>, set assignments: String, arguments: [DatabaseValue],
                             actor: String, message: String?, at now: Int64,
                             audit: (ChangeRecord) -> AuditRecord) throws -> ChangeTransition {
         try Self.requireNonEmpty(actor, name: "actor")
@@ -161,7 +161,7 @@ extension FlagStore {
             throw FlagStoreError.invalidArgument(name: "message", reason: "longer than 10000 bytes")
         }
         return try write { database in
-            try database.transaction(.immediate) {
+            try database.transaction(.write) {
                 let changed = try database.run("""
                     UPDATE changes SET \(assignments) WHERE id = ? AND status IN (\(ChangeStatus.sqlList(allowed)))
                     """, arguments + [.integer(id)])

@@ -27,7 +27,7 @@ extension FlagStore {
         let now = currentMilliseconds()
         let status = change.initialStatus
         return try write { database in
-            try database.transaction(.immediate) {
+            try database.transaction(.write) {
                 let environmentID = try Self.environmentID(database, change.environment)
                 let inserted = try database.insert("""
                     INSERT INTO changes (environment_id, kind, change_set, base_version, author, message, created_at, apply_at,
@@ -36,8 +36,8 @@ extension FlagStore {
                     """, [.integer(environmentID), .text(change.kind.rawValue),
                           .text(String(decoding: change.changeSet.canonicalBytes, as: UTF8.self)),
                           .integer(Int64(change.baseVersion)), .text(change.author), .text(change.message), .integer(now),
-                          change.applyAtMilliseconds.map(SQLValue.integer) ?? .null,
-                          change.expiresAtMilliseconds.map(SQLValue.integer) ?? .null, .integer(change.needsApproval ? 1 : 0),
+                          change.applyAtMilliseconds.map(DatabaseValue.integer) ?? .null,
+                          change.expiresAtMilliseconds.map(DatabaseValue.integer) ?? .null, .integer(change.needsApproval ? 1 : 0),
                           .text(StoredJSON.text(change.touchedFlags)), .text(StoredJSON.text(change.protectedFlags)),
                           .text(status.rawValue)])
                 guard let id = inserted else { throw Self.noRowID("changes") }
@@ -75,7 +75,7 @@ extension FlagStore {
         return try read { database in
             let environmentID = try Self.environmentID(database, query.environment)
             var conditions = ["c.environment_id = ?"]
-            var arguments: [SQLValue] = [.integer(environmentID)]
+            var arguments: [DatabaseValue] = [.integer(environmentID)]
             if let statuses = query.statuses {
                 guard !statuses.isEmpty else { return [] }
                 conditions.append("c.status IN (\(ChangeStatus.sqlList(statuses)))")

@@ -13,7 +13,7 @@ extension FlagStore {
     @discardableResult
     public func startNewEpoch(actor: String, atLeast floor: Int64 = 0, reason: String) throws -> Int64 {
         try write { database in
-            try database.transaction(.immediate) {
+            try database.transaction(.write) {
                 let next = max(currentMilliseconds(), try Self.epoch(database) + 1, floor + 1)
                 try database.run("UPDATE meta SET value = ? WHERE key = 'epoch'", [.integer(next)])
                 try Self.audit(database, actor: actor, action: "epoch.start", environment: nil, detail: "epoch \(next): \(reason)")

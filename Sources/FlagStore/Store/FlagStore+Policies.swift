@@ -32,7 +32,7 @@ extension FlagStore {
         try Self.requireNonEmpty(actor, name: "actor")
         let now = currentMilliseconds()
         return try write { database in
-            try database.transaction(.immediate) {
+            try database.transaction(.write) {
                 let old = try Self.fetchPolicy(database, environment: environment)
                 _ = try Self.storePolicy(database, environment: environment, policy: policy, actor: actor, now: now, replace: true)
                 let detail: JSONValue = ["old": old.policy.jsonValue, "new": policy.jsonValue]
@@ -50,7 +50,7 @@ extension FlagStore {
         try Self.requireNonEmpty(actor, name: "actor")
         let now = currentMilliseconds()
         return try write { database in
-            try database.transaction(.immediate) {
+            try database.transaction(.write) {
                 guard try Self.storePolicy(database, environment: environment, policy: policy, actor: actor, now: now,
                                            replace: false) else { return false }
                 let detail: JSONValue = ["old": EnvironmentPolicy.default.jsonValue, "new": policy.jsonValue]

@@ -8,7 +8,7 @@ extension FlagStore {
         (SELECT value FROM meta WHERE key = 'epoch')
         """
 
-    /// Publishes `document` (canonical bytes) as the next version of `environment`, in one immediate transaction.
+    /// Publishes `document` (canonical bytes) as the next version of `environment`, in one write transaction.
     ///
     /// - `expectedCurrentVersion`: when given, the current version number must equal it (0: no version yet),
     ///   otherwise nothing is written and `versionConflict` is thrown (the service answers 412). The check and
@@ -21,7 +21,7 @@ extension FlagStore {
         try Self.validatePublish(document: document, author: author, message: message)
         let hash = Self.contentHash(document)
         return try write { database in
-            try database.transaction(.immediate) {
+            try database.transaction(.write) {
                 try Self.publishInTransaction(database, environment: environment, document: document, hash: hash,
                                               author: author, message: message,
                                               expectedCurrentVersion: expectedCurrentVersion, rolledBackFrom: nil)
@@ -59,7 +59,7 @@ extension FlagStore {
             }
         }
         return try write { database in
-            try database.transaction(.immediate) { () throws -> [Result<PublishOutcome, FlagStoreError>] in
+            try database.transaction(.write) { () throws -> [Result<PublishOutcome, FlagStoreError>] in
                 if !entries.isEmpty { try Self.audit(database, entries) }
                 // The newest version of each environment whose last request was refused with `versionConflict`: a
                 // request chained on it (`PublishRequest.chainedOnPrevious`) is refused too.
@@ -179,7 +179,7 @@ extension FlagStore {
                          allowedOn: ((VersionRecord?) throws -> Bool)? = nil) throws -> PublishOutcome {
         try Self.validateAuthorAndMessage(author: author, message: message)
         return try write { database in
-            try database.transaction(.immediate) {
+            try database.transaction(.write) {
                 let environmentID = try Self.environmentID(database, environment)
                 guard let old = try Self.fetchVersion(database, environmentID: environmentID, name: environment,
                                                       number: number) else {

@@ -27,7 +27,7 @@ extension FlagStore {
         guard !events.isEmpty else { return [] }
         let now = currentMilliseconds()
         return try write { database in
-            try database.transaction(.immediate) {
+            try database.transaction(.write) {
                 let active = try database.query("SELECT \(Self.webhookColumns) FROM webhooks WHERE deleted_at IS NULL ORDER BY id") {
                     try Self.webhookEndpoint(from: $0).record
                 }
@@ -68,7 +68,7 @@ extension FlagStore {
         case .failed: (.failed, nil, nil)
         }
         return try write { database in
-            try database.transaction(.immediate) {
+            try database.transaction(.write) {
                 let delivery = try Self.fetchDelivery(database, id: deliveryID)
                 guard delivery.status == .pending, attempt.number == delivery.attempts + 1 else {
                     throw FlagStoreError.invalidArgument(name: "attempt", reason: "delivery \(deliveryID) is \(delivery.status.rawValue) "
@@ -84,7 +84,7 @@ extension FlagStore {
                                                   delivered_at = ?
                     WHERE id = ?
                     """, [.integer(Int64(attempt.number)), .optionalInteger(attempt.responseStatus), .optionalText(error),
-                          .text(status.rawValue), next.map(SQLValue.integer) ?? .null, delivered.map(SQLValue.integer) ?? .null,
+                          .text(status.rawValue), next.map(DatabaseValue.integer) ?? .null, delivered.map(DatabaseValue.integer) ?? .null,
                           .integer(deliveryID)])
                 return try Self.fetchDelivery(database, id: deliveryID)
             }

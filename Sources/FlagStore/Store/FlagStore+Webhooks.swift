@@ -38,7 +38,7 @@ extension FlagStore {
         let now = currentMilliseconds()
         let scope = environments.map { $0.sorted(by: JSONValue.utf8Order) }
         return try write { database in
-            try database.transaction(.immediate) {
+            try database.transaction(.write) {
                 if let scope {
                     let known = try Self.environmentNames(database)
                     if let unknown = scope.first(where: { !known.contains($0) }) {
@@ -87,7 +87,7 @@ extension FlagStore {
         try Self.requireNonEmpty(actor, name: "actor")
         let now = currentMilliseconds()
         return try write { database in
-            try database.transaction(.immediate) {
+            try database.transaction(.write) {
                 guard try database.run("UPDATE webhooks SET deleted_at = ? WHERE id = ? AND deleted_at IS NULL",
                                        [.integer(now), .integer(id)]) == 1 else {
                     throw FlagStoreError.webhookNotFound(id: id)

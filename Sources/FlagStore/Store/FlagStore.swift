@@ -1,19 +1,23 @@
 import Foundation
 import ServerLock
 
-/// The versioned store: environments, their immutable document versions, tokens and the audit log, in one
-/// SQLite file (WAL, `synchronous=FULL`: a returned publish survives a power cut).
+/// The versioned store: environments, their immutable document versions, tokens, the audit log and the governance
+/// records, in a SQLite file (WAL, `synchronous=FULL`: a returned publish survives a power cut) or a PostgreSQL
+/// database that several nodes share. One set of methods and one SQL text for both engines (`Database`); what an
+/// engine does its own way is in `SQLiteEngine` and `PostgresEngine` (`Engine`).
 ///
 /// Threading: `FlagStore` is `Sendable`; every method may be called from any thread. Writes run one at a
-/// time on a writer connection behind a lock; reads (history, latest versions, tokens) use a second,
-/// read-only connection behind its own lock, so a history page never waits for a publish's fsync. Several
-/// processes may open the same file (the server and `flagserver token create`); their writes queue on
-/// SQLite's lock for up to `busyTimeout`, after which a write fails with `FlagStoreError.busy`.
+/// time on a writer connection behind a lock; reads (history, latest versions, tokens) use a second
+/// connection (read-only on SQLite) behind its own lock, so a history page never waits for a publish's commit.
+/// Several processes may open the same store (the server and `flagserver token create`, or several nodes); their
+/// writes queue on the store's write lock (SQLite's, or an advisory lock on PostgreSQL) for up to `busyTimeout`,
+/// after which a write fails with `FlagStoreError.busy`.
 public final class FlagStore: @unchecked Sendable {
     // @unchecked: the two connections are touched only while holding their lock.
 
-    /// The database file; for PostgreSQL the URI with any password masked (`displayName(of:)`).
-    public let path: String
+    /// Where the store is: the SQLite file's path, or the PostgreSQL URI with any password masked
+    /// (`displayName(of:)`).
+    public let location: String
     /// What the engine does its own way (`Engine`).
     let engine: Engine
     private let writeLock = PThreadMutex(())
@@ -23,7 +27,7 @@ public final class FlagStore: @unchecked Sendable {
 
     /// A store on `writer` and `reader`, opened by its engine (`SQLiteEngine.open`, `PostgresEngine.open`).
     init(location: String, engine: Engine, writer: Database, reader: Database) {
-        self.path = location
+        self.location = location
         self.engine = engine
         self.writer = writer
         self.reader = reader

@@ -3,7 +3,7 @@ import Testing
 @testable import FlagStore
 
 /// Reading rows by column name.
-@Suite struct StatementColumnsTests {
+@Suite struct RowColumnsTests {
     @Test func readsEachTypeByNameAndAlias() throws {
         let directory = try TemporaryDirectory()
         let database = try Database(path: directory.file("t.sqlite"))

@@ -3,7 +3,7 @@ import Testing
 @testable import FlagStore
 
 /// Binds, column reads and the statement cache.
-@Suite struct StatementTests {
+@Suite struct SQLiteStatementTests {
     @Test func everyStorageClassRoundTrips() throws {
         let database = try Database(path: ":memory:")
         try database.execute("CREATE TABLE t (i INTEGER, r REAL, s TEXT, b BLOB, n)")
