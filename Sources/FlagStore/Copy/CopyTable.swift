@@ -9,7 +9,7 @@ import CSQLite
 /// other), not from a list in the code: a table or column a later migration adds is copied with no change here,
 /// and a table or column one side has and the other lacks stops the copy before anything is written.
 struct CopyTable: Equatable {
-    /// How PostgreSQL stores a column (`Schema+Postgres`: every integer is `BIGINT`, `BLOB` is `BYTEA`).
+    /// How PostgreSQL stores a column (`PostgresMigrations`: every integer is `BIGINT`, `BLOB` is `BYTEA`).
     enum Kind: String, Equatable {
         case integer = "bigint"
         case text = "text"

@@ -44,10 +44,10 @@ package final class PostgresConnection {
 
     /// libpq settings given before the connection string's own, which win when it has them:
     /// - `connect_timeout` 3 s, per host: a host that does not answer at all (its machine is gone,
-    ///   packets dropped) costs each connect this long before libpq tries the next host of a multi-host URI (it was
-    ///   5 s). Not libpq's minimum, 2 s: under the test suite's load on two cores a connect to a live server over its
-    ///   unix socket once took longer (libpq then fails with an empty message) and a server slow to accept after a
-    ///   failover must not be dropped for it; `deploy/cluster` sets 3 s too;
+    ///   packets dropped) costs each connect this long before libpq tries the next host of a multi-host URI. Not
+    ///   libpq's minimum, 2 s: a connect to a live server over its unix socket can take longer on a loaded machine
+    ///   (libpq then fails with an empty message), and a server slow to accept after a failover must not be dropped
+    ///   for it; `deploy/cluster` sets 3 s too;
     /// - TCP keepalives (5 s idle, then 3 probes 2 s apart) and `tcp_user_timeout` 10 s, so a session to a machine that
     ///   vanished fails within about 10 s instead of the kernel's ~15 minutes of retransmissions (an idle `LISTEN`
     ///   connection would otherwise never notice). Unix sockets ignore all but `connect_timeout`.

@@ -4,9 +4,9 @@ import FlagKit
 /// The content hash every version is stored and served under.
 extension FlagStore {
     /// SHA-256 of `bytes` as 64 lowercase hex digits: the digest FlagKit's `SHA256.hexDigest` gives (what clients
-    /// and `flagctl` compute), by OpenSSL's libcrypto, which uses the CPU's SHA instructions. Every publish hashes
-    /// its whole document on the writer's path; in Swift that was ~395,000 instructions for the 5.5 KB production
-    /// document, a quarter of a flip (issue #27, Benchmarks/RESULTS.md).
+    /// and `flagctl` compute), by OpenSSL's libcrypto, which uses the CPU's SHA instructions: every publish hashes
+    /// its whole document on the writer's path, where a hash in Swift would be a large share of a flip
+    /// (Benchmarks/RESULTS.md).
     public static func contentHash(_ bytes: [UInt8]) -> String {
         var digest = [UInt8](repeating: 0, count: 32)
         bytes.withUnsafeBufferPointer { input in

@@ -148,8 +148,8 @@ extension FlagStore {
                         expectedCurrentHash: request.expectedCurrentHash, rolledBackFrom: nil,
                         target: request.target, client: request.client)
                     if case .unchanged(let current) = outcome {
-                        // Accepted, yet nothing to publish: the attempt's line commits with the batch
-                        // (it used to wait for a commit of its own, a second fsync; issue #27).
+                        // Accepted, yet nothing to publish: the attempt's line commits with the batch rather
+                        // than waiting for a commit (a second fsync) of its own.
                         try Self.audit(database, AuditRecord(
                             actor: request.author, action: "publish", environment: request.environment,
                             target: request.target, client: request.client, version: current.number,
