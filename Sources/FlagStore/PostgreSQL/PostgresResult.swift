@@ -41,10 +41,12 @@ package final class PostgresResult {
         return indexes[name]
     }
 
+    /// Whether column `index` of row `row` is NULL.
     func isNull(_ index: Int32) -> Bool {
         PQgetisnull(handle, row, index) == 1
     }
 
+    /// Column `index` parsed as an integer (0 for NULL).
     func int64(_ index: Int32) -> Int64 {
         guard let value = PQgetvalue(handle, row, index), value.pointee != 0 else { return 0 }
         // A boolean expression's column reads as 1/0, as SQLite returns it.
@@ -55,11 +57,13 @@ package final class PostgresResult {
         }
     }
 
+    /// Column `index` parsed as a double.
     func double(_ index: Int32) -> Double {
         guard let value = PQgetvalue(handle, row, index) else { return 0 }
         return strtod(value, nil)
     }
 
+    /// Column `index` as text ("" for NULL).
     func text(_ index: Int32) -> String {
         guard let value = PQgetvalue(handle, row, index) else { return "" }
         let count = Int(PQgetlength(handle, row, index))
