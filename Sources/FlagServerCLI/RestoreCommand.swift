@@ -22,6 +22,6 @@ public struct RestoreCommand: AdminCommand {
     public func run(store: FlagStore, actor: String) throws -> String {
         let epoch = try store.restore(from: source, actor: actor)
         let versions = try store.latestVersions().map { "\($0.key)=\($0.value.number)" }.sorted().joined(separator: ",")
-        return "restored \(source) into \(store.path): versions \(versions.isEmpty ? "none" : versions), epoch \(epoch)\n"
+        return "restored \(source) into \(store.location): versions \(versions.isEmpty ? "none" : versions), epoch \(epoch)\n"
     }
 }

@@ -18,7 +18,7 @@ extension ServeCommand {
             // A file that opens but is damaged inside fails here, not at the first request. Bounded: the history
             // tables are checked by `flagserver check` and by every backup (FlagStore.startupCheck).
             let check = try store.startupCheck()
-            guard check == ["ok"] else { return context.fail("database \(store.path) failed integrity_check: \(check.prefix(3).joined(separator: "; "))") }
+            guard check == ["ok"] else { return context.fail("database \(store.location) failed integrity_check: \(check.prefix(3).joined(separator: "; "))") }
         } catch {
             return context.fail("\(error)")
         }
@@ -63,7 +63,7 @@ extension ServeCommand {
         }
 
         let versions = service.snapshots.all().sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value.version)" }.joined(separator: ",")
-        logger.log(.info, "started", ["host": host, "port": "\(boundPort)", "database": store.path,
+        logger.log(.info, "started", ["host": host, "port": "\(boundPort)", "database": store.location,
                                       "loops": "\(server.configuration.eventLoops)", "versions": versions])
         let shownHost = host.contains(":") ? "[\(host)]" : host
         context.stdout.write("listening on http://\(shownHost):\(boundPort)\n")

@@ -16,7 +16,7 @@ import Testing
         try store.backup(to: directory.file("backup.sqlite"))
         _ = try store.publish(environment: "production", document: document("b"), author: "a")
         let output = try RestoreCommand(source: directory.file("backup.sqlite")).run(store: store, actor: "cli")
-        #expect(output.hasPrefix("restored \(directory.file("backup.sqlite")) into \(store.path): versions production="))
+        #expect(output.hasPrefix("restored \(directory.file("backup.sqlite")) into \(store.location): versions production="))
         #expect(output.contains(", epoch "))
         #expect(try store.currentVersion(environment: "production")?.document == document("a"))
     }

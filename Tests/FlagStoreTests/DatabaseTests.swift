@@ -7,13 +7,13 @@ import Testing
 @Suite struct DatabaseTests {
     @Test func walIsSetAndReportedOnAFile() throws {
         let directory = try TemporaryDirectory()
-        let database = try Database(path: directory.file("a.sqlite"))
+        let database = try SQLiteConnection(path: directory.file("a.sqlite"))
         #expect(try database.setJournalMode("WAL") == "wal")
     }
 
     @Test func walRequestIsAnsweredWithTheModeActuallySet() throws {
         // An in-memory database cannot use WAL; SQLite says so in the pragma's result, not by failing.
-        let database = try Database(path: ":memory:")
+        let database = try SQLiteConnection(path: ":memory:")
         #expect(try database.setJournalMode("WAL") == "memory")
     }
 
@@ -87,7 +87,7 @@ import Testing
     @Test func busyAfterTimeoutHasBusyCode() throws {
         let directory = try TemporaryDirectory()
         let path = directory.file("a.sqlite")
-        let holder = try Database(path: path)
+        let holder = try SQLiteConnection(path: path)
         #expect(try holder.setJournalMode("WAL") == "wal")
         try holder.execute("CREATE TABLE t (x INTEGER); BEGIN IMMEDIATE")
         let waiter = try Database(path: path, busyTimeout: .milliseconds(50))
@@ -108,14 +108,14 @@ import Testing
     @Test func openingADirectoryFailsClearly() throws {
         let directory = try TemporaryDirectory()
         let error = try #require(throws: DatabaseError.self) {
-            let database = try Database(path: directory.path)
+            let database = try SQLiteConnection(path: directory.path)
             _ = try database.userVersion()
         }
         #expect(error.resultCode == SQLITE_CANTOPEN)
     }
 
     @Test func userVersionRoundTrips() throws {
-        let database = try Database(path: ":memory:")
+        let database = try SQLiteConnection(path: ":memory:")
         #expect(try database.userVersion() == 0)
         try database.setUserVersion(7)
         #expect(try database.userVersion() == 7)

@@ -77,7 +77,7 @@ import Testing
         _ = try store.createChange(scheduledChange())
         try store.setPolicy(environment: "production", policy: EnvironmentPolicy(isProtected: true), actor: "admin")
         let epoch = try store.restore(from: backupPath, actor: "ops")
-        #expect(try Database(path: store.path, mode: .readOnly).userVersion() == Schema.migrations.count)
+        #expect(try SQLiteConnection(path: store.location, mode: .readOnly).userVersion() == Schema.latestVersion)
         #expect(try store.currentVersion(environment: "production")?.author == "seed")
         #expect(try store.currentVersion(environment: "production")?.epoch == epoch)
         #expect(try store.changes(query: ChangeQuery(environment: "production")).isEmpty)
@@ -88,6 +88,6 @@ import Testing
         let change = try store.createChange(scheduledChange(applyAt: 1))
         _ = try store.applyChange(id: change.id, document: document("new"), expectedCurrentVersion: 1)
         #expect(try store.integrityCheck() == ["ok"] && store.damagedVersions().isEmpty)
-        #expect(try Database(path: backupPath, mode: .readOnly).userVersion() == 2, "the backup itself is only read")
+        #expect(try SQLiteConnection(path: backupPath, mode: .readOnly).userVersion() == 2, "the backup itself is only read")
     }
 }

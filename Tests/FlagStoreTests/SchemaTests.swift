@@ -10,8 +10,8 @@ import Testing
         let path = directory.file("flags.sqlite")
         let store = try FlagStore.open(path: path)
         store.close()
-        let database = try Database(path: path, mode: .readOnly)
-        #expect(try database.userVersion() == Schema.migrations.count)
+        let database = try SQLiteConnection(path: path, mode: .readOnly)
+        #expect(try database.userVersion() == Schema.latestVersion)
         let tables = try database.query("SELECT name FROM sqlite_schema WHERE type = 'table' ORDER BY name") { $0.text(0) }
         #expect(tables == ["audit", "changes", "environments", "meta", "policies", "tokens", "versions", "webhook_attempts",
                            "webhook_deliveries", "webhooks"])
@@ -30,9 +30,9 @@ import Testing
         let directory = try TemporaryDirectory()
         let path = directory.file("flags.sqlite")
         try FlagStore.open(path: path).close()
-        try Database(path: path).setUserVersion(Schema.migrations.count + 1)
+        try SQLiteConnection(path: path).setUserVersion(Schema.latestVersion + 1)
         let error = try #require(throws: FlagStoreError.self) { try FlagStore.open(path: path) }
-        #expect(error == .schemaTooNew(path: path, found: Schema.migrations.count + 1, supported: Schema.migrations.count))
+        #expect(error == .schemaTooNew(path: path, found: Schema.latestVersion + 1, supported: Schema.latestVersion))
     }
 
     @Test func migrationIsUsedByTheVersionsIndex() throws {

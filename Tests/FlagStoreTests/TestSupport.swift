@@ -96,7 +96,7 @@ func attempt<T>(_ body: () throws -> T) -> Result<T, FlagStoreError> {
 
 /// Changes stored versions the way a broken disk or a hand edit with sqlite3 would: below the trigger that
 /// keeps them immutable, with `sql` run on a connection of its own.
-func tamper(_ path: String, _ sql: String, _ arguments: [SQLValue] = []) throws {
+func tamper(_ path: String, _ sql: String, _ arguments: [DatabaseValue] = []) throws {
     let editor = try Database(path: path)
     defer { editor.close() }
     try editor.execute("DROP TRIGGER IF EXISTS versions_no_update")
@@ -106,10 +106,10 @@ func tamper(_ path: String, _ sql: String, _ arguments: [SQLValue] = []) throws 
 /// A database file as a release with schema 2 (before governance) left it: the first two migrations, a
 /// published version, a token and their audit lines written with the old columns.
 func makeSchema2Database(_ path: String) throws {
-    let database = try Database(path: path)
+    let database = try SQLiteConnection(path: path)
     defer { database.close() }
     _ = try database.setJournalMode("WAL")
-    try Schema.migrate(database, path: path, through: 2)
+    try SQLiteMigrations.migrate(database, path: path, through: 2)
     try database.run("""
         INSERT INTO versions (environment_id, number, document, content_hash, author, created_at, message)
         VALUES (1, 1, ?, ?, 'seed', 1000, 'first')

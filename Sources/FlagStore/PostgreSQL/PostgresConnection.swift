@@ -1,0 +1,297 @@
+import CLibPQ
+import Glibc
+import Synchronization
+
+/// One PostgreSQL connection (libpq), the counterpart of `SQLiteConnection`: `Database.postgres`.
+///
+/// Parameters are always bound (`PQexecParams`: text format, blobs in binary), never spliced into SQL text.
+/// The store's SQL is written with SQLite's `?` placeholders; each distinct text is translated once to
+/// PostgreSQL's `$1, $2, ...` and cached. Errors are `DatabaseError` with the SQLSTATE and the SQL.
+///
+/// Threading: like `SQLiteConnection`, not `Sendable`; one serial context at a time.
+///
+/// Reconnection: when the connection is lost (or, after a failover, answers as a read-only standby), the
+/// failing call throws an `isUnavailable` error and the next call outside a transaction connects again with
+/// the same connection string, so a multi-host URI with `target_session_attrs=read-write` finds the new
+/// primary by itself. After a connect that failed, calls within `retryDelay` (50 ms, doubling up to
+/// `maximumRetryDelay`, 500 ms) fail at once with that failure instead of connecting again: while the database
+/// is away no caller waits on a connect attempt another caller just made, yet a promoted standby is found
+/// within half a second.
+package final class PostgresConnection {
+    /// The `PGconn*`; nil after `close()`.
+    private(set) var handle: OpaquePointer?
+    /// The connection string or URI as given (may hold a password: never logged, see `FlagStore.displayName`).
+    private let conninfo: String
+    /// SQL texts with `?` placeholders to their `$n` form.
+    private var translations: [String: String] = [:]
+    /// Set by a connection-level failure: connect again before the next statement.
+    private var needsReconnect = false
+    /// How many times this value has connected (1 after `init`): a listener LISTENs again when it grows.
+    private(set) var connections = 1
+    /// The server process of the current session (`PQbackendPID`), readable from any thread: the node's listener
+    /// skips the notifications of its own writer's commits (`StoreListener`).
+    package let session = PostgresSession()
+    /// `lock_timeout` of every session, in milliseconds: how long a write waits for another node's write lock
+    /// (SQLite's busy timeout) before failing with `55P03` (busy).
+    private let lockTimeoutMilliseconds: Int64
+    /// The last failed connect and when the next may be tried (monotonic nanoseconds); nil after a success.
+    private var connectFailure: (error: DatabaseError, retryAt: UInt64, delay: UInt64)?
+
+    /// The first wait after a failed connect before the next is tried; it doubles with each failure in a row.
+    package static let retryDelay: Duration = .milliseconds(50)
+    /// The longest wait between two connect attempts while the database stays away.
+    package static let maximumRetryDelay: Duration = .milliseconds(500)
+
+    /// libpq settings given before the connection string's own, which win when it has them:
+    /// - `connect_timeout` 3 s, per host: a host that does not answer at all (its machine is gone,
+    ///   packets dropped) costs each connect this long before libpq tries the next host of a multi-host URI. Not
+    ///   libpq's minimum, 2 s: a connect to a live server over its unix socket can take longer on a loaded machine
+    ///   (libpq then fails with an empty message), and a server slow to accept after a failover must not be dropped
+    ///   for it; `deploy/cluster` sets 3 s too;
+    /// - TCP keepalives (5 s idle, then 3 probes 2 s apart) and `tcp_user_timeout` 10 s, so a session to a machine that
+    ///   vanished fails within about 10 s instead of the kernel's ~15 minutes of retransmissions (an idle `LISTEN`
+    ///   connection would otherwise never notice). Unix sockets ignore all but `connect_timeout`.
+    /// - `application_name` `flagserver` (`pg_stat_activity`).
+    static let defaultParameters: [(keyword: String, value: String)] = [
+        ("connect_timeout", "3"), ("keepalives", "1"), ("keepalives_idle", "5"), ("keepalives_interval", "2"),
+        ("keepalives_count", "3"), ("tcp_user_timeout", "10000"), ("application_name", "flagserver"),
+    ]
+
+    /// Connects to `conninfo` (a `postgresql://` URI or `key=value` string, libpq's syntax, several hosts included),
+    /// with `defaultParameters` where the string sets nothing else.
+    package init(conninfo: String, lockTimeout: Duration = .seconds(5)) throws {
+        self.conninfo = conninfo
+        let (seconds, attoseconds) = lockTimeout.components
+        lockTimeoutMilliseconds = max(1, seconds * 1000 + attoseconds / 1_000_000_000_000_000)
+        let handle = try Self.connect(conninfo, lockTimeoutMilliseconds: lockTimeoutMilliseconds)
+        self.handle = handle
+        session.backendPID.store(PQbackendPID(handle), ordering: .relaxed)
+    }
+
+    deinit { close() }
+
+    /// Closes the connection; later calls fail with SQLSTATE `08003` (connection does not exist).
+    package func close() {
+        isClosed = true
+        drop()
+    }
+
+    /// Set by `close()`: never connect again.
+    private var isClosed = false
+
+    private func drop() {
+        if let handle { PQfinish(handle) }
+        handle = nil
+    }
+
+    private static func connect(_ conninfo: String, lockTimeoutMilliseconds: Int64) throws -> OpaquePointer {
+        // Keywords are read in order and later ones win; `dbname` is expanded (expand_dbname = 1) into the
+        // URI's own parameters, so defaults go first.
+        let keywords = defaultParameters.map(\.keyword) + ["dbname"]
+        let values = defaultParameters.map(\.value) + [conninfo]
+        let connection = withCStrings(keywords) { keywordPointers in
+            withCStrings(values) { valuePointers in PQconnectdbParams(keywordPointers, valuePointers, 1) }
+        }
+        guard let connection else {
+            throw DatabaseError(sqlState: "08001", message: "libpq could not allocate a connection", sql: nil)
+        }
+        guard PQstatus(connection) == CONNECTION_OK else {
+            let message = Self.trimmed(PQerrorMessage(connection))
+            PQfinish(connection)
+            throw DatabaseError(sqlState: "08001", message: "cannot connect: \(message)", sql: nil)
+        }
+        // Notices (e.g. "relation already exists, skipping") are not errors; keep them off standard error.
+        PQsetNoticeProcessor(connection, { _, _ in }, nil)
+        let setting = PQexec(connection, "SET lock_timeout = \(lockTimeoutMilliseconds)")
+        defer { PQclear(setting) }
+        guard PQresultStatus(setting) == PGRES_COMMAND_OK else {
+            let message = Self.trimmed(PQerrorMessage(connection))
+            PQfinish(connection)
+            throw DatabaseError(sqlState: "08001", message: "cannot set lock_timeout: \(message)", sql: nil)
+        }
+        return connection
+    }
+
+    /// The open connection, connecting again first when the last one was lost and no transaction is open; within
+    /// the wait after a failed connect, that failure again (`08001`) without trying.
+    private func liveConnection(for sql: String?) throws -> OpaquePointer {
+        if let handle, !needsReconnect, PQstatus(handle) == CONNECTION_OK { return handle }
+        guard !isClosed else {
+            throw DatabaseError(sqlState: "08003", message: "connection is closed", sql: sql)
+        }
+        drop()
+        let now = MonotonicClock.nanoseconds()
+        if let connectFailure, now < connectFailure.retryAt { throw connectFailure.error }
+        let fresh: OpaquePointer
+        do {
+            fresh = try Self.connect(conninfo, lockTimeoutMilliseconds: lockTimeoutMilliseconds)
+        } catch let error as DatabaseError {
+            let first = MonotonicClock.nanoseconds(Self.retryDelay)
+            let delay = connectFailure.map { min($0.delay * 2, MonotonicClock.nanoseconds(Self.maximumRetryDelay)) } ?? first
+            connectFailure = (error, MonotonicClock.nanoseconds() + delay, delay)
+            throw error
+        }
+        connectFailure = nil
+        handle = fresh
+        needsReconnect = false
+        connections += 1
+        session.backendPID.store(PQbackendPID(fresh), ordering: .relaxed)
+        return fresh
+    }
+
+    /// The server this connection is on (`host:port` as libpq reached it, a socket directory for a unix socket),
+    /// or nil while it is not connected: after a failover, which host of a multi-host URI is the primary now.
+    package var server: String? {
+        guard let handle, PQstatus(handle) == CONNECTION_OK else { return nil }
+        let host = PQhost(handle).map { String(cString: $0) } ?? "?"
+        let port = PQport(handle).map { String(cString: $0) } ?? "?"
+        return "\(host):\(port)"
+    }
+
+    /// Connects again now when the last connection was lost (as the next statement would), so that a caller can set
+    /// up the new session first (`StoreListener` LISTENs again); `08001` when it cannot.
+    package func reconnectIfNeeded() throws {
+        _ = try liveConnection(for: nil)
+    }
+
+    /// Whether a transaction is open (or failed and not yet rolled back).
+    package var isInTransaction: Bool {
+        guard let handle else { return false }
+        let status = PQtransactionStatus(handle)
+        return status == PQTRANS_INTRANS || status == PQTRANS_INERROR || status == PQTRANS_ACTIVE
+    }
+
+    /// Runs SQL that may hold several statements and takes no parameters (schema, BEGIN/COMMIT).
+    package func execute(_ sql: String) throws {
+        let connection = try liveConnection(for: sql)
+        let result = PQexec(connection, sql)
+        defer { PQclear(result) }
+        try check(result, connection: connection, sql: sql)
+    }
+
+    /// Runs one statement with `arguments` bound to `?` placeholders and returns its result, whose rows are read
+    /// through `Row.postgres`.
+    package func result(_ sql: String, _ arguments: [DatabaseValue]) throws -> PostgresResult {
+        let connection = try liveConnection(for: sql)
+        let text = translated(sql)
+        let count = arguments.count
+        var values = [UnsafeMutablePointer<CChar>?](repeating: nil, count: count)
+        var lengths = [Int32](repeating: 0, count: count)
+        var formats = [Int32](repeating: 0, count: count)
+        var types = [Oid](repeating: 0, count: count)
+        defer { for value in values { free(value) } }
+        for (index, argument) in arguments.enumerated() {
+            switch argument {
+            case .null:
+                break
+            case .integer(let number):
+                values[index] = strdup(String(number))
+                types[index] = 20  // int8
+            case .real(let number):
+                values[index] = strdup("\(number)")
+                types[index] = 701  // float8
+            case .text(let string):
+                // Type left to the server (0), as for a quoted literal: the column decides.
+                values[index] = strdup(string)
+            case .blob(let bytes):
+                guard let memory = malloc(max(bytes.count, 1)) else {
+                    throw DatabaseError(sqlState: "53200", message: "out of memory binding \(bytes.count) bytes", sql: sql)
+                }
+                bytes.withUnsafeBytes { raw in
+                    if let base = raw.baseAddress { memcpy(memory, base, raw.count) }
+                }
+                values[index] = memory.assumingMemoryBound(to: CChar.self)
+                lengths[index] = Int32(bytes.count)
+                formats[index] = 1  // binary
+                types[index] = 17  // bytea
+            }
+        }
+        let constants = values.map { UnsafePointer($0) }
+        let result = count == 0
+            ? PQexec(connection, text)
+            : PQexecParams(connection, text, Int32(count), types, constants, lengths, formats, 0)
+        do {
+            try check(result, connection: connection, sql: sql)
+        } catch {
+            PQclear(result)
+            throw error
+        }
+        return PostgresResult(handle: result!, sql: sql)
+    }
+
+    /// Throws the error `result` carries (nil: the connection failed), marking the connection for a reconnect
+    /// when the failure says the server is gone or is not a primary any more.
+    private func check(_ result: OpaquePointer?, connection: OpaquePointer, sql: String) throws {
+        guard let result else {
+            needsReconnect = true
+            throw DatabaseError(sqlState: "08006", message: Self.trimmed(PQerrorMessage(connection)), sql: sql)
+        }
+        let status = PQresultStatus(result)
+        if status == PGRES_COMMAND_OK || status == PGRES_TUPLES_OK { return }
+        let state = PQresultErrorField(result, CLIBPQ_DIAG_SQLSTATE).map { String(cString: $0) }
+        let message = PQresultErrorField(result, CLIBPQ_DIAG_MESSAGE_PRIMARY).map { String(cString: $0) }
+            ?? Self.trimmed(PQerrorMessage(connection))
+        let error = DatabaseError(sqlState: state ?? "08006", message: message, sql: sql)
+        if state == nil || PQstatus(connection) != CONNECTION_OK || error.isUnavailable { needsReconnect = true }
+        throw error
+    }
+
+    /// `sql` with each `?` outside quotes replaced by `$1`, `$2`, ... (cached per text).
+    func translated(_ sql: String) -> String {
+        if let cached = translations[sql] { return cached }
+        var output = ""
+        var number = 0
+        var quote: Character?
+        for character in sql {
+            if let open = quote {
+                if character == open { quote = nil }
+                output.append(character)
+            } else if character == "'" || character == "\"" {
+                quote = character
+                output.append(character)
+            } else if character == "?" {
+                number += 1
+                output += "$\(number)"
+            } else {
+                output.append(character)
+            }
+        }
+        translations[sql] = output
+        return output
+    }
+
+    /// The socket, for waiting on notifications (`LISTEN`).
+    package var socket: Int32 { handle.map { PQsocket($0) } ?? -1 }
+
+    /// Reads what the server sent and returns the notifications received since the last call (channel, payload).
+    /// Throws when the connection is lost.
+    package func notifications() throws -> [(channel: String, payload: String, sender: Int32)] {
+        let connection = try liveConnection(for: nil)
+        // A session the server ended (terminated, shut down) sends its FATAL message before closing: then input is
+        // consumed fine but the connection is bad.
+        guard PQconsumeInput(connection) == 1, PQstatus(connection) == CONNECTION_OK else {
+            needsReconnect = true
+            throw DatabaseError(sqlState: "08006", message: Self.trimmed(PQerrorMessage(connection)), sql: nil)
+        }
+        var received: [(channel: String, payload: String, sender: Int32)] = []
+        while let notify = PQnotifies(connection) {
+            received.append((String(cString: notify.pointee.relname), String(cString: notify.pointee.extra), notify.pointee.be_pid))
+            PQfreemem(notify)
+        }
+        return received
+    }
+
+    private static func trimmed(_ message: UnsafePointer<CChar>?) -> String {
+        guard let message else { return "unknown libpq error" }
+        var text = String(cString: message)
+        while text.last?.isWhitespace == true { text.removeLast() }
+        return text
+    }
+}
+
+/// Calls `body` with a C array of C strings that live for the call.
+private func withCStrings<R>(_ strings: [String], _ body: ([UnsafePointer<CChar>?]) -> R) -> R {
+    let copies = strings.map { strdup($0) }
+    defer { for copy in copies { free(copy) } }
+    return body(copies.map { UnsafePointer($0) } + [nil])
+}

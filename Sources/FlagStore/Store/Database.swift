@@ -1,0 +1,134 @@
+/// One database connection, SQLite's or PostgreSQL's: the one interface the store's shared code talks to.
+///
+/// The store's SQL is shared where the dialects agree (`?` placeholders, `RETURNING`, `ON CONFLICT`); what differs
+/// lives in each engine's connection (`SQLiteConnection`, `PostgresConnection`: how a transaction takes its write
+/// lock, what a commit tells other nodes) and migrations. An enum rather than a protocol: every call is one
+/// `switch` the compiler sees through, and the SQLite path pays no witness-table call or allocation per statement.
+///
+/// Threading: deliberately not `Sendable`; one serial context at a time (see each connection type).
+package enum Database {
+    /// A SQLite file.
+    case sqlite(SQLiteConnection)
+    /// A PostgreSQL database, several nodes sharing it.
+    case postgres(PostgresConnection)
+
+    /// How a transaction takes its locks.
+    package enum TransactionKind: Sendable {
+        /// For read-only work: no lock (SQLite: `BEGIN DEFERRED`, a snapshot from the first read; PostgreSQL: one
+        /// REPEATABLE READ snapshot).
+        case read
+        /// Takes the store's write lock at BEGIN, so a read-then-write never fails half-way (SQLite: `BEGIN
+        /// IMMEDIATE`, no `SQLITE_BUSY` at the first write; PostgreSQL: the advisory lock `PostgresLock.writes`, so
+        /// writers on every node serialize).
+        case write
+    }
+
+    /// Opens the SQLite file at `path` (`SQLiteConnection`).
+    package init(path: String, mode: SQLiteConnection.Mode = .readWriteCreate, busyTimeout: Duration = .seconds(5)) throws {
+        self = .sqlite(try SQLiteConnection(path: path, mode: mode, busyTimeout: busyTimeout))
+    }
+
+    /// Connects to PostgreSQL (`conninfo`: a `postgresql://` URI or libpq's `key=value` string).
+    package init(postgres conninfo: String, lockTimeout: Duration = .seconds(5)) throws {
+        self = .postgres(try PostgresConnection(conninfo: conninfo, lockTimeout: lockTimeout))
+    }
+
+    /// Closes the connection; later calls fail (`SQLITE_MISUSE`, SQLSTATE `08003`).
+    package func close() {
+        switch self {
+        case .sqlite(let connection): connection.close()
+        case .postgres(let connection): connection.close()
+        }
+    }
+
+    /// Runs SQL that may hold several statements and returns no rows (schema changes, pragmas).
+    package func execute(_ sql: String) throws {
+        switch self {
+        case .sqlite(let connection): try connection.execute(sql)
+        case .postgres(let connection): try connection.execute(sql)
+        }
+    }
+
+    /// Runs one statement with `arguments` to completion, discarding rows; returns the number of rows changed.
+    @discardableResult
+    package func run(_ sql: String, _ arguments: [DatabaseValue] = []) throws -> Int {
+        switch self {
+        case .sqlite(let connection): try connection.run(sql, arguments)
+        case .postgres(let connection): try connection.run(sql, arguments)
+        }
+    }
+
+    /// Runs one query and maps every row.
+    package func query<T>(_ sql: String, _ arguments: [DatabaseValue] = [], row: (Row) throws -> T) throws -> [T] {
+        switch self {
+        case .sqlite(let connection): try connection.query(sql, arguments, row: row)
+        case .postgres(let connection): try connection.query(sql, arguments, row: row)
+        }
+    }
+
+    /// Runs one query and maps its first row, or returns nil when there is none.
+    package func queryFirst<T>(_ sql: String, _ arguments: [DatabaseValue] = [], row: (Row) throws -> T) throws -> T? {
+        switch self {
+        case .sqlite(let connection): try connection.queryFirst(sql, arguments, row: row)
+        case .postgres(let connection): try connection.queryFirst(sql, arguments, row: row)
+        }
+    }
+
+    /// Runs one INSERT and returns the new row's `id` (`RETURNING id`, which both engines know), or nil when the
+    /// INSERT inserted nothing (`ON CONFLICT ... DO NOTHING`).
+    package func insert(_ sql: String, _ arguments: [DatabaseValue] = []) throws -> Int64? {
+        try queryFirst(sql + " RETURNING id", arguments) { $0.int64(0) }
+    }
+
+    /// Whether a transaction is open.
+    package var isInTransaction: Bool {
+        switch self {
+        case .sqlite(let connection): connection.isInTransaction
+        case .postgres(let connection): connection.isInTransaction
+        }
+    }
+
+    /// Tells the other nodes, when the open transaction commits, of `payload` on `channel` (`StoreListener`);
+    /// nothing on SQLite, where one process writes.
+    func notifyAtCommit(channel: String, payload: String) throws {
+        switch self {
+        case .sqlite(let connection): connection.notifyAtCommit(channel: channel, payload: payload)
+        case .postgres(let connection): try connection.notifyAtCommit(channel: channel, payload: payload)
+        }
+    }
+
+    /// Runs `body` in a transaction: committed when it returns, rolled back when it throws.
+    ///
+    /// Writers should pass `.write` (the default) so the write lock is taken, or waited for, at BEGIN:
+    /// a `.read` transaction that reads and then writes can fail at its first write with
+    /// `SQLITE_BUSY_SNAPSHOT` in WAL mode, after work was done. Nested calls become savepoints. How each engine
+    /// locks: `SQLiteConnection.begin`, `PostgresConnection.begin`.
+    @discardableResult
+    package func transaction<T>(_ kind: TransactionKind = .write, _ body: () throws -> T) throws -> T {
+        if isInTransaction {
+            try execute("SAVEPOINT nested")
+            do {
+                let value = try body()
+                try execute("RELEASE nested")
+                return value
+            } catch {
+                try? execute("ROLLBACK TO nested")
+                try? execute("RELEASE nested")
+                throw error
+            }
+        }
+        switch self {
+        case .sqlite(let connection): try connection.begin(kind)
+        case .postgres(let connection): try connection.begin(kind)
+        }
+        do {
+            let value = try body()
+            try execute("COMMIT")
+            return value
+        } catch {
+            // SQLite may already have rolled back (SQLITE_FULL, SQLITE_IOERR): then ROLLBACK fails, harmlessly.
+            if isInTransaction { try? execute("ROLLBACK") }
+            throw error
+        }
+    }
+}

@@ -1,0 +1,373 @@
+import FlagKit
+
+/// Publishing and reading versions.
+extension FlagStore {
+    /// The columns `record(from:)` reads, in order.
+    private static let versionColumns = """
+        v.number, v.document, v.content_hash, v.author, v.created_at, v.message, v.rolled_back_from,
+        (SELECT value FROM meta WHERE key = 'epoch')
+        """
+
+    /// Publishes `document` (canonical bytes) as the next version of `environment`, in one write transaction.
+    ///
+    /// - `expectedCurrentVersion`: when given, the current version number must equal it (0: no version yet),
+    ///   otherwise nothing is written and `versionConflict` is thrown (the service answers 412). The check and
+    ///   the insert share the write lock, so of two racing publishers expecting the same version exactly one wins.
+    /// - When `document` hashes to the current version's content hash, nothing is written and
+    ///   `.unchanged(current)` is returned.
+    /// - Returns only after the commit is durable (WAL fsynced).
+    public func publish(environment: String, document: [UInt8], author: String, message: String = "",
+                        expectedCurrentVersion: Int? = nil) throws -> PublishOutcome {
+        try Self.validatePublish(document: document, author: author, message: message)
+        let hash = Self.contentHash(document)
+        return try write { database in
+            try database.transaction(.write) {
+                try Self.publishInTransaction(database, environment: environment, document: document, hash: hash,
+                                              author: author, message: message,
+                                              expectedCurrentVersion: expectedCurrentVersion, rolledBackFrom: nil)
+            }
+        }
+    }
+
+    /// Publishes several documents in ONE durable commit (group commit), for a service that queues
+    /// concurrent writes: one fsync then acknowledges them all.
+    ///
+    /// Requests apply in order, each in its own savepoint, with exactly `publish`'s rules: a later request
+    /// sees the versions earlier ones created (two requests expecting the same version: the second gets
+    /// `versionConflict`). A refused request (conflict, unknown environment, invalid input) is a `.failure`
+    /// and does not affect the others, except a request chained on a refused one (`PublishRequest.chainedOnPrevious`). When the transaction itself fails (busy, I/O), this throws and
+    /// nothing of the batch was published.
+    ///
+    /// `audit` lines (refusals the writer collected since its last commit) are written in the same transaction,
+    /// before the batch's publishes, so they cost no fsync of their own; they commit or fail with the batch.
+    /// A request whose document is already current (`.unchanged`) gets its `publish` line ("unchanged: ...")
+    /// in the same transaction too.
+    ///
+    /// `rebase`: when another writer's version came first (another node's, on PostgreSQL) and a request is refused
+    /// with `versionConflict`, it is called under the write lock with the request's index and the version current
+    /// now (hash verified); the bytes it returns are published on that version in the request's savepoint (no other
+    /// writer can come first again), nil leaves the conflict. A request chained on one that stays refused is refused
+    /// without asking. It runs inside the store's write: it must not call the store.
+    public func publish(batch requests: [PublishRequest], audit entries: [AuditRecord] = [],
+                        rebase: ((_ index: Int, _ newest: VersionRecord?) -> [UInt8]?)? = nil) throws -> [Result<PublishOutcome, FlagStoreError>] {
+        let hashes: [Result<String, FlagStoreError>] = requests.map { request in
+            do {
+                try Self.validatePublish(document: request.document, author: request.author, message: request.message)
+                return .success(Self.contentHash(request.document))
+            } catch {
+                return .failure(FlagStoreError.wrap(error))
+            }
+        }
+        return try write { database in
+            try database.transaction(.write) { () throws -> [Result<PublishOutcome, FlagStoreError>] in
+                if !entries.isEmpty { try Self.audit(database, entries) }
+                // The newest version of each environment whose last request was refused with `versionConflict`: a
+                // request chained on it (`PublishRequest.chainedOnPrevious`) is refused too.
+                var conflicted: [String: Int] = [:]
+                // The head of each environment whose last request `rebase` rebuilt: a request chained on it names the
+                // document it was built on before, so it is rebuilt on this head directly (no head check that must
+                // fail, no read of what this transaction just wrote).
+                var rebuiltHead: [String: VersionRecord] = [:]
+                return try zip(requests.indices, zip(requests, hashes)).map { index, pair -> Result<PublishOutcome, FlagStoreError> in
+                    let (request, hash) = pair
+                    let environment = request.environment
+                    if request.chainedOnPrevious, let current = conflicted[environment] {
+                        return .failure(.versionConflict(environment: environment,
+                                                         expected: request.expectedCurrentVersion ?? current, current: current))
+                    }
+                    var result: Result<PublishOutcome, FlagStoreError>
+                    var rebuilt = false
+                    if request.chainedOnPrevious, let head = rebuiltHead[environment], let rebase {
+                        let refusal = FlagStoreError.versionConflict(environment: environment,
+                                                                     expected: request.expectedCurrentVersion ?? head.number, current: head.number)
+                        let again = try rebased(request, index: index, rebase, database, newest: head)
+                        result = again ?? .failure(refusal)
+                        rebuilt = again != nil
+                    } else {
+                        result = try publishOne(request, hash, database)
+                        if case .failure(.versionConflict) = result, let rebase,
+                           let again = try rebased(request, index: index, rebase, database,
+                                                   newest: try Self.verifiedNewestVersion(database, environment: environment)) {
+                            result = again
+                            rebuilt = true
+                        }
+                    }
+                    switch result {
+                    case .success(.published(let record)) where rebuilt, .success(.unchanged(let record)) where rebuilt:
+                        rebuiltHead[environment] = record
+                    default:
+                        rebuiltHead[environment] = nil
+                    }
+                    if case .failure(.versionConflict(_, _, let current)) = result {
+                        conflicted[request.environment] = current
+                    } else {
+                        conflicted[request.environment] = nil
+                    }
+                    return result
+                }
+            }
+        }
+    }
+
+    /// A request of `publish(batch:)` that found another writer's version, built again by `rebase` on `newest` (read
+    /// with its hash verified, or just written by this transaction) and published on it; nil when `rebase` declines.
+    /// The head check writes nothing before it throws, so this is still under the write lock with nothing of the
+    /// request written.
+    private func rebased(_ request: PublishRequest, index: Int, _ rebase: (Int, VersionRecord?) -> [UInt8]?,
+                         _ database: Database, newest: VersionRecord?) throws -> Result<PublishOutcome, FlagStoreError>? {
+        guard let document = rebase(index, newest) else { return nil }
+        var again = request
+        again.document = document
+        again.expectedCurrentVersion = newest?.number ?? 0
+        again.expectedCurrentHash = newest?.contentHash
+        let hash: Result<String, FlagStoreError>
+        do {
+            try Self.validatePublish(document: document, author: request.author, message: request.message)
+            hash = .success(Self.contentHash(document))
+        } catch {
+            hash = .failure(FlagStoreError.wrap(error))
+        }
+        return try publishOne(again, hash, database)
+    }
+
+    /// One request of `publish(batch:)`, in a savepoint of the batch's transaction: a refusal is a `.failure`; a
+    /// database error (busy, I/O) throws and fails the whole batch.
+    private func publishOne(_ request: PublishRequest, _ hash: Result<String, FlagStoreError>,
+                            _ database: Database) throws -> Result<PublishOutcome, FlagStoreError> {
+        switch hash {
+        case .failure(let error):
+            return .failure(error)
+        case .success(let hash):
+            do {
+                // A nested transaction is a savepoint: a refused request leaves nothing behind.
+                return .success(try database.transaction {
+                    let outcome = try Self.publishInTransaction(
+                        database, environment: request.environment, document: request.document, hash: hash,
+                        author: request.author, message: request.message,
+                        expectedCurrentVersion: request.expectedCurrentVersion,
+                        expectedCurrentHash: request.expectedCurrentHash, rolledBackFrom: nil,
+                        target: request.target, client: request.client)
+                    if case .unchanged(let current) = outcome {
+                        // Accepted, yet nothing to publish: the attempt's line commits with the batch rather
+                        // than waiting for a commit (a second fsync) of its own.
+                        try Self.audit(database, AuditRecord(
+                            actor: request.author, action: "publish", environment: request.environment,
+                            target: request.target, client: request.client, version: current.number,
+                            detail: "unchanged: version \(current.number) already has this content"))
+                    }
+                    return outcome
+                })
+            } catch let error as FlagStoreError {
+                return .failure(error)
+            }
+        }
+    }
+
+    /// Publishes the content of version `number` again as a new version, recording `rolledBackFrom = number`.
+    ///
+    /// Same rules as `publish`: `versionConflict` on a stale expectation, `.unchanged` when the current
+    /// content is already that version's; `versionNotFound` when `number` does not exist.
+    ///
+    /// `client` (the caller's address) goes into the `publish` audit line.
+    ///
+    /// `allowedOn`: when another writer's version came first (another node's, on PostgreSQL), it is called under the
+    /// write lock with the version current now (hash verified); true publishes the rollback on it in this transaction
+    /// (no other writer can come first again), false leaves the `versionConflict`. It runs inside the store's write:
+    /// it must not call the store.
+    public func rollback(environment: String, to number: Int, author: String, message: String = "",
+                         expectedCurrentVersion: Int? = nil, client: String? = nil,
+                         allowedOn: ((VersionRecord?) throws -> Bool)? = nil) throws -> PublishOutcome {
+        try Self.validateAuthorAndMessage(author: author, message: message)
+        return try write { database in
+            try database.transaction(.write) {
+                let environmentID = try Self.environmentID(database, environment)
+                guard let old = try Self.fetchVersion(database, environmentID: environmentID, name: environment,
+                                                      number: number) else {
+                    throw FlagStoreError.versionNotFound(environment: environment, number: number)
+                }
+                // Republishing damaged bytes under the old hash would give them a fresh, trusted version.
+                try Self.verify(old)
+                func publish(expecting expected: Int?) throws -> PublishOutcome {
+                    try Self.publishInTransaction(database, environment: environment, document: old.document,
+                                                  hash: old.contentHash, author: author, message: message,
+                                                  expectedCurrentVersion: expected, rolledBackFrom: number, client: client)
+                }
+                do {
+                    return try publish(expecting: expectedCurrentVersion)
+                } catch FlagStoreError.versionConflict where allowedOn != nil {
+                    // The head check writes nothing before it throws: still under the lock, the newest version decides.
+                    let newest = try Self.verifiedNewestVersion(database, environment: environment)
+                    guard let allowedOn, try allowedOn(newest) else { throw FlagStoreError.versionConflict(
+                        environment: environment, expected: expectedCurrentVersion ?? 0, current: newest?.number ?? 0) }
+                    return try publish(expecting: newest?.number ?? 0)
+                }
+            }
+        }
+    }
+
+    static func validatePublish(document: [UInt8], author: String, message: String) throws {
+        if document.isEmpty { throw FlagStoreError.invalidArgument(name: "document", reason: "must not be empty") }
+        try validateAuthorAndMessage(author: author, message: message)
+    }
+
+    private static func validateAuthorAndMessage(author: String, message: String) throws {
+        try requireNonEmpty(author, name: "author")
+        if message.utf8.count > 10_000 {
+            throw FlagStoreError.invalidArgument(name: "message", reason: "longer than 10000 bytes")
+        }
+    }
+
+    /// Publishes inside the caller's transaction (also `applyChange`'s): the expected-version check (and the expected
+    /// content hash's, when given: `PublishRequest.expectedCurrentHash`), the unchanged check, the insert and its
+    /// `publish` audit line (with `target`, a flip's flag key, and `client`).
+    static func publishInTransaction(
+        _ database: Database, environment: String, document: [UInt8], hash: String, author: String,
+        message: String, expectedCurrentVersion: Int?, expectedCurrentHash: String? = nil, rolledBackFrom: Int?,
+        target: String? = nil, client: String? = nil
+    ) throws -> PublishOutcome {
+        let environmentID = try environmentID(database, environment)
+        let head = try database.queryFirst(
+            "SELECT number, content_hash FROM versions WHERE environment_id = ? ORDER BY number DESC LIMIT 1",
+            [.integer(environmentID)]) { (number: $0.int(0), hash: $0.text(1)) }
+        let currentNumber = head?.number ?? 0
+        if let expected = expectedCurrentVersion, expected != currentNumber {
+            throw FlagStoreError.versionConflict(environment: environment, expected: expected, current: currentNumber)
+        }
+        if let expectedCurrentHash, expectedCurrentHash != head?.hash {
+            // The number is right but the content is not what the publisher built on: another writer's version.
+            throw FlagStoreError.versionConflict(environment: environment, expected: expectedCurrentVersion ?? currentNumber,
+                                                 current: currentNumber)
+        }
+        if let head, head.hash == hash,
+           let current = try fetchVersion(database, environmentID: environmentID, name: environment, number: head.number),
+           current.document == document {
+            return .unchanged(current)
+        }
+        let record = VersionRecord(environment: environment, number: currentNumber + 1, document: document,
+                                   contentHash: hash, author: author, createdAtMilliseconds: currentMilliseconds(),
+                                   message: message, rolledBackFrom: rolledBackFrom, epoch: try epoch(database))
+        try database.run("""
+            INSERT INTO versions (environment_id, number, document, content_hash, author, created_at, message, rolled_back_from)
+            VALUES (?, ?, ?, ?, ?, ?, ?, ?)
+            """, [.integer(environmentID), .integer(Int64(record.number)), .blob(document), .text(hash), .text(author),
+                  .integer(record.createdAtMilliseconds), .text(message), .optionalInteger(rolledBackFrom)])
+        var detail = "version \(record.number) sha256 \(hash)"
+        if let rolledBackFrom { detail += " rollback of \(rolledBackFrom)" }
+        try audit(database, AuditRecord(actor: author, action: "publish", environment: environment, target: target, client: client,
+                                        version: record.number, detail: detail), now: record.createdAtMilliseconds)
+        // Delivered at COMMIT to every node's `StoreListener`, so they install the version at once.
+        try database.notifyAtCommit(channel: StoreListener.channel, payload: environment)
+        return .published(record)
+    }
+
+    /// Throws `damagedVersion` unless `record.document` hashes to `record.contentHash`. Every read that
+    /// hands out a document to serve or republish goes through this: the hash is the ETag and what clients
+    /// verify, so bytes changed on disk must never be sent under it.
+    public static func verify(_ record: VersionRecord) throws(FlagStoreError) {
+        let actual = contentHash(record.document)
+        guard actual == record.contentHash else {
+            throw .damagedVersion(environment: record.environment, number: record.number,
+                                  storedHash: record.contentHash, actualHash: actual)
+        }
+    }
+
+    /// Every version of every environment whose document does not hash to its `contentHash`, oldest first
+    /// (`flagserver check`). Reads the whole history, one row at a time.
+    public func damagedVersions() throws -> [FlagStoreError] {
+        try read { database in
+            try database.query("""
+                SELECT e.name, \(Self.versionColumns) FROM versions v JOIN environments e ON e.id = v.environment_id
+                ORDER BY e.name, v.number
+                """) { row in Self.record(from: row, environment: row.text(0), offset: 1) }
+                .compactMap { record -> FlagStoreError? in
+                    do throws(FlagStoreError) {
+                        try Self.verify(record)
+                        return nil
+                    } catch {
+                        return error
+                    }
+                }
+        }
+    }
+
+    /// The current (newest) version of `environment`, or nil when nothing was published yet.
+    public func currentVersion(environment: String) throws -> VersionRecord? {
+        try read { try Self.newestVersion($0, environment: environment) }
+    }
+
+    /// The newest version of `environment` on `database`, nil when it has none (not verified).
+    static func newestVersion(_ database: Database, environment: String) throws -> VersionRecord? {
+        let environmentID = try environmentID(database, environment)
+        return try database.queryFirst(
+            "SELECT \(versionColumns) FROM versions v WHERE v.environment_id = ? ORDER BY v.number DESC LIMIT 1",
+            [.integer(environmentID)]) { record(from: $0, environment: environment) }
+    }
+
+    /// Version `number` of `environment`; `versionNotFound` when there is none. Not verified: callers that
+    /// serve or republish it check it with `verify(_:)`.
+    public func version(environment: String, number: Int) throws -> VersionRecord {
+        try read { database in
+            let environmentID = try Self.environmentID(database, environment)
+            guard let record = try Self.fetchVersion(database, environmentID: environmentID, name: environment,
+                                                     number: number) else {
+                throw FlagStoreError.versionNotFound(environment: environment, number: number)
+            }
+            return record
+        }
+    }
+
+    /// A page of history, newest first: at most `limit` (1...1000) versions numbered below `before`
+    /// (all when nil). The next page is `before: page.last.number`; an empty page means the end.
+    public func versions(environment: String, limit: Int = 50, before: Int? = nil) throws -> [VersionRecord] {
+        guard (1...1000).contains(limit) else {
+            throw FlagStoreError.invalidArgument(name: "limit", reason: "must be between 1 and 1000, got \(limit)")
+        }
+        return try read { database in
+            let environmentID = try Self.environmentID(database, environment)
+            return try database.query("""
+                SELECT \(Self.versionColumns) FROM versions v
+                WHERE v.environment_id = ? AND v.number < ? ORDER BY v.number DESC LIMIT ?
+                """, [.integer(environmentID), .integer(Int64(before ?? Int.max)), .integer(Int64(limit))]) {
+                Self.record(from: $0, environment: environment)
+            }
+        }
+    }
+
+    /// The current version of every environment that has one, by environment name (for startup).
+    ///
+    /// One indexed lookup per environment on `UNIQUE(environment_id, number)`: independent of history length.
+    public func latestVersions() throws -> [String: VersionRecord] {
+        try read { database in
+            // The subquery walks the (environment_id, number) index backwards and stops at the first row;
+            // a max(number) correlated to a join on versions would scan every version instead.
+            let rows = try database.query("""
+                SELECT e.name, \(Self.versionColumns) FROM environments e
+                JOIN versions v ON v.id = (SELECT id FROM versions WHERE environment_id = e.id ORDER BY number DESC LIMIT 1)
+                """) { row in
+                (row.text(0), Self.record(from: row, environment: row.text(0), offset: 1))
+            }
+            return Dictionary(rows, uniquingKeysWith: { first, _ in first })
+        }
+    }
+
+    /// `newestVersion` with its hash verified: what a rebase under the write lock builds on (it is republished).
+    static func verifiedNewestVersion(_ database: Database, environment: String) throws -> VersionRecord? {
+        let record = try newestVersion(database, environment: environment)
+        if let record { try verify(record) }
+        return record
+    }
+
+    private static func fetchVersion(_ database: Database, environmentID: Int64, name: String,
+                                     number: Int) throws -> VersionRecord? {
+        try database.queryFirst(
+            "SELECT \(versionColumns) FROM versions v WHERE v.environment_id = ? AND v.number = ?",
+            [.integer(environmentID), .integer(Int64(number))]) { record(from: $0, environment: name) }
+    }
+
+    private static func record(from row: Row, environment: String, offset: Int32 = 0) -> VersionRecord {
+        VersionRecord(environment: environment, number: row.int(offset), document: row.blob(offset + 1),
+                      contentHash: row.text(offset + 2), author: row.text(offset + 3),
+                      createdAtMilliseconds: row.int64(offset + 4), message: row.text(offset + 5),
+                      rolledBackFrom: row.optionalInt(offset + 6), epoch: row.int64(offset + 7))
+    }
+}
