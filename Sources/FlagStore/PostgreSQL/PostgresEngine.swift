@@ -73,6 +73,72 @@ struct PostgresEngine {
 }
 
 extension FlagStore {
+    /// Whether `location` names PostgreSQL (`postgresql://` or `postgres://`, as libpq accepts) rather than a file.
+    static func isURI(_ location: String) -> Bool {
+        location.hasPrefix("postgresql://") || location.hasPrefix("postgres://")
+    }
+
+    /// Connects to PostgreSQL at `uri` (a writer and a reader connection) and migrates the schema under the store's
+    /// write lock, so several nodes starting at once on an empty database migrate it once (`FlagStore.openPostgres`).
+    static func open(uri: String, lockTimeout: Duration) throws -> FlagStore {
+        let shown = displayName(of: uri)
+        func connect(_ configure: (PostgresConnection) throws -> Void) throws -> PostgresConnection {
+            do {
+                let connection = try PostgresConnection(conninfo: uri, lockTimeout: lockTimeout)
+                try configure(connection)
+                return connection
+            } catch let error as DatabaseError {
+                throw FlagStoreError.cannotOpen(path: shown, cause: error)
+            }
+        }
+        let writer = try connect { try PostgresMigrations.migrate($0, path: shown) }
+        let reader = try connect { _ = try PostgresMigrations.version($0) }
+        let engine = PostgresEngine(conninfo: uri, writerSession: writer.session)
+        return FlagStore(location: shown, engine: .postgres(engine), writer: .postgres(writer), reader: .postgres(reader))
+    }
+
+    /// `location` fit for logs and errors: a PostgreSQL URI's password (`user:secret@` or `password=`) masked.
+    static func displayName(of location: String) -> String {
+        guard isURI(location), let scheme = location.range(of: "://") else { return location }
+        var text = location
+        let authorityEnd = text[scheme.upperBound...].firstIndex(where: { $0 == "/" || $0 == "?" }) ?? text.endIndex
+        if let at = text[scheme.upperBound..<authorityEnd].lastIndex(of: "@"),
+           let colon = text[scheme.upperBound..<at].firstIndex(of: ":") {
+            text.replaceSubrange(text.index(after: colon)..<at, with: "***")
+        }
+        if let query = text.firstIndex(of: "?") {
+            let parameters = text[text.index(after: query)...].split(separator: "&", omittingEmptySubsequences: false)
+                .map { $0.hasPrefix("password=") ? "password=***" : String($0) }
+            text = String(text[...query]) + parameters.joined(separator: "&")
+        }
+        return text
+    }
+
+    /// Whether the session's `transaction_read_only` is on: a standby, or a server set read-only, has it on
+    /// (SQLSTATE 25006 otherwise comes only with the next commit).
+    func writerIsReadOnly(_ database: Database) throws -> Bool {
+        try database.queryFirst("SELECT current_setting('transaction_read_only')") { $0.text(0) } != "off"
+    }
+
+    /// There is no `integrity_check`: `["ok"]` once the server answers and the schema is this build's (page
+    /// checksums, `amcheck` and `pg_amcheck` are the server's own tools).
+    func integrityCheck(_ database: Database) throws -> [String] {
+        let version = try PostgresMigrations.version(database)
+        return version == Schema.latestVersion ? ["ok"] : ["schema version \(version), expected \(Schema.latestVersion)"]
+    }
+
+    /// A listener for other nodes' publishes and changes, on a connection of its own.
+    func makeListener() throws -> StoreListener {
+        do { return try StoreListener(conninfo: conninfo, ownSession: writerSession) } catch { throw FlagStoreError.wrap(error) }
+    }
+
+    /// The jobs' lease, on a connection of its own.
+    func makeJobLease() throws -> JobLease {
+        do { return try JobLease(conninfo: conninfo) } catch { throw FlagStoreError.wrap(error) }
+    }
+}
+
+extension FlagStore {
     /// Whether the store is PostgreSQL (several nodes may share it) rather than a SQLite file. The service layer asks
     /// `topology` instead.
     public var isPostgres: Bool {
