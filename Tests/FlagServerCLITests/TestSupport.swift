@@ -2,23 +2,6 @@ import CommandLineKit
 import Foundation
 @testable import FlagServerCLI
 
-/// A fresh directory under the system temp dir, removed when the value is released.
-final class TemporaryDirectory: Sendable {
-    let path: String
-
-    init() throws {
-        path = FileManager.default.temporaryDirectory.appendingPathComponent("flagserver-cli-tests-\(UUID().uuidString)").path
-        try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
-    }
-
-    deinit {
-        try? FileManager.default.removeItem(atPath: path)
-    }
-
-    /// A path inside the directory.
-    func file(_ name: String) -> String { path + "/" + name }
-}
-
 /// A small document that differs for each `tag`.
 func document(_ tag: String) -> [UInt8] {
     Array("{\"flags\":{},\"cohorts\":{},\"tag\":\"\(tag)\"}".utf8)

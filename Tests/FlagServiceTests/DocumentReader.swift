@@ -1,5 +1,6 @@
 import Foundation
 import Synchronization
+import TestSupport
 
 /// A reader on a thread of its own: GETs production's document from one node every few milliseconds (with the last
 /// ETag, so mostly 304s) until `stop()`, and keeps every answer that was not 200 or 304.

@@ -1,6 +1,7 @@
 import FlagKit
 import Foundation
 import Glibc
+import TestSupport
 import Testing
 
 /// Audit and scoped tokens of the real `flagserver` process: a staging writer made with `token create --env`
@@ -8,7 +9,7 @@ import Testing
 /// refused writes with actor, status and reason, and the token changes made by the admin commands.
 @Suite struct FlagServerAuditProcessTests {
     static func token(_ name: String, _ role: String, _ extra: [String] = [], directory: String) async throws -> String {
-        let created = try await ServerProcess.run(["token", "create", "--name", name, "--role", role, "--database", "db.sqlite"] + extra,
+        let created = try await FlagServerProcess.run(["token", "create", "--name", name, "--role", role, "--database", "db.sqlite"] + extra,
                                                   directory: directory)
         guard created.status == 0, let secret = created.stdout.split(separator: "\n").first(where: { $0.hasPrefix("sfl_") }) else {
             throw TestFailure("token create \(name) failed: \(created.stderr)")
@@ -17,7 +18,7 @@ import Testing
     }
 
     static func call(_ port: Int, _ method: String, _ path: String, token: String, json: String? = nil,
-                     headers: [(String, String)] = []) async throws -> ClientResponse {
+                     headers: [(String, String)] = []) async throws -> RawHTTPResponse {
         var all = headers + [("Authorization", "Bearer \(token)"), ("X-Change-Message", "audit process test")]
         if json != nil { all.append(("Content-Type", "application/json")) }
         return try await RawHTTP.request(port: port, method: method, path: path, headers: all, body: json.map { Array($0.utf8) })
@@ -26,17 +27,17 @@ import Testing
     @Test func aStagingWriterIsRefusedProductionAndTheAuditSaysSo() async throws {
         let directory = try makeTemporaryDirectory()
         defer { try? FileManager.default.removeItem(atPath: directory) }
-        let unknown = try await ServerProcess.run(["token", "create", "--name", "x", "--role", "writer", "--env", "prod", "--database", "db.sqlite"],
+        let unknown = try await FlagServerProcess.run(["token", "create", "--name", "x", "--role", "writer", "--env", "prod", "--database", "db.sqlite"],
                                                   directory: directory)
         #expect(unknown.status == 1 && unknown.stderr.contains("prod"), "an unknown environment is refused: \(unknown.stderr)")
         let admin = try await Self.token("ops-admin", "admin", directory: directory)
         let writer = try await Self.token("ops-writer", "writer", directory: directory)
         let reader = try await Self.token("ops-reader", "reader", directory: directory)
         let staging = try await Self.token("staging-ci", "writer", ["--env", "staging"], directory: directory)
-        let listed = try await ServerProcess.run(["token", "list", "--database", "db.sqlite"], directory: directory)
+        let listed = try await FlagServerProcess.run(["token", "list", "--database", "db.sqlite"], directory: directory)
         #expect(listed.stdout.split(separator: "\n").contains { $0.hasPrefix("staging-ci\twriter\t") && $0.hasSuffix("\tstaging") })
         // Reads need a token, so OFREP checks the scope too.
-        let server = try ServerProcess(["--port", "0", "--database", "db.sqlite", "--flags-dir", FlagServerProcessTests.flagsDirectory,
+        let server = try FlagServerProcess(["--port", "0", "--database", "db.sqlite", "--flags-dir", FlagServerProcessTests.flagsDirectory,
                                         "--require-read-token"], directory: directory)
         defer { server.blockingStop() }
         let port = try await server.waitUntilReady()
@@ -62,7 +63,7 @@ import Testing
         #expect(try await Self.call(port, "PUT", "/v1/environments/production" + flag, token: writer, json: "true",
                                     headers: [("If-Match", #""1-0000000000000000""#)]).status == 412)
         #expect(try await Self.call(port, "PUT", "/v1/environments/production" + flag, token: writer, json: "42").status == 422)
-        let revoked = try await ServerProcess.run(["token", "revoke", "--name", "ops-reader", "--database", "db.sqlite"], directory: directory)
+        let revoked = try await FlagServerProcess.run(["token", "revoke", "--name", "ops-reader", "--database", "db.sqlite"], directory: directory)
         #expect(revoked.status == 0)
 
         var entries: [JSONValue] = []

@@ -3,6 +3,7 @@ import FlagStore
 import Foundation
 import Glibc
 import PostgresTestSupport
+import TestSupport
 import Testing
 
 /// The failures of issue #26 with real processes: a node killed with SIGKILL under writes, the primary killed and its

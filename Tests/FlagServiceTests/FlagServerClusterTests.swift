@@ -7,6 +7,7 @@ import Glibc
 import PostgresTestSupport
 import RawHTTPClient
 import Synchronization
+import TestSupport
 import Testing
 
 /// Issue #26 with real `flagserver` processes on one PostgreSQL (the tests' throw-away cluster): a publish on one
@@ -23,7 +24,7 @@ import Testing
         let directory: String
         let uri: String
         let token: String
-        var nodes: [ServerProcess] = []
+        var nodes: [FlagServerProcess] = []
         static let flags = repositoryRoot.appendingPathComponent("flags").path
 
         /// `count` nodes on `uri`, or on a fresh database of the tests' shared cluster.
@@ -38,8 +39,8 @@ import Testing
         }
 
         @discardableResult
-        func start() async throws -> ServerProcess {
-            let node = try ServerProcess(["--port", "0", "--database", uri, "--flags-dir", Self.flags, "--log-level", "info"],
+        func start() async throws -> FlagServerProcess {
+            let node = try FlagServerProcess(["--port", "0", "--database", uri, "--flags-dir", Self.flags, "--log-level", "info"],
                                          directory: directory)
             try await node.waitUntilReady()
             nodes.append(node)
@@ -52,7 +53,7 @@ import Testing
         }
 
         func request(_ node: Int, _ method: String, _ path: String, token: String? = nil, json: String? = nil,
-                     headers: [(String, String)] = []) async throws -> ClientResponse {
+                     headers: [(String, String)] = []) async throws -> RawHTTPResponse {
             var all = headers
             if let token { all.append(("Authorization", "Bearer \(token)")) }
             if json != nil { all += [("Content-Type", "application/json"), ("X-Change-Message", "cluster test")] }
@@ -309,7 +310,7 @@ import Testing
         // Back: the same process writes again (once its connections' wait after their last failed connect is over,
         // at most half a second).
         try postgres.psql("ALTER DATABASE \(name) ALLOW_CONNECTIONS true")
-        var again: ClientResponse?
+        var again: RawHTTPResponse?
         #expect(try await eventually(within: .seconds(10)) {
             again = try await cluster.request(0, "PUT", Self.banner, token: cluster.token, json: Self.flip(false))
             return again?.status == 200
@@ -342,7 +343,7 @@ import Testing
         }
         try postgres.psql("ALTER DATABASE \(name) RESET default_transaction_read_only")
         try postgres.psql(endSessions)
-        var last: ClientResponse?
+        var last: RawHTTPResponse?
         #expect(try await eventually(within: .seconds(10)) {
             last = try await cluster.request(0, "GET", "/readyz")
             return last?.status == 200
@@ -425,7 +426,7 @@ import Testing
         let before = try await cluster.request(0, "GET", "/v1/environments/staging/document")
         let put = try await cluster.request(1, "PUT", staging, token: cluster.token, json: Self.flip(false))
         #expect(put.status == 200, "\(put.status) \(put.text)")
-        var after: ClientResponse?
+        var after: RawHTTPResponse?
         let caughtUp = await eventually(within: .seconds(10)) {
             after = try? await cluster.request(0, "GET", "/v1/environments/staging/document")
             return after?.header("ETag") != nil && after?.header("ETag") == put.header("ETag")
@@ -528,7 +529,7 @@ import Testing
         defer { try? FileManager.default.removeItem(atPath: directory) }
         let uri = try PostgresTestCluster.shared().createDatabase()
         let nodes = try (0..<3).map { _ in
-            try ServerProcess(["--port", "0", "--database", uri, "--flags-dir", Cluster.flags], directory: directory)
+            try FlagServerProcess(["--port", "0", "--database", uri, "--flags-dir", Cluster.flags], directory: directory)
         }
         defer { for node in nodes { node.blockingStop() } }
         for node in nodes { try await node.waitUntilReady() }

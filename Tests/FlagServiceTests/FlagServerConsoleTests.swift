@@ -1,6 +1,7 @@
 import FlagService
 import Foundation
 import Glibc
+import TestSupport
 import Testing
 
 /// The `flagserver` executable's console: found in the repository it was built in without an option,
@@ -11,7 +12,7 @@ import Testing
     @Test func theBuiltBinaryServesTheRepositorysConsoleWithoutAnOption() async throws {
         let directory = try makeTemporaryDirectory()
         defer { try? FileManager.default.removeItem(atPath: directory) }
-        let server = try ServerProcess(["--port", "0", "--database", "flags.sqlite", "--flags-dir", Self.flagsDirectory], directory: directory)
+        let server = try FlagServerProcess(["--port", "0", "--database", "flags.sqlite", "--flags-dir", Self.flagsDirectory], directory: directory)
         let port = try await server.waitUntilReady()
         let response = try await RawHTTP.request(port: port, method: "GET", path: "/console")
         let script = try await RawHTTP.request(port: port, method: "GET", path: "/console/app.js")
@@ -26,7 +27,7 @@ import Testing
     @Test func anUnloadableConsoleDirectoryStopsTheStart() async throws {
         let directory = try makeTemporaryDirectory()
         defer { try? FileManager.default.removeItem(atPath: directory) }
-        let result = try await ServerProcess.run(["--port", "0", "--database", "flags.sqlite", "--flags-dir", Self.flagsDirectory,
+        let result = try await FlagServerProcess.run(["--port", "0", "--database", "flags.sqlite", "--flags-dir", Self.flagsDirectory,
                                                   "--console-dir", directory + "/nothing"], directory: directory)
         #expect(result.status != 0)
         #expect(result.stderr.contains("cannot read console files at \(directory)/nothing"), "\(result.stderr)")
@@ -35,7 +36,7 @@ import Testing
     @Test func offServesNoConsole() async throws {
         let directory = try makeTemporaryDirectory()
         defer { try? FileManager.default.removeItem(atPath: directory) }
-        let server = try ServerProcess(["--port", "0", "--database", "flags.sqlite", "--flags-dir", Self.flagsDirectory, "--console-dir=off"],
+        let server = try FlagServerProcess(["--port", "0", "--database", "flags.sqlite", "--flags-dir", Self.flagsDirectory, "--console-dir=off"],
                                        directory: directory)
         let port = try await server.waitUntilReady()
         let response = try await RawHTTP.request(port: port, method: "GET", path: "/console/")

@@ -2,6 +2,7 @@ import FlagKit
 import FlagStore
 import Foundation
 import PostgresTestSupport
+import TestSupport
 import Testing
 
 /// Moving up with real processes (issue #26): a `flagserver` serves a SQLite file, is stopped, `flagserver copy`
@@ -29,8 +30,8 @@ import Testing
         return answers
     }
 
-    static func serve(_ database: String, directory: String) async throws -> ServerProcess {
-        let server = try ServerProcess(["--port", "0", "--database", database, "--flags-dir", directory + "/no-flags",
+    static func serve(_ database: String, directory: String) async throws -> FlagServerProcess {
+        let server = try FlagServerProcess(["--port", "0", "--database", database, "--flags-dir", directory + "/no-flags",
                                         "--console-dir", "off", "--log-level", "warning"], directory: directory)
         try await server.waitUntilReady()
         return server
@@ -48,7 +49,7 @@ import Testing
         #expect(before.values.allSatisfy { $0.hasPrefix("200 ") }, "\(before.filter { !$0.value.hasPrefix("200 ") })")
 
         let uri = try PostgresTestCluster.shared().createDatabase()
-        let copy = try await ServerProcess.run(["--database", fixture.path, "copy", "--to", uri], directory: directory)
+        let copy = try await FlagServerProcess.run(["--database", fixture.path, "copy", "--to", uri], directory: directory)
         // 28 versions: the fixture's 27 and the approved change the first server applied at its start.
         #expect(copy.status == 0 && copy.stdout.hasPrefix("copied 28 versions in 4 environments"), "\(copy.stdout) \(copy.stderr)")
 

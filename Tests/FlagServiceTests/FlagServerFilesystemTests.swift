@@ -2,6 +2,7 @@ import FlagStore
 import Foundation
 import Glibc
 import RawHTTPClient
+import TestSupport
 import Testing
 
 /// `/readyz` of the real `flagserver` whose database sits on a file system that fails as disks do: an ext4
@@ -12,22 +13,22 @@ struct FlagServerFilesystemTests {
     static let flip = "/v1/environments/production/flags/showIntroFreeSubscriptionBanner"
 
     /// A server on a database in `directory`, with a writer token.
-    static func start(in directory: String) async throws -> (ServerProcess, Int, String) {
+    static func start(in directory: String) async throws -> (FlagServerProcess, Int, String) {
         let store = try FlagStore.open(path: directory + "/flags.sqlite")
         let secret = try store.createToken(name: "ops", role: .writer).secret
         store.close()
-        let server = try ServerProcess(["--port", "0", "--database", "flags.sqlite", "--flags-dir", FlagServerHardeningTests.flagsDirectory],
+        let server = try FlagServerProcess(["--port", "0", "--database", "flags.sqlite", "--flags-dir", FlagServerHardeningTests.flagsDirectory],
                                        directory: directory)
         return (server, try await server.waitUntilReady(), secret)
     }
 
-    static func put(_ port: Int, _ secret: String, _ path: String, _ body: String) async throws -> ClientResponse {
+    static func put(_ port: Int, _ secret: String, _ path: String, _ body: String) async throws -> RawHTTPResponse {
         try await RawHTTP.request(port: port, method: "PUT", path: path,
                                   headers: [("Authorization", "Bearer \(secret)"), ("Content-Type", "application/json"),
                                             ("X-Change-Message", "filesystem test")], body: Array(body.utf8))
     }
 
-    static func readiness(_ port: Int) async throws -> ClientResponse {
+    static func readiness(_ port: Int) async throws -> RawHTTPResponse {
         try await RawHTTP.request(port: port, method: "GET", path: "/readyz")
     }
 

@@ -3,6 +3,7 @@ import FlagService
 import FlagStore
 import Foundation
 import Glibc
+import TestSupport
 import Testing
 
 /// Issue #18 against the real `flagserver` process, with real time: schedules run on time and survive a
@@ -17,7 +18,7 @@ import Testing
     /// `flags/policy/`: production protects premiumFeaturesLocked and monetizationEnabled), and two writers.
     final class Governed: @unchecked Sendable {
         let directory: String
-        var server: ServerProcess
+        var server: FlagServerProcess
         var port: Int
         let alice: String
         let bob: String
@@ -35,8 +36,8 @@ import Testing
             (server, port) = try await Self.start(directory)
         }
 
-        static func start(_ directory: String) async throws -> (ServerProcess, Int) {
-            let server = try ServerProcess(["--port", "0", "--database", "flags.sqlite", "--flags-dir", flags], directory: directory)
+        static func start(_ directory: String) async throws -> (FlagServerProcess, Int) {
+            let server = try FlagServerProcess(["--port", "0", "--database", "flags.sqlite", "--flags-dir", flags], directory: directory)
             return (server, try await server.waitUntilReady())
         }
 
@@ -52,7 +53,7 @@ import Testing
         }
 
         func request(_ method: String, _ path: String, token: String? = nil, json: String? = nil,
-                     headers: [(String, String)] = []) async throws -> ClientResponse {
+                     headers: [(String, String)] = []) async throws -> RawHTTPResponse {
             var all = headers
             if let token { all.append(("Authorization", "Bearer \(token)")) }
             if json != nil { all.append(("Content-Type", "application/json")) }
@@ -65,7 +66,7 @@ import Testing
         /// measures the impact first; returns the change's id as soon as `listing` shows it (committed), and
         /// the answer to come.
         func propose(_ method: String, _ path: String, json: String, token: String, message: String = "m",
-                     listing: String) async throws -> (id: Int64, answer: Task<ClientResponse?, Never>) {
+                     listing: String) async throws -> (id: Int64, answer: Task<RawHTTPResponse?, Never>) {
             let known = Set(try await get(listing)["changes"]?.arrayValue?.compactMap { $0["id"]?.integerValue } ?? [])
             let answer = Task { try? await self.request(method, path, token: token, json: json, headers: [("X-Change-Message", message)]) }
             let deadline = Date().addingTimeInterval(10)
@@ -183,7 +184,7 @@ import Testing
     @Test func aProtectedFlipWaitsForASecondPersonWhoApprovesOrRejects() async throws {
         let governed = try await Governed()
         defer { governed.finish() }
-        let flip = { (value: String, message: String) async throws -> ClientResponse in
+        let flip = { (value: String, message: String) async throws -> RawHTTPResponse in
             try await governed.request("PUT", "/v1/environments/production/flags/premiumFeaturesLocked", token: governed.alice, json: value,
                                        headers: [("X-Change-Message", message)])
         }

@@ -1,6 +1,7 @@
 import Foundation
 import Glibc
 import RawHTTPClient
+import TestSupport
 import Testing
 
 /// Issue #25 against the real `flagserver` process: no lock-out an attacker can cause, unknown tokens refused

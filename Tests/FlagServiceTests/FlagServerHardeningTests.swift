@@ -3,6 +3,7 @@ import FlagStore
 import Foundation
 import Glibc
 import RawHTTPClient
+import TestSupport
 import Testing
 
 /// Issue #15 against the real `flagserver` process: what a hostile client, network or disk found.
@@ -12,7 +13,7 @@ import Testing
     /// A started server with a writer token (`secret`) and a reader token in a fresh directory.
     struct Running {
         let directory: String
-        let server: ServerProcess
+        let server: FlagServerProcess
         let port: Int
         let secret: String
         let reader: String
@@ -23,7 +24,7 @@ import Testing
             let secret = try store.createToken(name: "ops", role: .writer).secret
             let reader = try store.createToken(name: "app", role: .reader).secret
             store.close()
-            let server = try ServerProcess(["--port", "0", "--database", "flags.sqlite", "--flags-dir", flagsDirectory] + extra,
+            let server = try FlagServerProcess(["--port", "0", "--database", "flags.sqlite", "--flags-dir", flagsDirectory] + extra,
                                            directory: directory)
             let port = try await server.waitUntilReady()
             return Running(directory: directory, server: server, port: port, secret: secret, reader: reader)
@@ -36,7 +37,7 @@ import Testing
             return Int(line.split(separator: " ").dropFirst().first ?? "") ?? 0
         }
 
-        func put(_ path: String, _ body: String) async throws -> ClientResponse {
+        func put(_ path: String, _ body: String) async throws -> RawHTTPResponse {
             try await RawHTTP.request(port: port, method: "PUT", path: path,
                                       headers: [("Authorization", "Bearer \(secret)"), ("Content-Type", "application/json"),
                                                 ("X-Change-Message", "hardening")], body: Array(body.utf8))
@@ -91,14 +92,14 @@ import Testing
         let current = try await RawHTTP.request(port: running.port, method: "GET", path: "/v1/environments/production/document")
         #expect(try current.json()["version"] == 2)
         #expect(running.server.errors.contains("event=damaged_version"))
-        let check = try await ServerProcess.run(["--database", "flags.sqlite", "check"], directory: running.directory)
+        let check = try await FlagServerProcess.run(["--database", "flags.sqlite", "check"], directory: running.directory)
         #expect(check.status != 0)
         #expect(check.stderr.contains("version 1 of production is damaged"), "\(check.stderr)")
 
         // Damage to the current version: the server refuses to start rather than serve it.
         running.server.blockingStop()
         try Self.sqlite(database, "UPDATE versions SET document = CAST(replace(CAST(document AS TEXT), 'false', 'true') AS BLOB) WHERE number = 2")
-        let restart = try await ServerProcess.run(["--port", "0", "--database", "flags.sqlite"], directory: running.directory)
+        let restart = try await FlagServerProcess.run(["--port", "0", "--database", "flags.sqlite"], directory: running.directory)
         #expect(restart.status == 1)
         #expect(restart.stderr.contains("is damaged"), "\(restart.stderr)")
         #expect(!restart.stdout.contains("listening"))
@@ -183,7 +184,7 @@ import Testing
         #expect(two.served == 2)
         let same = try await served(port: proxied.port, burst: 1, Array(repeating: [("X-Forwarded-For", "198.51.100.1, 203.0.113.1")], count: 6))
         #expect(same.served <= same.allowed, "\(same)")
-        let refused = try await ServerProcess.run(["--trusted-proxy", "nginx.local"], directory: proxied.directory)
+        let refused = try await FlagServerProcess.run(["--trusted-proxy", "nginx.local"], directory: proxied.directory)
         #expect(refused.status == 64, "a usage error is EX_USAGE")
         #expect(refused.stderr.contains("--trusted-proxy"))
     }

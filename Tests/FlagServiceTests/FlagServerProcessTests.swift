@@ -3,6 +3,7 @@ import FlagStore
 import Foundation
 import Glibc
 import RawHTTPClient
+import TestSupport
 import Testing
 
 /// The `flagserver` executable as a process: start, admin subcommands, SIGTERM, SIGKILL, bad databases.
@@ -12,7 +13,7 @@ import Testing
     @Test func startsOnPortZeroSeedsServesAndStopsOnSIGTERM() async throws {
         let directory = try makeTemporaryDirectory()
         defer { try? FileManager.default.removeItem(atPath: directory) }
-        let server = try ServerProcess(["--port", "0", "--database", "db/flags.sqlite", "--flags-dir", Self.flagsDirectory],
+        let server = try FlagServerProcess(["--port", "0", "--database", "db/flags.sqlite", "--flags-dir", Self.flagsDirectory],
                                        directory: directory)
         let port = try await server.waitUntilReady()
         let response = try await RawHTTP.request(port: port, method: "GET", path: "/v1/environments/production/document")
@@ -32,7 +33,7 @@ import Testing
         defer { try? FileManager.default.removeItem(atPath: directory) }
         try FileManager.default.copyItem(atPath: Self.flagsDirectory, toPath: directory + "/flags")
         // Port 0 is the only deviation from the defaults: fixed ports are not allowed in tests.
-        let server = try ServerProcess(["--port", "0"], directory: directory)
+        let server = try FlagServerProcess(["--port", "0"], directory: directory)
         let port = try await server.waitUntilReady()
         #expect(server.output.contains("listening on http://127.0.0.1:\(port)"))
         await server.stop(signal: SIGINT)
@@ -45,11 +46,11 @@ import Testing
     @Test func tokenSubcommandsCreateListAndRevoke() async throws {
         let directory = try makeTemporaryDirectory()
         defer { try? FileManager.default.removeItem(atPath: directory) }
-        let created = try await ServerProcess.run(["token", "create", "--name", "ops", "--role", "writer", "--database", "t.sqlite"],
+        let created = try await FlagServerProcess.run(["token", "create", "--name", "ops", "--role", "writer", "--database", "t.sqlite"],
                                             directory: directory)
         #expect(created.status == 0)
         let secret = try #require(created.stdout.split(separator: "\n").first { $0.hasPrefix("sfl_") }.map(String.init))
-        let server = try ServerProcess(["--port", "0", "--database", "t.sqlite", "--flags-dir", Self.flagsDirectory],
+        let server = try FlagServerProcess(["--port", "0", "--database", "t.sqlite", "--flags-dir", Self.flagsDirectory],
                                        directory: directory)
         defer { server.blockingStop() }
         let port = try await server.waitUntilReady()
@@ -59,17 +60,17 @@ import Testing
                                           ("X-Change-Message", "cli token")], body: Array("false".utf8)).status
         }
         #expect(try await put() == 200)
-        let list = try await ServerProcess.run(["--database", "t.sqlite", "token", "list"], directory: directory)
+        let list = try await FlagServerProcess.run(["--database", "t.sqlite", "token", "list"], directory: directory)
         #expect(list.status == 0)
         #expect(list.stdout.contains("ops\twriter"))
         #expect(!list.stdout.contains(secret))
-        let revoked = try await ServerProcess.run(["token", "revoke", "--name", "ops", "--database", "t.sqlite"], directory: directory)
+        let revoked = try await FlagServerProcess.run(["token", "revoke", "--name", "ops", "--database", "t.sqlite"], directory: directory)
         #expect(revoked.status == 0)
         #expect(try await put() == 401)
-        let bad = try await ServerProcess.run(["token", "create", "--name", "x", "--role", "god", "--database", "t.sqlite"], directory: directory)
+        let bad = try await FlagServerProcess.run(["token", "create", "--name", "x", "--role", "god", "--database", "t.sqlite"], directory: directory)
         #expect(bad.status == 64, "a usage error is EX_USAGE")
         #expect(bad.stderr.contains("--role"))
-        let backup = try await ServerProcess.run(["backup", "--to", "copy.sqlite", "--database", "t.sqlite"], directory: directory)
+        let backup = try await FlagServerProcess.run(["backup", "--to", "copy.sqlite", "--database", "t.sqlite"], directory: directory)
         #expect(backup.status == 0)
         let copy = try FlagStore.open(path: directory + "/copy.sqlite")
         #expect(try copy.currentVersion(environment: "production")?.number == 2)
@@ -84,7 +85,7 @@ import Testing
         let secret = try store.createToken(name: "crash", role: .writer).secret
         store.close()
         let arguments = ["--port", "0", "--database", database, "--flags-dir", Self.flagsDirectory, "--log-level", "warning"]
-        let server = try ServerProcess(arguments, directory: directory)
+        let server = try FlagServerProcess(arguments, directory: directory)
         let port = try await server.waitUntilReady()
 
         final class Acks: @unchecked Sendable {
@@ -125,7 +126,7 @@ import Testing
         #expect(try SpawnedProcess.run("/usr/bin/sqlite3", [database, "PRAGMA integrity_check"], stdout: checkOutput) == 0)
         #expect(try String(contentsOfFile: checkOutput, encoding: .utf8) == "ok\n")
 
-        let restarted = try ServerProcess(arguments, directory: directory)
+        let restarted = try FlagServerProcess(arguments, directory: directory)
         defer { restarted.blockingStop() }
         let newPort = try await restarted.waitUntilReady()
         for ack in acknowledged {
@@ -146,7 +147,7 @@ import Testing
         defer { try? FileManager.default.removeItem(atPath: directory) }
         let garbage = (0..<16384).map { UInt8(truncatingIfNeeded: $0 &* 7919 &+ 13) }
         _ = FileManager.default.createFile(atPath: directory + "/bad.sqlite", contents: Data(garbage))
-        let result = try await ServerProcess.run(["--port", "0", "--database", "bad.sqlite", "--flags-dir", Self.flagsDirectory],
+        let result = try await FlagServerProcess.run(["--port", "0", "--database", "bad.sqlite", "--flags-dir", Self.flagsDirectory],
                                            directory: directory)
         #expect(!result.signaled)
         #expect(result.status == 1)
@@ -168,7 +169,7 @@ import Testing
         try handle.seek(toOffset: 4096 * 3)
         handle.write(Data(repeating: 0xA5, count: 4096 * 4))
         try handle.close()
-        let damaged = try await ServerProcess.run(["--port", "0", "--database", "damaged.sqlite", "--flags-dir", Self.flagsDirectory],
+        let damaged = try await FlagServerProcess.run(["--port", "0", "--database", "damaged.sqlite", "--flags-dir", Self.flagsDirectory],
                                             directory: directory)
         #expect(!damaged.signaled)
         #expect(damaged.status == 1)
@@ -181,7 +182,7 @@ import Testing
         defer { try? FileManager.default.removeItem(atPath: directory) }
         _ = FileManager.default.createFile(atPath: directory + "/plainfile", contents: Data("x".utf8))
         for path in ["plainfile/flags.sqlite", "/proc/flagserver-test/flags.sqlite", directory] {
-            let result = try await ServerProcess.run(["--port", "0", "--database", path, "--flags-dir", Self.flagsDirectory],
+            let result = try await FlagServerProcess.run(["--port", "0", "--database", path, "--flags-dir", Self.flagsDirectory],
                                                directory: directory)
             #expect(!result.signaled, "\(path)")
             #expect(result.status == 1, "\(path)")
@@ -197,7 +198,7 @@ import Testing
         try FileManager.default.copyItem(atPath: Self.flagsDirectory + "/production.json", toPath: directory + "/flags/production.json")
         try #"{"flags": {"x": {"type": "boolean", "default": "no"}}}"#.write(toFile: directory + "/flags/staging.json",
                                                                               atomically: true, encoding: .utf8)
-        let result = try await ServerProcess.run(["--port", "0", "--database", "f.sqlite"], directory: directory)
+        let result = try await FlagServerProcess.run(["--port", "0", "--database", "f.sqlite"], directory: directory)
         #expect(result.status == 1)
         #expect(result.stderr.contains("staging.json is not a valid flag document"))
         #expect(result.stderr.contains("/flags/x/default"))
@@ -209,11 +210,11 @@ import Testing
     @Test func aPortInUseIsRefusedEvenThoughTheServerUsesSOREUSEPORT() async throws {
         let directory = try makeTemporaryDirectory()
         defer { try? FileManager.default.removeItem(atPath: directory) }
-        let first = try ServerProcess(["--port", "0", "--database", "a.sqlite", "--flags-dir", Self.flagsDirectory],
+        let first = try FlagServerProcess(["--port", "0", "--database", "a.sqlite", "--flags-dir", Self.flagsDirectory],
                                       directory: directory)
         defer { first.blockingStop() }
         let port = try await first.waitUntilReady()
-        let second = try await ServerProcess.run(["--port", "\(port)", "--database", "b.sqlite", "--flags-dir", Self.flagsDirectory],
+        let second = try await FlagServerProcess.run(["--port", "\(port)", "--database", "b.sqlite", "--flags-dir", Self.flagsDirectory],
                                                  directory: directory)
         #expect(second.status == 1)
         #expect(second.stderr.contains("port \(port) on 127.0.0.1 is already in use"))
@@ -222,24 +223,24 @@ import Testing
     @Test func helpAndUsageErrors() async throws {
         let directory = try makeTemporaryDirectory()
         defer { try? FileManager.default.removeItem(atPath: directory) }
-        let help = try await ServerProcess.run(["--help"], directory: directory)
+        let help = try await FlagServerProcess.run(["--help"], directory: directory)
         #expect(help.status == 0)
         for option in ["--host", "--port", "--database", "--flags-dir", "--loops", "--log-level", "--require-read-token",
                        "FLAGSERVER_HOST", "token create", "--max-buffered-body-bytes", "FLAGSERVER_MAX_BUFFERED_BODY_BYTES"] {
             #expect(help.stdout.contains(option), "\(option)")
         }
-        let unknown = try await ServerProcess.run(["--prot", "1"], directory: directory)
+        let unknown = try await FlagServerProcess.run(["--prot", "1"], directory: directory)
         #expect(unknown.status == 64, "a usage error is EX_USAGE")
         #expect(unknown.stderr.contains("unknown option '--prot'"))
         #expect(unknown.stderr.contains("\nUsage: flagserver [<options>]\nSee 'flagserver --help'.\n"))
-        #expect(try await ServerProcess.run(["--port", "70000"], directory: directory).status == 64)
-        #expect(try await ServerProcess.run(["--log-level", "loud"], directory: directory).status == 64)
+        #expect(try await FlagServerProcess.run(["--port", "70000"], directory: directory).status == 64)
+        #expect(try await FlagServerProcess.run(["--log-level", "loud"], directory: directory).status == 64)
     }
 
     @Test func eventStreamsGetHeartbeatsAndEndWithTheLastChunkOnSIGTERM() async throws {
         let directory = try makeTemporaryDirectory()
         defer { try? FileManager.default.removeItem(atPath: directory) }
-        let server = try ServerProcess(["--port", "0", "--database", "e.sqlite", "--flags-dir", Self.flagsDirectory,
+        let server = try FlagServerProcess(["--port", "0", "--database", "e.sqlite", "--flags-dir", Self.flagsDirectory,
                                         "--event-heartbeat", "1", "--max-streams", "1"], directory: directory)
         defer { server.blockingStop() }
         let port = try await server.waitUntilReady()

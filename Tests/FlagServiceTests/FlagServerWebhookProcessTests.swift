@@ -2,6 +2,7 @@ import FlagKit
 import FlagService
 import Foundation
 import Glibc
+import TestSupport
 import Testing
 
 /// Webhooks of the real `flagserver` process, with real time and a real receiver on 127.0.0.1: a flip is
@@ -10,13 +11,13 @@ import Testing
 @Suite struct FlagServerWebhookProcessTests {
     /// A running server with an admin token (made by `flagserver token create` before it starts).
     struct Running {
-        let server: ServerProcess
+        let server: FlagServerProcess
         let port: Int
         let admin: String
         let writer: String
 
         func request(_ method: String, _ path: String, json: String? = nil, token: String? = nil,
-                     headers: [(String, String)] = []) async throws -> ClientResponse {
+                     headers: [(String, String)] = []) async throws -> RawHTTPResponse {
             var all = headers + [("Authorization", "Bearer \(token ?? admin)")]
             if json != nil { all.append(("Content-Type", "application/json")) }
             return try await RawHTTP.request(port: port, method: method, path: path, headers: all, body: json.map { Array($0.utf8) })
@@ -33,7 +34,7 @@ import Testing
         }
 
         /// Flips `showIntroFreeSubscriptionBanner` in production (a flag its policy does not protect: a flip publishes); the response.
-        func flip(_ value: Bool) async throws -> ClientResponse {
+        func flip(_ value: Bool) async throws -> RawHTTPResponse {
             try await request("PUT", "/v1/environments/production/flags/showIntroFreeSubscriptionBanner", json: value ? "true" : "false", token: writer,
                               headers: [("X-Change-Message", "webhook test")])
         }
@@ -54,7 +55,7 @@ import Testing
     static func start(_ directory: String, retryBaseMilliseconds: Int = 200) async throws -> Running {
         var tokens: [String] = []
         for (name, role) in [("ops-admin", "admin"), ("ops-writer", "writer")] {
-            let created = try await ServerProcess.run(["token", "create", "--name", name, "--role", role, "--database", "db.sqlite"],
+            let created = try await FlagServerProcess.run(["token", "create", "--name", name, "--role", role, "--database", "db.sqlite"],
                                                       directory: directory)
             if created.status == 0, let secret = created.stdout.split(separator: "\n").first(where: { $0.hasPrefix("sfl_") }) {
                 tokens.append(String(secret))
@@ -66,7 +67,7 @@ import Testing
     /// A server on the same database with tokens made before.
     static func restart(_ directory: String, tokens: [String], retryBaseMilliseconds: Int = 200) async throws -> Running {
         guard tokens.count == 2 else { throw TestFailure("tokens not created") }
-        let server = try ServerProcess(["--port", "0", "--database", "db.sqlite", "--flags-dir", FlagServerProcessTests.flagsDirectory,
+        let server = try FlagServerProcess(["--port", "0", "--database", "db.sqlite", "--flags-dir", FlagServerProcessTests.flagsDirectory,
                                         "--webhook-retry-base-ms", String(retryBaseMilliseconds)], directory: directory)
         return Running(server: server, port: try await server.waitUntilReady(), admin: tokens[0], writer: tokens[1])
     }

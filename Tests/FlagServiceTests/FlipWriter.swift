@@ -1,6 +1,7 @@
 import FlagKit
 import Foundation
 import Synchronization
+import TestSupport
 
 /// A client that keeps flipping: on a thread of its own, PUTs integer flag `key` (a full definition, so the flag needs
 /// no set-up) with 1, 2, 3, ... through the nodes at `ports` in turn, one request at a time, until `stop()`. Every answer

@@ -1,5 +1,6 @@
 import Foundation
 import Glibc
+import TestSupport
 
 /// A real filesystem mounted for a test: a small tmpfs (to fill up) or a loop-mounted ext4 image with
 /// `errors=remount-ro` (which the kernel turns read-only when told of an error). Needs root and mount(8);

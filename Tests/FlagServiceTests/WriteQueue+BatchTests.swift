@@ -2,6 +2,7 @@ import FlagKit
 import FlagStore
 import Foundation
 import PostgresTestSupport
+import TestSupport
 import Testing
 @testable import FlagService
 

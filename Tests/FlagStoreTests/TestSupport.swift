@@ -2,6 +2,7 @@ import FlagKit
 import Foundation
 import PostgresTestSupport
 import Synchronization
+import TestSupport
 import Testing
 @testable import FlagStore
 
@@ -44,24 +45,6 @@ enum StoreEngine: String, CaseIterable, Sendable, CustomTestStringConvertible {
     func open(_ directory: TemporaryDirectory, busyTimeout: Duration = .seconds(5)) throws -> FlagStore {
         try FlagStore.open(path: try location(directory), busyTimeout: busyTimeout)
     }
-}
-
-/// A fresh directory under the system temp dir, removed when the value is released.
-final class TemporaryDirectory: Sendable {
-    let path: String
-
-    init() throws {
-        path = FileManager.default.temporaryDirectory
-            .appendingPathComponent("flagstore-tests-\(UUID().uuidString)").path
-        try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
-    }
-
-    deinit {
-        try? FileManager.default.removeItem(atPath: path)
-    }
-
-    /// A path inside the directory.
-    func file(_ name: String) -> String { path + "/" + name }
 }
 
 /// A small document that differs for each `tag`.

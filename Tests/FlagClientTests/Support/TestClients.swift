@@ -1,5 +1,6 @@
 import Foundation
 @testable import FlagClient
+import TestSupport
 
 /// Clients as the tests make them: a German App Store install, short timeouts, a small body limit.
 enum TestClients {

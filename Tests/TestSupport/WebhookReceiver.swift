@@ -1,23 +1,25 @@
 import FlagKit
-import FlagService
 import Foundation
 import HTTPServer
 import Synchronization
 
 /// A webhook receiver for the tests: a real `HTTPServer` on 127.0.0.1, port 0, recording every request and
 /// answering the n-th with `answer(n)`'s status, or never (nil: the request waits until the sender gives up).
-final class WebhookReceiver: Sendable {
+package final class WebhookReceiver: Sendable {
     /// One request as received.
-    struct Delivery: Sendable {
-        let headers: HTTPHeaders
-        let body: [UInt8]
-        let receivedAt: Date
+    package struct Delivery: Sendable {
+        /// The request's header fields.
+        package let headers: HTTPHeaders
+        /// The request's body.
+        package let body: [UInt8]
+        /// When it arrived.
+        package let receivedAt: Date
 
         /// The body as JSON (an error when it is not).
-        func json() throws -> JSONValue { try JSONParser.parse(body).value }
+        package func json() throws -> JSONValue { try JSONParser.parse(body).value }
 
         /// Header `name` (one of `APIHeader`'s).
-        func header(_ name: String) -> String? { headers[name] }
+        package func header(_ name: String) -> String? { headers[name] }
     }
 
     /// The requests so far (a class: a `Mutex` cannot be copied into the handler).
@@ -42,23 +44,23 @@ final class WebhookReceiver: Sendable {
     private let log = Log()
     private let server: HTTPServer
     /// The bound port.
-    let port: Int
+    package let port: Int
 
     /// A receiver answering with `answer(n)` for the n-th request (1-based).
-    init(answer: @escaping @Sendable (Int) -> Int? = { _ in 200 }) throws {
+    package init(answer: @escaping @Sendable (Int) -> Int? = { _ in 200 }) throws {
         let handler = Recorder(log: log, answer: answer)
         server = HTTPServer(configuration: HTTPServerConfiguration(port: 0, eventLoops: 1), handler: handler)
         port = try server.start()
     }
 
     /// Where webhooks should POST.
-    var url: String { "http://127.0.0.1:\(port)/hooks/symi" }
+    package var url: String { "http://127.0.0.1:\(port)/hooks/symi" }
 
     /// What arrived so far.
-    var deliveries: [Delivery] { log.items.withLock { $0 } }
+    package var deliveries: [Delivery] { log.items.withLock { $0 } }
 
     /// The deliveries once there are `count` (polling; fails after `timeout` seconds).
-    func waitFor(_ count: Int, timeout: Double = 15) async throws -> [Delivery] {
+    package func waitFor(_ count: Int, timeout: Double = 15) async throws -> [Delivery] {
         let deadline = Date().addingTimeInterval(timeout)
         while Date() < deadline {
             let now = deliveries
@@ -69,5 +71,5 @@ final class WebhookReceiver: Sendable {
     }
 
     /// Stops listening (requests left unanswered are closed).
-    func stop() { server.shutdown(gracePeriod: .milliseconds(100)) }
+    package func stop() { server.shutdown(gracePeriod: .milliseconds(100)) }
 }

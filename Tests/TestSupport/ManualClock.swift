@@ -1,9 +1,10 @@
 import Foundation
-import SymiPlus
 
-/// A clock the test moves by hand; `sleep(until:)` returns once the test has advanced past the date, and throws
-/// `CancellationError` when its task is cancelled (as the system clock does), so that only live waits are pending.
-final class ManualClock: PurchaseClock, @unchecked Sendable {
+/// A clock the test moves by hand. As a wall clock (`now()`, `sleep(until:)`, SymiPlus's `PurchaseClock`):
+/// `sleep(until:)` returns once the test has advanced past the date, and throws `CancellationError` when its task is
+/// cancelled (as the system clock does), so that only live waits are pending. As a monotonic clock
+/// (``nanoseconds``, OFREP's rate limiter): the same time in nanoseconds since 1970.
+package final class ManualClock: @unchecked Sendable {
     private struct Waiter {
         let id: UUID
         let date: Date
@@ -14,17 +15,23 @@ final class ManualClock: PurchaseClock, @unchecked Sendable {
     private var current: Date
     private var waiters: [Waiter] = []
 
-    init(_ start: Date = Fixtures.now) { current = start }
+    /// A clock showing `start`.
+    package init(_ start: Date) { current = start }
 
-    func now() -> Date { lock.withLock { current } }
+    /// The current time.
+    package func now() -> Date { lock.withLock { current } }
+
+    /// The current time in nanoseconds since 1970, as a monotonic clock's reading.
+    package var nanoseconds: @Sendable () -> UInt64 { { UInt64((self.now().timeIntervalSince1970 * 1e9).rounded()) } }
 
     /// How many sleeps are waiting (the purchase manager's expiry check, once scheduled).
-    var sleeperCount: Int { lock.withLock { waiters.count } }
+    package var sleeperCount: Int { lock.withLock { waiters.count } }
 
     /// The dates the waiting sleeps wake at, earliest first: when the purchase manager will ask the store next.
-    var pendingWakes: [Date] { lock.withLock { waiters.map(\.date).sorted() } }
+    package var pendingWakes: [Date] { lock.withLock { waiters.map(\.date).sorted() } }
 
-    func sleep(until date: Date) async throws {
+    /// Returns at `date` or later, once the test advanced the clock there.
+    package func sleep(until date: Date) async throws {
         let id = UUID()
         try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
@@ -47,7 +54,7 @@ final class ManualClock: PurchaseClock, @unchecked Sendable {
     }
 
     /// Moves the time to `date` and wakes every sleep that is due.
-    func advance(to date: Date) {
+    package func advance(to date: Date) {
         let due: [Waiter] = lock.withLock {
             current = date
             let ready = waiters.filter { $0.date <= date }
@@ -56,4 +63,7 @@ final class ManualClock: PurchaseClock, @unchecked Sendable {
         }
         for waiter in due { waiter.continuation.resume() }
     }
+
+    /// Moves the time on by `seconds` and wakes every sleep that is due.
+    package func advance(seconds: Double) { advance(to: now().addingTimeInterval(seconds)) }
 }

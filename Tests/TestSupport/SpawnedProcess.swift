@@ -8,18 +8,18 @@ import Glibc
 /// process holds about 1,300 descriptors; this suite's parallel in-process servers get there (fixed upstream in
 /// swift-corelibs-foundation, not yet in the toolchain here). `posix_spawn_file_actions_addclosefrom_np` closes them
 /// in the child without listing anything.
-final class SpawnedProcess: @unchecked Sendable {
+package final class SpawnedProcess: @unchecked Sendable {
     /// How the process ended.
-    enum TerminationReason: Equatable { case exit, uncaughtSignal }
+    package enum TerminationReason: Equatable { case exit, uncaughtSignal }
 
     /// The child's process id.
-    let processIdentifier: pid_t
+    package let processIdentifier: pid_t
     private let lock = NSLock()
     private var status: Int32?
 
     /// Starts `executable arguments` in `directory` (or this process's), with stdout and stderr appended to the files
     /// given (or `/dev/null`), the standard input `/dev/null`, and this process's environment.
-    init(_ executable: String, _ arguments: [String], directory: String? = nil, stdout: String? = nil, stderr: String? = nil) throws {
+    package init(_ executable: String, _ arguments: [String], directory: String? = nil, stdout: String? = nil, stderr: String? = nil) throws {
         var actions = posix_spawn_file_actions_t()
         posix_spawn_file_actions_init(&actions)
         defer { posix_spawn_file_actions_destroy(&actions) }
@@ -53,29 +53,29 @@ final class SpawnedProcess: @unchecked Sendable {
     }
 
     /// Runs `executable arguments` to its end: the exit status (a signal counts as 128 + its number).
-    static func run(_ executable: String, _ arguments: [String], directory: String? = nil, stdout: String? = nil) throws -> Int32 {
+    package static func run(_ executable: String, _ arguments: [String], directory: String? = nil, stdout: String? = nil) throws -> Int32 {
         let process = try SpawnedProcess(executable, arguments, directory: directory, stdout: stdout)
         process.waitUntilExit()
         return process.terminationReason == .exit ? process.terminationStatus : 128 + process.terminationStatus
     }
 
     /// Whether it still runs (reaps it when it ended).
-    var isRunning: Bool { reap(blocking: false) == nil }
+    package var isRunning: Bool { reap(blocking: false) == nil }
 
     /// Sends SIGTERM (as `Process.terminate()`).
-    func terminate() { if isRunning { kill(processIdentifier, SIGTERM) } }
+    package func terminate() { if isRunning { kill(processIdentifier, SIGTERM) } }
 
     /// Waits for the end.
-    func waitUntilExit() { _ = reap(blocking: true) }
+    package func waitUntilExit() { _ = reap(blocking: true) }
 
     /// The exit status, or the signal that ended it; 0 while it runs.
-    var terminationStatus: Int32 {
+    package var terminationStatus: Int32 {
         guard let status = reap(blocking: false) else { return 0 }
         return status & 0x7f == 0 ? (status >> 8) & 0xff : status & 0x7f
     }
 
     /// Exit or signal; `.exit` while it runs.
-    var terminationReason: TerminationReason {
+    package var terminationReason: TerminationReason {
         guard let status = reap(blocking: false) else { return .exit }
         return status & 0x7f == 0 ? .exit : .uncaughtSignal
     }
