@@ -7,7 +7,7 @@ import Testing
 enum TestSupport {
     /// The package's root directory.
     static let packageRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-        .deletingLastPathComponent()
+        .deletingLastPathComponent().deletingLastPathComponent()
 
     /// What one run of the binary gave.
     struct Run {

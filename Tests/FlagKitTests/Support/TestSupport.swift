@@ -5,7 +5,7 @@ import Foundation
 enum TestSupport {
     /// The package's root directory.
     static let packageRoot: URL = URL(fileURLWithPath: #filePath)
-        .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+        .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
 
     /// Bytes of a file under the package root.
     static func bytes(_ relativePath: String) throws -> [UInt8] {
