@@ -14,7 +14,7 @@ import Testing
 ///
 /// `./scripts/test` runs this suite with the cluster tests, in their process (it starts PostgreSQL).
 @Suite struct WriteQueueBatchTests {
-    typealias Outcomes = WriteQueueTests.Outcomes
+    typealias Outcomes = WriteQueueFixtures.Outcomes
 
     /// A writer over a fresh seeded database, its snapshots, its store, and the database's URI; with `policies`, the
     /// repository's protection policies too (production protects `monetizationEnabled`).
@@ -40,7 +40,7 @@ import Testing
         let other = try FlagStore.open(path: uri)
         defer { other.close() }
         let current = try #require(try other.currentVersion(environment: "production"))
-        let document = try WriteQueueTests.define("integer", .integer(value)).apply(to: FlagDocument.decode(current.document), key: key)
+        let document = try WriteQueueFixtures.define("integer", .integer(value)).apply(to: FlagDocument.decode(current.document), key: key)
         return try other.publish(environment: "production", document: document.canonicalBytes, author: "node-b",
                                  expectedCurrentVersion: current.number).record
     }
@@ -52,7 +52,7 @@ import Testing
 
     func flip(_ key: String, _ value: Int64, _ precondition: WriteJob.Precondition = .none, index: Int,
               into outcomes: Outcomes) -> WriteJob {
-        WriteJob(environment: "production", kind: .flag(key: key, edit: WriteQueueTests.define("integer", .integer(value))),
+        WriteJob(environment: "production", kind: .flag(key: key, edit: WriteQueueFixtures.define("integer", .integer(value))),
                  precondition: precondition, author: "t", message: "m\(index)") { outcomes.set(index, $0) }
     }
 
