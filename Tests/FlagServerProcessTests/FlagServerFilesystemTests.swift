@@ -17,7 +17,7 @@ struct FlagServerFilesystemTests {
         let store = try FlagStore.open(path: directory + "/flags.sqlite")
         let secret = try store.createToken(name: "ops", role: .writer).secret
         store.close()
-        let server = try FlagServerProcess(["--port", "0", "--database", "flags.sqlite", "--flags-dir", FlagServerHardeningTests.flagsDirectory],
+        let server = try FlagServerProcess(["--port", "0", "--database", "flags.sqlite", "--flags-dir", FlagServerHostileInputTests.flagsDirectory],
                                        directory: directory)
         return (server, try await server.waitUntilReady(), secret)
     }

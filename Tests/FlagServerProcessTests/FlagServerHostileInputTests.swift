@@ -6,8 +6,8 @@ import RawHTTPClient
 import TestSupport
 import Testing
 
-/// Issue #15 against the real `flagserver` process: what a hostile client, network or disk found.
-@Suite struct FlagServerHardeningTests {
+/// The real `flagserver` process against a hostile client, network or disk.
+@Suite struct FlagServerHostileInputTests {
     static var flagsDirectory: String { repositoryRoot.appendingPathComponent("flags").path }
 
     /// A started server with a writer token (`secret`) and a reader token in a fresh directory.

@@ -4,10 +4,10 @@ import RawHTTPClient
 import TestSupport
 import Testing
 
-/// Issue #25 against the real `flagserver` process: no lock-out an attacker can cause, unknown tokens refused
+/// The real `flagserver` process against abuse: no lock-out an attacker can cause, unknown tokens refused
 /// before their body, the buffered-body cap as an option, pipelining under a flood.
-@Suite struct FlagServerHardening2Tests {
-    typealias Running = FlagServerHardeningTests.Running
+@Suite struct FlagServerAbuseTests {
+    typealias Running = FlagServerHostileInputTests.Running
 
     static let flip = "/v1/environments/production/flags/showIntroFreeSubscriptionBanner"
     static let ofrep = "/ofrep/v1/evaluate/flags/monetizationEnabled"
