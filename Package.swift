@@ -111,7 +111,7 @@ let package = Package(
         .target(name: "FlagCtlKit", dependencies: ["CommandLineKit", "FlagKit", "ClientHTTP", "SymiCatalog"]),
         .executableTarget(name: "flagctl", dependencies: ["FlagCtlKit", "CommandLineKit"]),
         // flagserver: the server-command tests run the real server binary next to the real flagctl.
-        .testTarget(name: "FlagCtlKitTests", dependencies: ["FlagCtlKit", "CommandLineKit", "FlagKit", "flagctl", "flagserver"]),
+        .testTarget(name: "FlagCtlKitTests", dependencies: ["FlagCtlKit", "CommandLineKit", "FlagKit", "flagctl", "flagserver", "TestSupport"]),
 
         // Symi Plus (docs/monetization.md): the product catalogue (no imports; flagctl reads it too), and the
         // module the app links next to FlagClient (platform-neutral core; StoreKit and SwiftUI adapters behind #if).

@@ -115,8 +115,3 @@ package enum RawHTTP {
     }
 }
 
-
-extension JSONValue {
-    /// `self[key]` for objects.
-    package subscript(key: String) -> JSONValue? { objectValue?[key] }
-}
