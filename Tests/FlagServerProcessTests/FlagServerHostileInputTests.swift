@@ -208,8 +208,9 @@ import Testing
             try RawHTTP.exchange(port: running.port, bytes: [0x16, 0x03, 0x01, 0x02, 0x00, 0x01, 0x00, 0x01, 0xFC, 0x03, 0x03])
         }
         #expect(String(decoding: hello.prefix(12), as: UTF8.self) == "HTTP/1.1 400")
-        // At once, not after the 10 s header timeout (6 s: a child process starved by the suites beside it took 3.15 s).
-        #expect(Date().timeIntervalSince(start) < 6)
+        // At once, not after the 10 s header timeout: that one answers 408, so the 400 above says the bytes were refused
+        // for what they are. The time is only a safety net.
+        #expect(Date().timeIntervalSince(start) < 15)
         let first = try await RawHTTP.request(port: running.port, method: "GET", path: "/v1/environments/production/versions/1")
         #expect(try first.json()["message"] == "initial import of production.json")
     }
