@@ -57,13 +57,16 @@ let package = Package(
         .target(name: "FlagStore", dependencies: ["FlagKit", "CSQLite", "CLibPQ", "ServerLock", "CCrypto"]),
         .executableTarget(name: "flagstore-crash-helper", dependencies: ["FlagStore"], path: "Tests/flagstore-crash-helper"),
         .executableTarget(name: "flagstore-bench", dependencies: ["FlagStore"], path: "Benchmarks/flagstore-bench"),
+        // What the test targets share (no product; tests only): real `flagserver` processes started with posix_spawn,
+        // temporary directories, a clock moved by hand, a raw-socket client for the server's API, a webhook receiver.
+        .target(name: "TestSupport", dependencies: ["FlagKit", "HTTPServer"], path: "Tests/TestSupport"),
         // A throw-away PostgreSQL cluster (initdb/pg_ctl in a temp dir) for the tests of both engines (no product; tests only).
         .target(name: "PostgresTestSupport", dependencies: ["FlagStore", "FlagKit"], path: "Tests/PostgresTestSupport"),
-        .testTarget(name: "FlagStoreTests", dependencies: ["FlagStore", "FlagKit", "CSQLite", "flagstore-crash-helper", "PostgresTestSupport"]),
+        .testTarget(name: "FlagStoreTests", dependencies: ["FlagStore", "FlagKit", "CSQLite", "flagstore-crash-helper", "PostgresTestSupport", "TestSupport"]),
 
         // OpenFeature Remote Evaluation Protocol on FlagKit and HTTPServer, mounted by FlagService.
         .target(name: "FlagOFREP", dependencies: ["FlagKit", "HTTPServer", "ServerLock"]),
-        .testTarget(name: "FlagOFREPTests", dependencies: ["FlagOFREP", "FlagKit", "HTTPServer", "RawHTTPClient"]),
+        .testTarget(name: "FlagOFREPTests", dependencies: ["FlagOFREP", "FlagKit", "HTTPServer", "RawHTTPClient", "TestSupport"]),
         .executableTarget(name: "ofrep-test-server", dependencies: ["FlagOFREP", "FlagKit", "HTTPServer"], path: "Tests/ofrep-test-server"),
         .executableTarget(name: "ofrep-expectations", dependencies: ["FlagKit", "FlagOFREP"], path: "Tests/ofrep-expectations"),
 
@@ -74,8 +77,13 @@ let package = Package(
         .target(name: "FlagService", dependencies: ["FlagKit", "FlagStore", "HTTPServer", "FlagOFREP", "ServerLock", "ClientHTTP", "CZlib"]),
         .target(name: "FlagServerCLI", dependencies: ["CommandLineKit", "FlagKit", "FlagService", "FlagStore", "HTTPServer"]),
         .executableTarget(name: "flagserver", dependencies: ["FlagServerCLI"]),
-        .testTarget(name: "FlagServiceTests", dependencies: ["FlagService", "FlagStore", "FlagKit", "HTTPServer", "RawHTTPClient", "ClientHTTP", "flagserver", "PostgresTestSupport"]),
-        .testTarget(name: "FlagServerCLITests", dependencies: ["FlagServerCLI", "CommandLineKit", "FlagKit", "FlagStore", "FlagService", "HTTPServer", "PostgresTestSupport"]),
+        // FlagService's tests in three targets, each run by scripts/test in a process of its own: the service in the test
+        // process; real `flagserver` processes; three nodes on one PostgreSQL (with the suites that start PostgreSQL), last,
+        // because they load both cores.
+        .testTarget(name: "FlagServiceTests", dependencies: ["FlagService", "FlagStore", "FlagKit", "HTTPServer", "RawHTTPClient", "ClientHTTP", "TestSupport"]),
+        .testTarget(name: "FlagServerProcessTests", dependencies: ["FlagService", "FlagStore", "FlagKit", "RawHTTPClient", "flagserver", "PostgresTestSupport", "TestSupport"]),
+        .testTarget(name: "FlagServerClusterTests", dependencies: ["FlagService", "FlagStore", "FlagKit", "RawHTTPClient", "ClientHTTP", "flagserver", "PostgresTestSupport", "TestSupport"]),
+        .testTarget(name: "FlagServerCLITests", dependencies: ["FlagServerCLI", "CommandLineKit", "FlagKit", "FlagStore", "FlagService", "HTTPServer", "PostgresTestSupport", "TestSupport"]),
 
         // Client-side HTTP: request/response types, HTTPTransport, URLSessionTransport everywhere, CurlTransport on Linux.
         .systemLibrary(name: "CCurl", pkgConfig: "libcurl", providers: [.apt(["libcurl4-openssl-dev"])]),
@@ -87,7 +95,7 @@ let package = Package(
         // What the app links: disk cache, refresh policy, evaluation with FlagKit, on ClientHTTP.
         .target(name: "FlagClient", dependencies: ["FlagKit", "ClientHTTP"]),
         // SymiSchema: the client's fault tests check that no failure locks Symi's premium gate.
-        .testTarget(name: "FlagClientTests", dependencies: ["FlagClient", "ClientHTTP", "FlagKit", "SymiSchema", "TransportTestSupport", "flagserver"]),
+        .testTarget(name: "FlagClientTests", dependencies: ["FlagClient", "ClientHTTP", "FlagKit", "SymiSchema", "TransportTestSupport", "flagserver", "TestSupport"]),
         .executableTarget(name: "flagclient-fetch", dependencies: ["FlagClient", "ClientHTTP", "FlagKit"], path: "Tests/flagclient-fetch"),
         // The paid day rehearsed: a synthetic population through the runbook's steps (Benchmarks/PaidDayRehearsal).
         .target(name: "PaidDayRehearsal", dependencies: ["FlagKit", "FlagClient", "SymiPlus", "SymiCatalog", "SymiSchema"], path: "Benchmarks/PaidDayRehearsal"),
@@ -105,7 +113,7 @@ let package = Package(
         .target(name: "FlagCtlKit", dependencies: ["CommandLineKit", "FlagKit", "ClientHTTP", "SymiCatalog", "SymiSchema"]),
         .executableTarget(name: "flagctl", dependencies: ["FlagCtlKit", "CommandLineKit"]),
         // flagserver: the server-command tests run the real server binary next to the real flagctl.
-        .testTarget(name: "FlagCtlKitTests", dependencies: ["FlagCtlKit", "CommandLineKit", "FlagKit", "SymiSchema", "flagctl", "flagserver"]),
+        .testTarget(name: "FlagCtlKitTests", dependencies: ["FlagCtlKit", "CommandLineKit", "FlagKit", "SymiSchema", "flagctl", "flagserver", "TestSupport"]),
 
         // Symi Plus (docs/monetization.md): the product catalogue (no imports; flagctl reads it too), Symi's schema
         // (flag names, safe defaults, typed values on FlagKit alone; the app and flagctl's lint read it, so FlagKit and
@@ -116,7 +124,7 @@ let package = Package(
         // FlagClient: the typed values read from real snapshots (safe defaults, clamping, fallbacks).
         .testTarget(name: "SymiSchemaTests", dependencies: ["SymiSchema", "FlagKit", "FlagClient"]),
         .target(name: "SymiPlus", dependencies: ["FlagClient", "SymiCatalog", "SymiSchema"]),
-        .testTarget(name: "SymiPlusTests", dependencies: ["SymiPlus", "SymiCatalog", "SymiSchema", "FlagClient", "FlagKit"]),
+        .testTarget(name: "SymiPlusTests", dependencies: ["SymiPlus", "SymiCatalog", "SymiSchema", "FlagClient", "FlagKit", "TestSupport"]),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -1,6 +1,7 @@
 import FlagKit
 import Foundation
 import SymiSchema
+import TestSupport
 import Testing
 import TransportTestSupport
 @testable import FlagClient

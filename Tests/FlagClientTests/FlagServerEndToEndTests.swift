@@ -1,6 +1,7 @@
 import FlagKit
 import Foundation
 import SymiSchema
+import TestSupport
 import Testing
 @testable import FlagClient
 
@@ -13,7 +14,7 @@ import Testing
     func launchRefreshFlipAndNotModified(_ kind: TransportKind) async throws {
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
-        let server = try await offPool { try FlagServerProcess(directory: directory) }
+        let server = try await offPool { try SeededFlagServer(directory: directory) }
         defer { server.stop() }
         let cache = directory.url.appendingPathComponent("app")
         let configuration = TestClients.configuration(server.baseURL, cache, transport: kind)
@@ -58,7 +59,7 @@ import Testing
     func aListeningClientFollowsAFlipWithinASecond(_ kind: TransportKind) async throws {
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
-        let server = try await offPool { try FlagServerProcess(directory: directory) }
+        let server = try await offPool { try SeededFlagServer(directory: directory) }
         defer { server.stop() }
         let client = FlagClient(configuration: TestClients.configuration(server.baseURL, directory.url.appendingPathComponent("app"),
                                                                          transport: kind))
@@ -79,7 +80,7 @@ import Testing
     @Test func rolloutAgreesWithTheServersDocumentForTenThousandInstalls() async throws {
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
-        let server = try await offPool { try FlagServerProcess(directory: directory) }
+        let server = try await offPool { try SeededFlagServer(directory: directory) }
         defer { server.stop() }
         let definition = """
             {"type": "boolean", "default": false, "requires": {"monetizationEnabled": true},
@@ -125,9 +126,9 @@ extension FlagServerEndToEndTests {
     @Test func aRestoredServerReachesInstallsThatSawLaterVersions() async throws {
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
-        let server = try await offPool { try FlagServerProcess(directory: directory) }
+        let server = try await offPool { try SeededFlagServer(directory: directory) }
         let backup = directory.url.appendingPathComponent("backup.sqlite").path
-        _ = try await offPool { try FlagServerProcess.run(try FlagServerProcess.binaryPath(),
+        _ = try await offPool { try SeededFlagServer.run(try FlagServerProcess.binaryPath(),
                                                           ["--database", server.database, "backup", "--to", backup]) }
         // Version 2 locks everything for everyone; versions 3 and 4 change a message.
         #expect(try await server.curlPutOffPool("/v1/environments/production/flags/premiumFeaturesLocked",
@@ -143,10 +144,10 @@ extension FlagServerEndToEndTests {
         server.stop()
 
         let restored = try await offPool {
-            try FlagServerProcess.run(try FlagServerProcess.binaryPath(), ["--database", server.database, "restore", "--from", backup])
+            try SeededFlagServer.run(try FlagServerProcess.binaryPath(), ["--database", server.database, "restore", "--from", backup])
         }
         #expect(restored.contains("versions production=1,staging=1"), "\(restored)")
-        let again = try await offPool { try FlagServerProcess(directory: directory, existingToken: server.token) }
+        let again = try await offPool { try SeededFlagServer(directory: directory, existingToken: server.writerToken) }
         defer { again.stop() }
         let after = FlagClient(configuration: TestClients.configuration(again.baseURL, cache))
         #expect(after.launchReport.cache == .loaded(version: 4))
@@ -156,129 +157,5 @@ extension FlagServerEndToEndTests {
         // Publishing on goes on in the new epoch, and the old epoch's version 4 can no longer win.
         #expect(try await again.curlPutOffPool("/v1/environments/production/flags/showIntroFreeSubscriptionBanner", json: "false") == 200)
         #expect(await after.refresh(force: true) == .updated(version: 2, previousVersion: 1, cacheError: nil))
-    }
-}
-
-/// The real `flagserver` executable (built next to the test bundle) on 127.0.0.1 port 0.
-/// `@unchecked Sendable`: every member is set in `init` and never changed; `Process` is only read after.
-final class FlagServerProcess: @unchecked Sendable {
-    let baseURL: URL
-    let database: String
-    let token: String
-    private let binary: String
-    private let process = Process()
-
-    /// Creates a writer token in a fresh database (or reuses `existingToken` of a database used before), starts the
-    /// server over it, waits for its "listening on" line.
-    init(directory: TemporaryDirectory, existingToken: String? = nil) throws {
-        binary = try Self.binaryPath()
-        database = directory.url.appendingPathComponent("flags.sqlite").path
-        if let existingToken {
-            token = existingToken
-        } else {
-            let created = try Self.run(binary, ["--database", database, "token", "create", "--name", "t", "--role", "writer"])
-            token = try #require(created.split(separator: "\n").last.map { $0.trimmingCharacters(in: .whitespaces) })
-        }
-        // The flag documents without `flags/policy/`: these tests flip premiumFeaturesLocked with one writer
-        // token, which production's policy would turn into a change request (the governance tests cover that).
-        let flags = directory.url.appendingPathComponent("flags")
-        if !FileManager.default.fileExists(atPath: flags.path) {
-            try FileManager.default.createDirectory(at: flags, withIntermediateDirectories: true)
-            for name in ["production.json", "staging.json"] {
-                try FileManager.default.copyItem(at: Envelopes.repositoryRoot.appendingPathComponent("flags/\(name)"),
-                                                 to: flags.appendingPathComponent(name))
-            }
-        }
-        let output = Pipe()
-        process.executableURL = URL(fileURLWithPath: binary)
-        process.arguments = ["--port", "0", "--database", database, "--flags-dir", flags.path, "--log-level", "warning",
-                             "--loops", "1"]
-        process.standardOutput = output
-        process.standardError = FileHandle.nullDevice
-        try process.run()
-        var text = ""
-        while !text.contains("\n") {
-            let chunk = output.fileHandleForReading.availableData
-            if chunk.isEmpty { break }
-            text += String(decoding: chunk, as: UTF8.self)
-        }
-        guard let line = text.split(separator: "\n").first(where: { $0.hasPrefix("listening on ") }),
-              let url = URL(string: String(line.dropFirst("listening on ".count)) + "/") else {
-            process.terminate()
-            throw FlagServerStartFailed(output: text)
-        }
-        baseURL = url
-    }
-
-    /// `curl -X PUT` of `json` to `path` with the writer token; returns the HTTP status.
-    func curlPut(_ path: String, json: String) throws -> Int {
-        try curl("PUT", path, json: json)
-    }
-
-    /// `curl -X <method>` of `json` to `path` with the writer token and a change message; returns the HTTP status.
-    func curl(_ method: String, _ path: String, json: String) throws -> Int {
-        let output = try Self.run("/usr/bin/curl", [
-            "-sS", "-o", "/dev/null", "-w", "%{http_code}", "-X", method,
-            "-H", "Authorization: Bearer \(token)", "-H", "Content-Type: application/json",
-            "-H", "X-Change-Message: end-to-end test", "--data-binary", json,
-            baseURL.absoluteString.dropLast() + path,
-        ])
-        return Int(output.trimmingCharacters(in: .whitespacesAndNewlines)) ?? -1
-    }
-
-    /// ``curlPut(_:json:)`` on a thread of its own.
-    func curlPutOffPool(_ path: String, json: String) async throws -> Int {
-        try await offPool { [self] in try curlPut(path, json: json) }
-    }
-
-    /// ``curl(_:_:json:)`` on a thread of its own.
-    func curlOffPool(_ method: String, _ path: String, json: String) async throws -> Int {
-        try await offPool { [self] in try curl(method, path, json: json) }
-    }
-
-    /// `flagserver_open_streams` from `/metrics`.
-    func openStreams() throws -> Int {
-        let text = try Self.run("/usr/bin/curl", ["-sS", baseURL.absoluteString + "metrics"])
-        let line = text.split(separator: "\n").first { $0.hasPrefix("flagserver_open_streams ") }
-        return line.flatMap { Int($0.split(separator: " ").last ?? "") } ?? -1
-    }
-
-    /// SIGTERM, then waits for the graceful stop.
-    func stop() {
-        process.terminate()
-        process.waitUntilExit()
-    }
-
-    struct FlagServerStartFailed: Error { var output: String }
-    struct CommandFailed: Error { var command: [String]; var status: Int32; var output: String }
-
-    /// The binary built by `swift build --build-tests` (the test target depends on it), next to the test runner.
-    static func binaryPath() throws -> String {
-        let executable = try FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")
-        var directory = URL(fileURLWithPath: executable).deletingLastPathComponent()
-        for _ in 0..<4 {
-            let candidate = directory.appendingPathComponent("flagserver").path
-            if FileManager.default.isExecutableFile(atPath: candidate) { return candidate }
-            directory.deleteLastPathComponent()
-        }
-        throw CommandFailed(command: ["flagserver"], status: -1, output: "not found near \(executable)")
-    }
-
-    /// Runs a command to completion; its standard output, or an error with it.
-    static func run(_ executable: String, _ arguments: [String]) throws -> String {
-        let process = Process()
-        let output = Pipe()
-        process.executableURL = URL(fileURLWithPath: executable)
-        process.arguments = arguments
-        process.standardOutput = output
-        process.standardError = output
-        try process.run()
-        let data = output.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        let text = String(decoding: data, as: UTF8.self)
-        guard process.terminationStatus == 0 else {
-            throw CommandFailed(command: [executable] + arguments, status: process.terminationStatus, output: text)
-        }
-        return text
     }
 }

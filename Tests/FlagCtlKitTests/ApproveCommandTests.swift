@@ -1,5 +1,6 @@
 import FlagKit
 import Foundation
+import TestSupport
 import Testing
 @testable import FlagCtlKit
 
@@ -14,7 +15,7 @@ import Testing
     }
 
     @Test func aSecondPersonApprovesAndTheFlipIsPublished() throws {
-        let server = try FlagServerProcess(policies: true)
+        let server = try SeededFlagServer(policies: true)
         defer { server.stop() }
         let flip = try server.flagctl(["set", "production", "premiumFeaturesLocked", "true", "-m", "paid launch"])
         #expect(flip.status == 3, "nothing published: a script must not take it for a publish")

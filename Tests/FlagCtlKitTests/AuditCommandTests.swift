@@ -1,6 +1,7 @@
 import CommandLineKit
 import FlagKit
 import Foundation
+import TestSupport
 import Testing
 @testable import FlagCtlKit
 
@@ -48,7 +49,7 @@ import Testing
     }
 
     @Test func listsAFlipAndARefusalAgainstARealServer() throws {
-        let server = try FlagServerProcess()
+        let server = try SeededFlagServer()
         defer { server.stop() }
         let admin = try server.token(name: "ops-admin", role: "admin")
         let reader = try server.token(name: "viewer", role: "reader")
@@ -82,7 +83,7 @@ import Testing
     }
 
     @Test func pagesThroughNext() async throws {
-        let server = try FlagServerProcess()
+        let server = try SeededFlagServer()
         defer { server.stop() }
         let admin = try server.token(name: "ops-admin", role: "admin")
         for value in ["false", "true", "false"] {

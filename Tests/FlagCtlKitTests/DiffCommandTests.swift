@@ -1,5 +1,6 @@
 import FlagKit
 import Foundation
+import TestSupport
 import Testing
 @testable import FlagCtlKit
 
@@ -148,7 +149,7 @@ import Testing
     /// What the paid day's early-user rule changes, from what a real flagserver serves to the file: the sample's
     /// installs get install dates (5 % unknown), and the count equals a direct one over the same installs.
     @Test func impactOfTheEarlyUserRuleAgainstARealServer() throws {
-        let server = try FlagServerProcess()
+        let server = try SeededFlagServer()
         defer { server.stop() }
         let directory = try TestSupport.directory(with: ["production.json": try InstallDateFixtures.runbookText()])
         let run = try server.flagctl(["diff", "--impact", "--json", "--sample", "20000", "--seed", "5", "production", "production.json"],

@@ -1,6 +1,7 @@
 import CommandLineKit
 import FlagKit
 import Foundation
+import TestSupport
 import Testing
 @testable import FlagCtlKit
 
@@ -19,7 +20,7 @@ import Testing
     }
 
     @Test func diffFileAgainstServerEnvAgainstVersionAndTwoVersions() throws {
-        let server = try FlagServerProcess()
+        let server = try SeededFlagServer()
         defer { server.stop() }
 
         // One argument: the file against what the server serves for the environment the file names.
@@ -65,7 +66,7 @@ import Testing
     }
 
     @Test func evalFetchesAndEvaluatesLocally() throws {
-        let server = try FlagServerProcess()
+        let server = try SeededFlagServer()
         defer { server.stop() }
         let fromServer = try server.flagctl(["eval", "production", "--context", "installId=tester", "premiumFeaturesLocked"])
         let fromFile = try TestSupport.run(["eval", "flags/production.json", "--context", "installId=tester", "premiumFeaturesLocked"])
@@ -93,7 +94,7 @@ import Testing
         }
     }
 
-    static func served(_ server: FlagServerProcess, _ operand: String) throws -> FlagDocument {
+    static func served(_ server: SeededFlagServer, _ operand: String) throws -> FlagDocument {
         try FlagDocument.decode(try server.flagctl(["get", operand]).stdout)
     }
 }

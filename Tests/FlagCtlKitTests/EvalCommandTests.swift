@@ -1,4 +1,5 @@
 import FlagKit
+import TestSupport
 import Testing
 @testable import FlagCtlKit
 
@@ -100,7 +101,7 @@ import Testing
 
     /// `flagctl eval ENV --first-install-date` against a real flagserver serving the runbook's early-user rule.
     @Test func anEnvironmentOnARealServerForAnInstallDate() throws {
-        let server = try FlagServerProcess(flags: ["production": try InstallDateFixtures.runbookText(), "staging": try InstallDateFixtures.productionText()])
+        let server = try SeededFlagServer(flags: ["production": try InstallDateFixtures.runbookText(), "staging": try InstallDateFixtures.productionText()])
         defer { server.stop() }
         let key = ["--context", "installId=0FEE0000-0000-4000-8000-000000000042", "premiumFeaturesLocked"]
         let early = try server.flagctl(["eval", "production", "--first-install-date", "2026-11-20T08:15:00Z"] + key)

@@ -1,12 +1,13 @@
 import FlagKit
 import Foundation
+import TestSupport
 import Testing
 @testable import FlagCtlKit
 
 /// `flagctl get` against a real `flagserver`.
 @Suite struct GetCommandTests {
     @Test func printsTheServedDocumentAFlagOrTheEnvelope() throws {
-        let server = try FlagServerProcess()
+        let server = try SeededFlagServer()
         defer { server.stop() }
         let file = try FlagDocument.decode(try TestSupport.bytes("flags/production.json"))
 
@@ -41,7 +42,7 @@ import Testing
     }
 
     @Test func unknownFlagEnvironmentOrVersionIsOneLineAndExit2() throws {
-        let server = try FlagServerProcess()
+        let server = try SeededFlagServer()
         defer { server.stop() }
         let flag = try server.flagctl(["get", "production", "nope"])
         #expect(flag.status == 2)

@@ -1,12 +1,13 @@
 import FlagKit
 import Foundation
+import TestSupport
 import Testing
 @testable import FlagCtlKit
 
 /// `flagctl history` against a real `flagserver`.
 @Suite struct HistoryCommandTests {
     @Test func listsVersionsNewestFirstWithRollbacks() throws {
-        let server = try FlagServerProcess()
+        let server = try SeededFlagServer()
         defer { server.stop() }
         #expect(try server.flagctl(["set", "production", "monetizationEnabled", "false", "-m", "Start"]).status == 0)
         #expect(try server.flagctl(["rollback", "production", "--to", "1", "-m", "Zurück", "--yes"]).status == 0)

@@ -1,5 +1,6 @@
 import FlagKit
 import Foundation
+import TestSupport
 import Testing
 @testable import FlagCtlKit
 
@@ -11,7 +12,7 @@ import Testing
     }
 
     @Test func showsAndSetsWithAnAdminToken() throws {
-        let server = try FlagServerProcess(policies: true)
+        let server = try SeededFlagServer(policies: true)
         defer { server.stop() }
         let shown = try server.flagctl(["policy", "production"])
         #expect(shown.status == 0)

@@ -1,5 +1,6 @@
 import FlagKit
 import Foundation
+import TestSupport
 import Testing
 @testable import FlagCtlKit
 
@@ -7,7 +8,7 @@ import Testing
 /// refusals, and a real race with another writer while the binary waits at its prompt.
 @Suite struct PublishCommandTests {
     /// The server's current envelope, read with `flagctl get --json`.
-    static func current(_ server: FlagServerProcess, _ environment: String = "production") throws -> [String: JSONValue] {
+    static func current(_ server: SeededFlagServer, _ environment: String = "production") throws -> [String: JSONValue] {
         let run = try server.flagctl(["get", environment, "--json"])
         #expect(run.status == 0, "\(run.stderr)")
         return try #require(try JSONParser.parse(run.stdout).value.objectValue)
@@ -26,7 +27,7 @@ import Testing
     }
 
     @Test func publishWithYesShowsTheDiffAndPublishes() throws {
-        let server = try FlagServerProcess()
+        let server = try SeededFlagServer()
         defer { server.stop() }
         let directory = try TestSupport.directory(with: ["production.json": try Self.production(premiumDefault: true)])
         let run = try server.flagctl(["publish", "production.json", "--env", "production", "-m", "Bezahlstart für immer? nein: 100% Test", "--yes"],
@@ -53,7 +54,7 @@ import Testing
     }
 
     @Test func dryRunAndMissingConfirmationPublishNothing() throws {
-        let server = try FlagServerProcess()
+        let server = try SeededFlagServer()
         defer { server.stop() }
         let directory = try TestSupport.directory(with: ["p.json": try Self.production(premiumDefault: true)])
         let dry = try server.flagctl(["publish", "p.json", "--env", "production", "--dry-run"], in: directory)
@@ -68,7 +69,7 @@ import Testing
     }
 
     @Test func invalidFileIsRefusedLocallyAndPublishesNothing() throws {
-        let server = try FlagServerProcess()
+        let server = try SeededFlagServer()
         defer { server.stop() }
         let directory = try TestSupport.directory(with: ["bad.json": #"{"flags": {"x": {"type": "boolean", "default": 3}}}"#])
         let run = try server.flagctl(["publish", "bad.json", "--env", "production", "-m", "x", "--yes"], in: directory)
@@ -95,7 +96,7 @@ import Testing
     /// meanwhile another writer publishes version 2; then the operator answers y. The binary's PUT carries
     /// If-Match of version 1, the server answers 412, and nothing of this publish lands.
     @Test func publishRacingAnotherWriterFailsWith412AndChangesNothing() throws {
-        let server = try FlagServerProcess()
+        let server = try SeededFlagServer()
         defer { server.stop() }
         let directory = try TestSupport.directory(with: ["p.json": try Self.production(premiumDefault: true)])
         let file = directory.appendingPathComponent("p.json").path
@@ -116,7 +117,7 @@ import Testing
     }
 
     @Test func answeringNoAtThePromptPublishesNothing() throws {
-        let server = try FlagServerProcess()
+        let server = try SeededFlagServer()
         defer { server.stop() }
         let directory = try TestSupport.directory(with: ["p.json": try Self.production(premiumDefault: true)])
         let session = try InteractiveRun(["publish", directory.appendingPathComponent("p.json").path, "--env", "production", "-m", "x"],
@@ -130,7 +131,7 @@ import Testing
     }
 
     @Test func aDocumentChangingAProtectedFlagIsAChangeRequestAndExits3() throws {
-        let server = try FlagServerProcess(policies: true)
+        let server = try SeededFlagServer(policies: true)
         defer { server.stop() }
         let text = String(decoding: try TestSupport.bytes("flags/production.json"), as: UTF8.self)
             .replacingOccurrences(of: #""default": true"#, with: #""default": false"#)

@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import Testing
 @testable import FlagCtlKit
 
@@ -10,7 +11,7 @@ import Testing
     }
 
     @Test func aRejectedRequestIsClosedAndNothingIsPublished() throws {
-        let server = try FlagServerProcess(policies: true)
+        let server = try SeededFlagServer(policies: true)
         defer { server.stop() }
         #expect(try server.flagctl(["set", "production", "monetizationEnabled", "false", "-m", "pause"]).status == 3)
         let bob = try server.token(name: "ops-bob", role: "writer")

@@ -1,5 +1,6 @@
 import FlagKit
 import Foundation
+import TestSupport
 import Testing
 @testable import FlagCtlKit
 
@@ -12,7 +13,7 @@ import Testing
     }
 
     @Test func listsPendingRequestsNewestFirstAndAllWithAll() throws {
-        let server = try FlagServerProcess(policies: true)
+        let server = try SeededFlagServer(policies: true)
         defer { server.stop() }
         #expect(try server.flagctl(["requests", "production"]).stdout == "production: no pending change requests\n")
         #expect(try server.flagctl(["set", "production", "monetizationEnabled", "false", "-m", "pause"]).status == 3)

@@ -1,12 +1,13 @@
 import FlagKit
 import Foundation
+import TestSupport
 import Testing
 @testable import FlagCtlKit
 
 /// `flagctl rollback` against a real `flagserver`.
 @Suite struct RollbackCommandTests {
     @Test func republishesAnOldVersionAsANewOne() throws {
-        let server = try FlagServerProcess()
+        let server = try SeededFlagServer()
         defer { server.stop() }
         #expect(try server.flagctl(["set", "production", "monetizationEnabled", "false", "-m", "Start"]).status == 0)
         let run = try server.flagctl(["rollback", "production", "--to", "1", "-m", "Incident 42", "--yes"])
@@ -29,7 +30,7 @@ import Testing
     }
 
     @Test func refusals() throws {
-        let server = try FlagServerProcess()
+        let server = try SeededFlagServer()
         defer { server.stop() }
         let missing = try server.flagctl(["rollback", "production", "--to", "7", "-m", "x", "--yes"])
         #expect(missing.status == 2)
@@ -45,7 +46,7 @@ import Testing
     }
 
     @Test func aRollbackAcrossAProtectedChangeIsAChangeRequestAndExits3() throws {
-        let server = try FlagServerProcess(policies: true)
+        let server = try SeededFlagServer(policies: true)
         defer { server.stop() }
         #expect(try server.flagctl(["set", "production", "premiumFeaturesLocked", "true", "-m", "launch"]).status == 3)
         let bob = try server.token(name: "ops-bob", role: "writer")

@@ -1,5 +1,6 @@
 import FlagKit
 import Foundation
+import TestSupport
 import Testing
 @testable import FlagCtlKit
 
@@ -27,7 +28,7 @@ import Testing
     }
 
     @Test func aFlipIsScheduledListedCancelledAndAnotherRunsAtItsTime() throws {
-        let server = try FlagServerProcess()
+        let server = try SeededFlagServer()
         defer { server.stop() }
         let later = try server.flagctl(["schedule", "production", "showIntroFreeSubscriptionBanner", "false", "--at", TestSupport.time(in: 3_600),
                                         "-m", "the free intro period is over"])
@@ -65,7 +66,7 @@ import Testing
     }
 
     @Test func aWholeDocumentAndAProtectedFlipWaitForTheirTurn() throws {
-        let server = try FlagServerProcess(policies: true)
+        let server = try SeededFlagServer(policies: true)
         defer { server.stop() }
         let directory = try TestSupport.directory(with: ["next.json": TestSupport.cleanDocument()])
         defer { try? FileManager.default.removeItem(at: directory) }

@@ -1,5 +1,6 @@
 import FlagKit
 import Foundation
+import TestSupport
 import Testing
 @testable import FlagCtlKit
 
@@ -11,7 +12,7 @@ import Testing
     }
 
     @Test func theTableListsTheNextChangeFirst() throws {
-        let server = try FlagServerProcess()
+        let server = try SeededFlagServer()
         defer { server.stop() }
         // Relative times (a fixed date would pass into the past one day); the later one is scheduled first.
         let later = TestSupport.time(in: 7_200)

@@ -1,12 +1,13 @@
 import FlagKit
 import Foundation
+import TestSupport
 import Testing
 @testable import FlagCtlKit
 
 /// The governance calls of `ServerClient` against a real server: what each returns and how a refusal reads.
 @Suite struct ServerClientChangesTests {
     @Test func schedulesListsApprovesAndReadsTheVersionItPublished() throws {
-        let server = try FlagServerProcess(policies: true)
+        let server = try SeededFlagServer(policies: true)
         defer { server.stop() }
         let base = try #require(URL(string: server.url))
         let client = ServerClient(baseURL: base, token: server.writerToken)

@@ -1,12 +1,13 @@
 import FlagKit
 import Foundation
+import TestSupport
 import Testing
 @testable import FlagCtlKit
 
 /// `flagctl set` (a flip) against a real `flagserver`, and the token refusals.
 @Suite struct SetCommandTests {
     @Test func flipsAFlagForEveryone() throws {
-        let server = try FlagServerProcess()
+        let server = try SeededFlagServer()
         defer { server.stop() }
         let run = try server.flagctl(["set", "production", "premiumFeaturesLocked", "true", "-m", "Paid launch"])
         #expect(run.status == 0, "\(run.stderr)")
@@ -30,7 +31,7 @@ import Testing
     }
 
     @Test func refusesUnknownFlagsAndWrongTypesWithoutWriting() throws {
-        let server = try FlagServerProcess()
+        let server = try SeededFlagServer()
         defer { server.stop() }
         let unknown = try server.flagctl(["set", "production", "premiumFeaturesLockd", "true", "-m", "typo"])
         #expect(unknown.status == 2)
@@ -42,7 +43,7 @@ import Testing
     }
 
     @Test func wrongOrMissingTokenOrRoleIsOneClearLine() throws {
-        let server = try FlagServerProcess()
+        let server = try SeededFlagServer()
         defer { server.stop() }
         let path = "\(server.url)/v1/environments/production/flags/monetizationEnabled"
         let wrong = try server.flagctl(["set", "production", "monetizationEnabled", "false", "-m", "x"],

@@ -1,5 +1,6 @@
 import FlagKit
 import Foundation
+import TestSupport
 import Testing
 @testable import FlagCtlKit
 
@@ -12,7 +13,7 @@ import Testing
     }
 
     @Test func theExitStatusSaysWhetherAnythingIsStale() throws {
-        let server = try FlagServerProcess()
+        let server = try SeededFlagServer()
         defer { server.stop() }
         let month = try server.flagctl(["stale", "production"])
         #expect(month.status == 0, "a history younger than 30 days: nothing constant that long; no policy, no removal date")

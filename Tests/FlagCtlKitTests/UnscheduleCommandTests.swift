@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import Testing
 @testable import FlagCtlKit
 
@@ -12,7 +13,7 @@ import Testing
     }
 
     @Test func cancelsOnceAndSaysWhyNotAfter() throws {
-        let server = try FlagServerProcess()
+        let server = try SeededFlagServer()
         defer { server.stop() }
         #expect(try server.flagctl(["schedule", "staging", "showIntroFreeSubscriptionBanner", "false", "--at", TestSupport.time(in: 3_600),
                                     "-m", "m"]).status == 0)

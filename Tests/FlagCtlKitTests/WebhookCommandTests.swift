@@ -1,5 +1,6 @@
 import FlagKit
 import Foundation
+import TestSupport
 import Testing
 @testable import FlagCtlKit
 
@@ -33,7 +34,7 @@ import Testing
     }
 
     @Test func addsListsShowsDeliveriesAndRemovesAgainstARealServer() throws {
-        let server = try FlagServerProcess()
+        let server = try SeededFlagServer()
         defer { server.stop() }
         let admin = server.environment(token: .value(try server.token(name: "ops-admin", role: "admin")))
         #expect(try server.flagctl(["webhooks"], environment: admin).stdout == "no webhooks\n")

@@ -2,6 +2,7 @@ import FlagKit
 import HTTPServer
 import RawHTTPClient
 import Synchronization
+import TestSupport
 import Testing
 @testable import FlagOFREP
 
@@ -166,7 +167,7 @@ import Testing
 
     @Test func rateLimitGives429WithRetryAfterPerClient() throws {
         let clock = ManualClock()
-        let limiter = try #require(TokenBucketRateLimiter(rate: 1, burst: 2, now: clock.now))
+        let limiter = try #require(TokenBucketRateLimiter(rate: 1, burst: 2, now: clock.nanoseconds))
         try withOFREPServer(try configuration(limiter: limiter)) { port in
             let client = try RawClient(port: port)
             for _ in 0..<2 {
@@ -191,7 +192,7 @@ import Testing
         /// The status of each request, one header set each, against a fresh 1-request bucket per client.
         func statuses(_ requests: [(String, String)], authorize: (@Sendable (HTTPRequest, String) -> OFREPAccess)? = nil,
                       proxies: HTTPTrustedProxies = .none) throws -> [Int] {
-            let limiter = try #require(TokenBucketRateLimiter(rate: 1, burst: 1, now: clock.now))
+            let limiter = try #require(TokenBucketRateLimiter(rate: 1, burst: 1, now: clock.nanoseconds))
             return try withOFREPServer(try configuration(authorize: authorize, limiter: limiter, proxies: proxies)) { port in
                 let client = try RawClient(port: port)
                 return try requests.map { try client.request("POST", "/ofrep/v1/evaluate/flags/greeting", body: Self.english, headers: [$0]).status }

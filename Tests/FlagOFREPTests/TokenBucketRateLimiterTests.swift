@@ -1,25 +1,18 @@
-import Synchronization
+import TestSupport
 import Testing
 @testable import FlagOFREP
-
-/// A clock the test steps by hand.
-final class ManualClock: Sendable {
-    let nanoseconds = Atomic<UInt64>(1_000_000_000)
-    func advance(seconds: Double) { nanoseconds.add(UInt64(seconds * 1e9), ordering: .relaxed) }
-    var now: @Sendable () -> UInt64 { { self.nanoseconds.load(ordering: .relaxed) } }
-}
 
 @Suite struct TokenBucketRateLimiterTests {
     @Test func allowsABurstThenLimits() throws {
         let clock = ManualClock()
-        let limiter = try #require(TokenBucketRateLimiter(rate: 2, burst: 3, now: clock.now))
+        let limiter = try #require(TokenBucketRateLimiter(rate: 2, burst: 3, now: clock.nanoseconds))
         for _ in 0..<3 { #expect(limiter.acquire("a") == .allowed) }
         #expect(limiter.acquire("a") == .limited(retryAfterSeconds: 1))
     }
 
     @Test func refillsAtTheRate() throws {
         let clock = ManualClock()
-        let limiter = try #require(TokenBucketRateLimiter(rate: 2, burst: 2, now: clock.now))
+        let limiter = try #require(TokenBucketRateLimiter(rate: 2, burst: 2, now: clock.nanoseconds))
         #expect(limiter.acquire("a") == .allowed)
         #expect(limiter.acquire("a") == .allowed)
         #expect(limiter.acquire("a") != .allowed)
@@ -34,7 +27,7 @@ final class ManualClock: Sendable {
 
     @Test func retryAfterIsWholeSecondsRoundedUp() throws {
         let clock = ManualClock()
-        let limiter = try #require(TokenBucketRateLimiter(rate: 0.25, burst: 1, now: clock.now))
+        let limiter = try #require(TokenBucketRateLimiter(rate: 0.25, burst: 1, now: clock.nanoseconds))
         #expect(limiter.acquire("a") == .allowed)
         #expect(limiter.acquire("a") == .limited(retryAfterSeconds: 4))
         clock.advance(seconds: 2.5)
@@ -43,7 +36,7 @@ final class ManualClock: Sendable {
 
     @Test func clientsHaveSeparateBuckets() throws {
         let clock = ManualClock()
-        let limiter = try #require(TokenBucketRateLimiter(rate: 1, burst: 1, now: clock.now))
+        let limiter = try #require(TokenBucketRateLimiter(rate: 1, burst: 1, now: clock.nanoseconds))
         #expect(limiter.acquire("a") == .allowed)
         #expect(limiter.acquire("a") != .allowed)
         #expect(limiter.acquire("b") == .allowed)
@@ -60,7 +53,7 @@ final class ManualClock: Sendable {
 
     @Test func forgetsIdleClientsPastTheBound() throws {
         let clock = ManualClock()
-        let limiter = try #require(TokenBucketRateLimiter(rate: 1, burst: 1, maximumClients: 3, now: clock.now))
+        let limiter = try #require(TokenBucketRateLimiter(rate: 1, burst: 1, maximumClients: 3, now: clock.nanoseconds))
         for name in ["a", "b", "c"] { #expect(limiter.acquire(name) == .allowed) }
         #expect(limiter.trackedClients == 3)
         clock.advance(seconds: 5)
@@ -70,14 +63,14 @@ final class ManualClock: Sendable {
 
     @Test func busyClientsAreDroppedRatherThanGrowingWithoutBound() throws {
         let clock = ManualClock()
-        let limiter = try #require(TokenBucketRateLimiter(rate: 1, burst: 1, maximumClients: 2, now: clock.now))
+        let limiter = try #require(TokenBucketRateLimiter(rate: 1, burst: 1, maximumClients: 2, now: clock.nanoseconds))
         for index in 0..<50 { _ = limiter.acquire("client-\(index)") }
         #expect(limiter.trackedClients <= 2)
     }
 
     @Test func isExactUnderConcurrentUse() async throws {
         let clock = ManualClock()
-        let limiter = try #require(TokenBucketRateLimiter(rate: 1, burst: 100, now: clock.now))
+        let limiter = try #require(TokenBucketRateLimiter(rate: 1, burst: 100, now: clock.nanoseconds))
         let allowed = await withTaskGroup(of: Int.self) { group in
             for _ in 0..<8 {
                 group.addTask { (0..<50).reduce(0) { count, _ in count + (limiter.acquire("shared") == .allowed ? 1 : 0) } }

@@ -1,6 +1,7 @@
 import CommandLineKit
 import FlagKit
 import FlagStore
+import TestSupport
 import Testing
 @testable import FlagServerCLI
 

@@ -1,4 +1,5 @@
 import FlagStore
+import TestSupport
 import Testing
 @testable import FlagServerCLI
 

@@ -2,6 +2,7 @@ import CommandLineKit
 import FlagStore
 import Foundation
 import PostgresTestSupport
+import TestSupport
 import Testing
 @testable import FlagServerCLI
 

@@ -1,6 +1,7 @@
 import FlagStore
 import Foundation
 import PostgresTestSupport
+import TestSupport
 import Testing
 @testable import FlagServerCLI
 

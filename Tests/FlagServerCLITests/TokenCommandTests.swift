@@ -1,5 +1,6 @@
 import CommandLineKit
 import FlagStore
+import TestSupport
 import Testing
 @testable import FlagServerCLI
 

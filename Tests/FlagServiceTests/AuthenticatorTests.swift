@@ -1,6 +1,7 @@
 import FlagStore
 import Foundation
 import HTTPServer
+import TestSupport
 import Testing
 @testable import FlagService
 

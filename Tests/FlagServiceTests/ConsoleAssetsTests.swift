@@ -1,6 +1,7 @@
 import FlagKit
 import FlagService
 import Foundation
+import TestSupport
 import Testing
 
 /// The console's files over real HTTP: types, the security headers, 404s, and no way out of the table.
@@ -13,7 +14,7 @@ import Testing
         return try TestServer(options: options)
     }
 
-    static func expectSecurityHeaders(_ response: ClientResponse, _ path: String) {
+    static func expectSecurityHeaders(_ response: RawHTTPResponse, _ path: String) {
         #expect(response.header("Content-Security-Policy") == ConsoleAssets.contentSecurityPolicy, "\(path)")
         #expect(response.header("X-Content-Type-Options") == "nosniff", "\(path)")
     }

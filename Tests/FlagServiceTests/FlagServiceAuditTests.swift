@@ -3,12 +3,13 @@ import FlagService
 import FlagStore
 import Foundation
 import HTTPServer
+import TestSupport
 import Testing
 
 /// `GET /v1/audit` over real HTTP, and what the API's write routes leave in it: accepted publishes with their
 /// target and client, every refusal with actor, status and reason, token changes; not a line per throttled request.
 @Suite struct FlagServiceAuditTests {
-    func audit(_ server: TestServer, _ query: String = "", token: String? = nil) async throws -> ClientResponse {
+    func audit(_ server: TestServer, _ query: String = "", token: String? = nil) async throws -> RawHTTPResponse {
         try await server.get("/v1/audit" + query, headers: [("Authorization", "Bearer \(token ?? server.adminToken)")])
     }
 

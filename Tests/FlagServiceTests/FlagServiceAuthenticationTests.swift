@@ -1,6 +1,7 @@
 import FlagService
 import Foundation
 import HTTPServer
+import TestSupport
 import Testing
 
 /// Failed authentication: logged without the token, throttled per client address.
@@ -9,7 +10,7 @@ import Testing
 
     /// Sends only the head of a 1 MiB JSON request without a token: the answer must come without the body
     /// (and without `100 Continue` first).
-    static func headOnly(_ server: TestServer, _ method: String, _ path: String) async throws -> ClientResponse {
+    static func headOnly(_ server: TestServer, _ method: String, _ path: String) async throws -> RawHTTPResponse {
         let head = "\(method) \(path) HTTP/1.1\r\nHost: h\r\nContent-Type: application/json\r\n"
             + "Content-Length: 1048576\r\nExpect: 100-continue\r\n\r\n"
         let port = server.port

@@ -3,6 +3,7 @@ import FlagStore
 import Foundation
 import HTTPServer
 import RawHTTPClient
+import TestSupport
 import Testing
 @testable import FlagService
 

@@ -1,5 +1,6 @@
 import FlagKit
 import Foundation
+import TestSupport
 import Testing
 @testable import FlagService
 
@@ -7,7 +8,7 @@ import Testing
 /// the next evaluation, every environment is reachable by base path, and the service's read tokens and
 /// rate limit apply.
 @Suite struct FlagServiceOFREPTests {
-    private func evaluate(_ server: TestServer, _ path: String, context: String, headers: [(String, String)] = []) async throws -> ClientResponse {
+    private func evaluate(_ server: TestServer, _ path: String, context: String, headers: [(String, String)] = []) async throws -> RawHTTPResponse {
         try await RawHTTP.request(port: server.port, method: "POST", path: path,
                             headers: [("Content-Type", "application/json")] + headers, body: Array(#"{"context": \#(context)}"#.utf8))
     }
@@ -74,7 +75,7 @@ import Testing
         #expect(try await evaluate(server, path, context: #"{"targetingKey": "a"}"#).status == 401)
         #expect(try await evaluate(server, path, context: #"{"targetingKey": "a"}"#, headers: [("Authorization", "Bearer sfl_wrong")]).status == 401)
         let bearer = [("Authorization", "Bearer \(server.readerToken)")]
-        var responses: [ClientResponse] = []
+        var responses: [RawHTTPResponse] = []
         for _ in 0..<6 { responses.append(try await evaluate(server, path, context: #"{"targetingKey": "a"}"#, headers: bearer)) }
         let statuses = responses.map(\.status)
         #expect(statuses.prefix(3).allSatisfy { $0 == 200 }, "\(statuses)")

@@ -1,6 +1,7 @@
 import FlagKit
 import FlagService
 import Foundation
+import TestSupport
 import Testing
 
 /// `POST /v1/environments/{env}/preview` over real HTTP: the diff and impact flagctl prints, computed

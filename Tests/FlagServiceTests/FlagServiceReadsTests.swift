@@ -2,6 +2,7 @@ import FlagKit
 @testable import FlagService
 import FlagStore
 import Foundation
+import TestSupport
 import Testing
 
 /// GET of documents and history over real HTTP.

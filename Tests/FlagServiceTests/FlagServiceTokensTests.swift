@@ -2,6 +2,7 @@ import FlagKit
 import FlagService
 import FlagStore
 import Foundation
+import TestSupport
 import Testing
 
 /// `/v1/tokens` over real HTTP: create (the secret once, and it works at once), list, revoke (it stops at

@@ -2,6 +2,7 @@ import FlagKit
 import FlagService
 import FlagStore
 import Foundation
+import TestSupport
 import Testing
 
 /// `/v1/webhooks` over real HTTP: register (the secret once), list, show, delete, the delivery log, refusals

@@ -1,10 +1,11 @@
 import FlagKit
 import FlagService
+import TestSupport
 import Testing
 
 /// `GET /v1/whoami` over real HTTP: the token's name and role, 401 for none, a wrong or a revoked one.
 @Suite struct FlagServiceWhoamiTests {
-    func whoami(_ server: TestServer, _ token: String?) async throws -> ClientResponse {
+    func whoami(_ server: TestServer, _ token: String?) async throws -> RawHTTPResponse {
         try await server.get("/v1/whoami", headers: token.map { [("Authorization", "Bearer \($0)")] } ?? [])
     }
 

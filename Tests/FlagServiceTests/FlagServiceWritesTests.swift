@@ -3,6 +3,7 @@ import FlagService
 import FlagStore
 import Foundation
 import HTTPServer
+import TestSupport
 import Testing
 
 /// PUT of documents and flags, rollback, and every refusal, over real HTTP.

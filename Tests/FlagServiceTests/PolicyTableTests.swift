@@ -1,6 +1,7 @@
 import FlagKit
 import FlagStore
 import Foundation
+import TestSupport
 import Testing
 @testable import FlagService
 

@@ -3,6 +3,7 @@ import FlagKit
 import FlagStore
 import Foundation
 import Synchronization
+import TestSupport
 import Testing
 @testable import FlagService
 

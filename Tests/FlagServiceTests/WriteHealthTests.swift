@@ -1,5 +1,6 @@
 import FlagService
 import FlagStore
+import TestSupport
 import Testing
 
 /// What counts as writes failing.

@@ -2,6 +2,7 @@ import FlagKit
 import FlagStore
 import Foundation
 import HTTPServer
+import TestSupport
 import Testing
 @testable import FlagService
 

@@ -1,5 +1,6 @@
 import Foundation
 import PostgresTestSupport
+import TestSupport
 import Testing
 @testable import FlagStore
 

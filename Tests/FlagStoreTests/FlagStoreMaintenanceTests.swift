@@ -1,6 +1,7 @@
 import FlagKit
 import Foundation
 import Synchronization
+import TestSupport
 import Testing
 @testable import FlagStore
 

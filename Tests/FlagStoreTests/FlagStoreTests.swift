@@ -1,6 +1,7 @@
 import CSQLite
 import Foundation
 import PostgresTestSupport
+import TestSupport
 import Testing
 @testable import FlagStore
 

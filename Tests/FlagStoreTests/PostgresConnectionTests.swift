@@ -1,6 +1,7 @@
 import Foundation
 import PostgresTestSupport
 import Synchronization
+import TestSupport
 import Testing
 @testable import FlagStore
 

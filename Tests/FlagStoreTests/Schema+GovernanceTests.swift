@@ -1,6 +1,7 @@
 import CSQLite
 import FlagKit
 import Foundation
+import TestSupport
 import Testing
 @testable import FlagStore
 

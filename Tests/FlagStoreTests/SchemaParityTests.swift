@@ -1,4 +1,5 @@
 import PostgresTestSupport
+import TestSupport
 import Testing
 @testable import FlagStore
 

@@ -6,7 +6,7 @@ import Foundation
 /// environments with many versions (a rollback, a 300 KB old version, texts with quotes, `?`, backslashes and
 /// non-ASCII), a new epoch, tokens (scoped, revoked, a revoked name reused), a policy, changes in all ten statuses,
 /// webhooks (one deleted) with deliveries delivered, pending and failed and their attempts, and audit lines of
-/// every outcome. For the copy's tests in FlagStoreTests, FlagServerCLITests and FlagServiceTests.
+/// every outcome. For the copy's tests in FlagStoreTests, FlagServerCLITests and FlagServerProcessTests.
 package struct CopyFixture: Sendable {
     /// The SQLite file.
     package let path: String

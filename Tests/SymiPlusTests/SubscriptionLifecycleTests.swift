@@ -1,5 +1,6 @@
 import FlagClient
 import Foundation
+import TestSupport
 import Testing
 @testable import SymiPlus
 

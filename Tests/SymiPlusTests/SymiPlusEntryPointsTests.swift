@@ -1,6 +1,7 @@
 import FlagClient
 import Foundation
 import SymiSchema
+import TestSupport
 import Testing
 @testable import SymiPlus
 

@@ -173,11 +173,3 @@ enum Envelopes {
         return (JSONValue.object(object).canonicalBytes + [0x0A], "\"\(version)-\(document.contentHash.prefix(16))\"")
     }
 }
-
-/// Runs blocking work (starting a process, waiting for one) on a thread of its own, so that it does not hold one of
-/// the cooperative pool's few threads (one per core) that every other test of the process needs.
-func offPool<T: Sendable>(_ body: @escaping @Sendable () throws -> T) async throws -> T {
-    try await withCheckedThrowingContinuation { continuation in
-        Thread.detachNewThread { continuation.resume(with: Result { try body() }) }
-    }
-}

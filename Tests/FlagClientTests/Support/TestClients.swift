@@ -1,6 +1,7 @@
 import Foundation
 import SymiSchema
 @testable import FlagClient
+import TestSupport
 
 /// Clients as the tests make them: a German App Store install, short timeouts, a small body limit, and Symi's safe
 /// defaults (the fault tests check that no failure locks Symi's premium gate).
