@@ -23,16 +23,17 @@ public final class StoreListener: @unchecked Sendable {
 
     /// What one `wait` heard.
     public struct Heard: Sendable, Equatable {
-        /// Environments with a new version.
-        public var versions: Set<String> = []
+        /// Whether another node published a version (which environment does not matter: a catch-up compares
+        /// every environment's newest version).
+        public var published = false
         /// Whether any node recorded or decided a change.
         public var changes = false
         /// The listener (re)connected before waiting: notifications sent while it was not listening are lost.
         public var reconnected = false
 
         /// Nothing heard.
-        public init(versions: Set<String> = [], changes: Bool = false, reconnected: Bool = false) {
-            self.versions = versions
+        public init(published: Bool = false, changes: Bool = false, reconnected: Bool = false) {
+            self.published = published
             self.changes = changes
             self.reconnected = reconnected
         }
@@ -65,8 +66,8 @@ public final class StoreListener: @unchecked Sendable {
             let deadline = MonotonicClock.nanoseconds() + MonotonicClock.nanoseconds(timeout)
             while true {
                 let own = ownSession?.backendPID.load(ordering: .relaxed) ?? 0
-                for (channel, payload, sender) in try connection.notifications() where sender != own || own == 0 {
-                    if channel == Self.channel { heard.versions.insert(payload) }
+                for (channel, _, sender) in try connection.notifications() where sender != own || own == 0 {
+                    if channel == Self.channel { heard.published = true }
                     if channel == Self.changesChannel { heard.changes = true }
                 }
                 let now = MonotonicClock.nanoseconds()
