@@ -36,9 +36,9 @@ public final class Snapshot: Sendable {
     /// Both tags, prepared for `If-None-Match` (read as bytes where the request's fields arrived).
     public let entityTags: HTTPEntityTagSet
     /// What OFREP evaluates against, built once per version with the stored content hash, by the first OFREP
-    /// request that needs it: preparing every flag's answers is the largest part of a snapshot (~450,000
-    /// instructions for the production document) and most versions are never evaluated by OFREP, while the
-    /// writer builds a snapshot per group commit on the path every flip waits on (issue #27).
+    /// request that needs it: preparing every flag's answers is the largest part of a snapshot and most versions
+    /// are never evaluated by OFREP, while the writer builds a snapshot per group commit on the path every flip
+    /// waits on.
     public var ofrep: OFREPSnapshot {
         if let built = ofrepStorage.load() { return built }
         // Two requests may both build it; one wins and both use the winner.
@@ -82,7 +82,7 @@ public final class Snapshot: Sendable {
                                       canonicalDocument: documentIsCanonical ? record.document : document.canonicalBytes)
         gzipEtag = VersionMetadata.entityTag(version: record.number, contentHash: record.contentHash, coding: .gzip)
         entityTags = HTTPEntityTagSet([etag, gzipEtag])
-        // Compressed here, once per version, never per request (issue #27).
+        // Compressed here, once per version, never per request.
         gzipBody = Gzip.compress(body)
         let lastModified = HTTPDate.imfFixdate(epochSeconds: record.createdAtMilliseconds / 1000)
         let headers: HTTPHeaders = [

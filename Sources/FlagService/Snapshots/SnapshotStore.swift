@@ -14,7 +14,7 @@ public final class SnapshotStore: Sendable {
             didSet { list = Array(snapshots.values) }
         }
         /// `snapshots`' values, for the GET's lookup: comparing a few environment names costs less than hashing
-        /// the name (about 350 instructions per request, issue #27).
+        /// the name on every request.
         private(set) var list: [Snapshot] = []
         var environments: [String] = []
 
@@ -78,7 +78,7 @@ public final class SnapshotStore: Sendable {
     /// Installs `snapshot` as its environment's current one, unless a newer version is already installed
     /// (the writer is the only installer, but keeping versions monotonic costs nothing). Returns the snapshot it
     /// replaced, so that its release (a decoded document, its responses, its OFREP answers: thousands of objects
-    /// freed) happens after this lock, which every GET takes, is unlocked, not inside it (issue #27).
+    /// freed) happens after this lock, which every GET takes, is unlocked, not inside it.
     @discardableResult
     public func install(_ snapshot: Snapshot) -> Snapshot? {
         state.withLock { state -> Snapshot? in

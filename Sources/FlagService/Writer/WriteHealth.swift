@@ -45,9 +45,8 @@ public final class WriteHealth: Sendable {
 
     /// For the readiness probe: when the last commit failed because the database could not take it, runs `check`
     /// (which throws unless the write connection reaches a database that takes writes) and clears that failure
-    /// if it passes. Without this a node that gets no writes stayed `503 writes_failing` after the database came
-    /// back until a commit of its own succeeded (review of 2026-12-03, gap 3). A failure recorded while `check`
-    /// ran is kept.
+    /// if it passes: otherwise a node that gets no writes would stay `503 writes_failing` after the database came
+    /// back, until a commit of its own succeeded. A failure recorded while `check` ran is kept.
     package func recheck(_ check: () throws -> Void) throws {
         guard let failure, failure.databaseUnavailable else { return }
         try check()

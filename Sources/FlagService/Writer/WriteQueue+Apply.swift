@@ -12,8 +12,8 @@ extension WriteQueue {
     ///
     /// Decided on the version this node serves; when another node's version came first (PostgreSQL), decided again
     /// on the newest one under the write lock, in the transaction that publishes it (`FlagStore.applyChange`'s
-    /// `rebase`): no other node can come first twice, so no 412 nobody asked for and no `503 busy` (before: 412 at the
-    /// first overtaking commit; taking it again after a catch-up still lost to a node writing flat out).
+    /// `rebase`): no other node can come first twice, so no 412 nobody asked for and no `503 busy` (taking it again
+    /// after a catch-up would keep losing to a node writing flat out).
     func applyChange(_ job: WriteJob, id: Int64) {
         let change: ChangeRecord
         do {

@@ -103,12 +103,11 @@ public final class WriteQueue: Sendable {
     }
 
     /// The writer's nice value: the loops' own (0). The writer is the one serial stage of every flip, so its
-    /// share of the CPU bounds flips per second. At nice 5 (session 3, for a lower read p99 under a saturating
-    /// GET load: 3.2-4.2 against 4.0-5.0 ms) it got a third of a loop's weight, and with wrk, the loops and the
-    /// work queue's threads runnable it waited in the run queue for 63% of a flip benchmark's wall time (issue
-    /// #27, `/proc/PID/task/TID/schedstat`: 3.16 s waiting against 1.48 s running in 5.05 s). What the writer
-    /// does per commit was cut instead (OFREP answers built on first use, the old snapshot freed outside the
-    /// lock GETs take). At nice 10 flips fell to 590-850/s; at nice -5 every commit preempted the loops.
+    /// share of the CPU bounds flips per second: a higher nice value gives it a fraction of a loop's weight, and with
+    /// the loops, the work queue and a load generator runnable it then spends most of a flip waiting in the run queue
+    /// (`/proc/PID/task/TID/schedstat` shows it); a lower one makes every commit preempt the loops. Reads stay fast by
+    /// keeping the writer's work per commit small instead (OFREP answers built on first use, the old snapshot freed
+    /// outside the lock GETs take). Measurements: Benchmarks/RESULTS.md, "Write path".
     static let writerNice: Int32 = 0
 
     private func run() {
