@@ -2,7 +2,7 @@ import ClientHTTP
 import Foundation
 
 /// Listening to the environment's event stream while the app is in the foreground: a published version
-/// reaches the app within about a second instead of at its next poll (issue #17).
+/// reaches the app within about a second instead of at its next poll.
 ///
 /// The stream only says "something changed"; the values still come from `refresh()`, with its validation,
 /// cache and rules, so a hostile or broken stream can at worst cause refreshes, never install a value.

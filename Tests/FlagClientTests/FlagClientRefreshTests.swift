@@ -29,7 +29,7 @@ import Testing
         #expect(directory.entries().contains("production.flagcache"))
         let request = try #require(server.requests.first)
         #expect(request.hasPrefix("GET /v1/environments/production/document HTTP/1.1\r\n"))
-        // The document may come gzip-coded (a third of the bytes); the transport decodes it (issue #27).
+        // The document may come gzip-coded (a third of the bytes); the transport decodes it.
         #expect(request.lowercased().contains("\r\naccept-encoding: gzip\r\n"), "\(request)")
         #expect(server.ifNoneMatchSeen == [nil])
     }

@@ -20,7 +20,7 @@ import Testing
         let configuration = TestClients.configuration(server.baseURL, cache, transport: kind)
 
         // First launch: safe defaults, then the server's version 1 (seeded from flags/production.json). The client
-        // asks for gzip and the server sends it (issue #27): the transport decodes, the hash is checked on the result.
+        // asks for gzip and the server sends it: the transport decodes, the hash is checked on the result.
         let first = FlagClient(configuration: configuration)
         #expect(first.source == .safeDefaults)
         #expect(await first.refresh() == .updated(version: 1, previousVersion: nil, cacheError: nil))

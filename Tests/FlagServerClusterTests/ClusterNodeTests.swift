@@ -40,7 +40,7 @@ import Testing
     }
 
     /// Every commit of every node notifies every node: a round woken by versions alone catches up, and reloads the
-    /// tokens, policies and webhook receivers at most once an interval (before: on every notification, three reads each).
+    /// tokens, policies and webhook receivers at most once an interval (not three reads on every notification).
     @Test func notificationsOfVersionsWakeTheCatchUpNotTheReloads() throws {
         let (service, store, uri) = try Self.service(interval: .seconds(1), tokenRefresh: .seconds(60))
         defer { service.shutdown(); store.close() }

@@ -6,7 +6,7 @@ import PostgresTestSupport
 import TestSupport
 import Testing
 
-/// The failures of issue #26 with real processes: a node killed with SIGKILL under writes, the primary killed and its
+/// Failures of several nodes with real processes: a node killed with SIGKILL under writes, the primary killed and its
 /// synchronous standby promoted while nodes serve and write, and a database that stops answering (`/readyz`).
 extension FlagServerClusterTests {
     /// Every acknowledged version is in `store` with its content hash and the value its writer set, the history is

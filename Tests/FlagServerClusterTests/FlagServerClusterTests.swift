@@ -10,7 +10,7 @@ import Synchronization
 import TestSupport
 import Testing
 
-/// Issue #26 with real `flagserver` processes on one PostgreSQL (the tests' throw-away cluster): a publish on one
+/// Several nodes with real `flagserver` processes on one PostgreSQL (the tests' throw-away cluster): a publish on one
 /// node reaches the others' GETs and event streams, racing writes on two nodes serialize (one 412, no gap), a
 /// token made on one node writes on another, a schedule is applied once, and the jobs move to another node
 /// within seconds when the node holding them is killed with SIGKILL. `FlagServerClusterTests+Failover.swift`: a node
@@ -355,8 +355,8 @@ import Testing
 
     /// A version both nodes serve that the database then no longer has (an acknowledged commit lost in an asynchronous
     /// failover, made here by removing it with the triggers off): first another version under the same number, then
-    /// none. Every node serves what the database has within a round, and writes go on from there (before: each node
-    /// kept the lost version, since only numbers were compared, and every write ended 503 busy or 412).
+    /// none. Every node serves what the database has within a round, and writes go on from there (a node that compared
+    /// version numbers only would keep the lost version, and every write would end 503 busy or 412).
     @Test func aServedVersionTheDatabaseLostIsReplacedByItsAndWritesGoOn() async throws {
         let cluster = try await Cluster(nodes: 2)
         defer { cluster.finish() }
@@ -407,8 +407,8 @@ import Testing
     }
 
     /// A stored version that no longer decodes (written here with the triggers off) stops only its own environment's
-    /// catch-up: a version another node publishes in an environment after it still reaches this node (before, the
-    /// round ended at the first undecodable version).
+    /// catch-up: a version another node publishes in an environment after it still reaches this node (the round does
+    /// not end at the first undecodable version).
     @Test func anUndecodableVersionDoesNotStopTheCatchUpOfOtherEnvironments() async throws {
         let cluster = try await Cluster(nodes: 2)
         defer { cluster.finish() }
@@ -437,8 +437,8 @@ import Testing
 
     /// Bare PUTs from four writers on one node while another node flips as fast as it can: a request another node's
     /// commit overtook is built again on the newest version under the write lock, inside the store's transaction, so
-    /// every one is answered 200 (before: taken again after a catch-up up to 7 times, and a node writing flat out
-    /// could win every time, `503 busy`).
+    /// every one is answered 200 (taken again after a catch-up instead, it could lose to a node writing flat out every
+    /// time and end `503 busy`).
     @Test func barePUTsRacingFlipsOnAnotherNodeAreAll200() async throws {
         let cluster = try await Cluster(nodes: 2)
         defer { cluster.finish() }
@@ -455,9 +455,8 @@ import Testing
     }
 
     /// Rollbacks without `If-Match` on one node while another flips as fast as it can: one that another node's commit
-    /// overtook is published on the newest version under the write lock, so all are answered 200 (review gap 2: before,
-    /// 412 at the first overtaking commit, 11 of 20; then, taken again after a catch-up up to 7 times, 0-6 of 20 still
-    /// ended `503 busy`).
+    /// overtook is published on the newest version under the write lock, so all are answered 200: never a 412 its
+    /// client did not ask for, and never `503 busy` for losing to the other node again and again.
     @Test func rollbacksWithoutIfMatchRacingFlipsOnAnotherNodeAreNever412() async throws {
         let cluster = try await Cluster(nodes: 2)
         defer { cluster.finish() }
@@ -474,8 +473,8 @@ import Testing
         }
         // Overtaken, each is published on the newest version under the write lock (it needs no approval there).
         #expect(statuses == [200: 20], "\(statuses) \(refusals.prefix(3))")
-        // And counted as a write built again on another node's version (before, 412 came at the first of them in 11 of
-        // 20, so with 20 at least one is overtaken).
+        // And counted as a write built again on another node's version (against a node flipping flat out, at least one
+        // of 20 is overtaken).
         let metrics = try await cluster.request(0, "GET", "/metrics").text
         let retries = metrics.split(separator: "\n").first { $0.hasPrefix("flagserver_publish_retries_total ") }
         #expect((retries?.split(separator: " ").last).flatMap { Int($0) } ?? 0 >= 1, "\(retries ?? "no line")")
@@ -483,9 +482,8 @@ import Testing
 
     /// Ten approvals on one node while another flips an unprotected flag as fast as it can: applying an approved change that
     /// another node's commit overtook is decided again on the newest version under the write lock, so every approval
-    /// is published and answered 200 (before: 412 at the first overtaking commit, with the approval standing and the
-    /// change still unpublished 10 s later; taking it again after a catch-up, 7 times, still ended `503 busy` for 5 of
-    /// 6 against a node flipping flat out).
+    /// is published and answered 200: never a 412 that leaves the approval standing and the change unpublished, and
+    /// never `503 busy` for losing to a node flipping flat out again and again.
     @Test func approvalsRacingFlipsOnAnotherNodeAreNever412() async throws {
         let cluster = try await Cluster(nodes: 2)
         defer { cluster.finish() }

@@ -75,8 +75,8 @@ import Testing
         #expect(outcomes.status(0) == 200 && outcomes.version(0) == elsewhere.number + 1)
         let document = try Self.stored(store)
         #expect(document.flags["fromNodeB"]?.defaultValue == .integer(7) && document.flags["fromNodeA"]?.defaultValue == .integer(1))
-        // Rebuilt on the other node's version under the write lock, in the publishing transaction: no catch-up (before
-        // session 10: handed back, one catch-up, taken again).
+        // Rebuilt on the other node's version under the write lock, in the publishing transaction: no catch-up, no
+        // hand-back.
         #expect(queue.node.catchUps.load(ordering: .relaxed) == 0)
         #expect(queue.metrics.publishRetries.load(ordering: .relaxed) == 1)
         #expect(snapshots.snapshot("production")?.version == elsewhere.number + 1)

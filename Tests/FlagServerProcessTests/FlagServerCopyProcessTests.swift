@@ -5,7 +5,7 @@ import PostgresTestSupport
 import TestSupport
 import Testing
 
-/// Moving up with real processes (issue #26): a `flagserver` serves a SQLite file, is stopped, `flagserver copy`
+/// Moving up from SQLite to PostgreSQL with real processes: a `flagserver` serves a SQLite file, is stopped, `flagserver copy`
 /// copies the file into a fresh database of the tests' PostgreSQL cluster, and a `flagserver` on the URI serves the
 /// same documents (same ETags and bytes), history, tokens, policies, webhooks and changes; tokens made before the
 /// copy write, and new versions, tokens and webhooks continue the numbers and ids.

@@ -6,7 +6,7 @@ import Glibc
 import TestSupport
 import Testing
 
-/// Issue #18 against the real `flagserver` process, with real time: schedules run on time and survive a
+/// Governance against the real `flagserver` process, with real time: schedules run on time and survive a
 /// restart, conflicts are never overwritten, protected flags need a second person, requests expire and go
 /// stale, and `kill -9` between an approval and its publication loses nothing. Short delays; the tests poll.
 ///

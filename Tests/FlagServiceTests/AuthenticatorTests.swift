@@ -60,9 +60,9 @@ import Testing
         #expect(try authenticator.requireCached(request("Bearer \(late)"), role: .reader).name == "late")
     }
 
-    /// The head check's lookup (issue #25): a miss is certain only while no token was created or revoked since the
-    /// table was read; other commits (a flip, a publish) leave it certain (before, any commit made every miss `unsure`,
-    /// so while flips landed an invented token's body was read and the store asked). A token created since (here in
+    /// The head check's lookup: a miss is certain only while no token was created or revoked since the table was
+    /// read; other commits (a flip, a publish) leave it certain (if any commit made every miss `unsure`, an invented
+    /// token's body would be read and the store asked while flips land). A token created since (here in
     /// the same file, as `flagserver token create` does from another process) makes a miss `unsure` and starts a
     /// reload, after which the token is known.
     @Test func aHeadMissIsCertainOnlyWhileTheDatabaseIsUnchanged() async throws {

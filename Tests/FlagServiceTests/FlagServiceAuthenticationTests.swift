@@ -81,7 +81,7 @@ import Testing
     }
 
     /// Every route that declares a role runs through the same middleware: preview and whoami are refused,
-    /// logged and counted like writes (they used to check their token without the throttle or the log).
+    /// logged and counted like writes (none checks its token without the throttle or the log).
     @Test func everyTokenRouteIsThrottledAndLogged() async throws {
         var options = FlagService.Options()
         options.authFailureLimit = 2

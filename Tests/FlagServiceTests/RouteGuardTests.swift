@@ -77,7 +77,7 @@ import Testing
         }
     }
 
-    /// Issue #25: failures are throttled, never credentials. After 1,000 invented tokens from one address (401 up to
+    /// Failures are throttled, never credentials. After 1,000 invented tokens from one address (401 up to
     /// the limit, then 429), that address's real writer and reader tokens are served, on the store's check and on
     /// the in-memory one; every refusal is counted, and the log names the address, never a token.
     @Test func aThousandInventedTokensNeverLockOutTheRealOnes() throws {

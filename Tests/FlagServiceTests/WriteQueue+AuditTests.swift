@@ -74,7 +74,7 @@ import Testing
         queue.process([WriteJob(environment: "production", kind: .flag(key: "monetizationEnabled", edit: .value(current)),
                                 precondition: .none, author: "ops", message: "m", client: "192.0.2.5") { outcomes.set(0, $0) }])
         #expect(outcomes.version(0) == 1)
-        // Written by the group commit that answered the write (issue #27: no second commit), nothing left waiting.
+        // Written by the group commit that answered the write (no second commit of its own), nothing left waiting.
         #expect(queue.queue.withLock { $0.audit }.isEmpty)
         let lines = try store.auditEntries(limit: 1000)
         #expect(lines.count == linesBefore + 1)

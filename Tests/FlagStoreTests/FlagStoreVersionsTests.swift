@@ -249,7 +249,7 @@ import Testing
         #expect(results[4] == .success(.unchanged(try store.version(environment: "production", number: 2))))
         #expect((try? results[5].get())?.record.number == 1)
         #expect(try store.versions(environment: "production").map(\.author) == ["w1", "a"])
-        // The unchanged request's line is in the same commit (issue #27: no second commit of its own).
+        // The unchanged request's line is in the same commit (no second commit of its own).
         #expect(try store.auditEntries().map(\.actor) == ["w6", "w5", "w1", "a"])
         #expect(try store.auditEntries().first { $0.actor == "w5" }?.detail == "unchanged: version 2 already has this content")
         #expect(try store.publish(batch: []).isEmpty)

@@ -65,9 +65,9 @@ import Testing
     }
 
     /// A multi-host URI whose first host's machine is gone (its packets dropped: `UnansweringPort`) costs each connect
-    /// libpq's `connect_timeout` before the next host is tried: 3 s by default (it was 5). Once a connect failed, calls
+    /// libpq's `connect_timeout` before the next host is tried: 3 s by default. Once a connect failed, calls
     /// fail at once until `retryDelay` has passed instead of waiting for another connect each, and a read whose
-    /// connect failed is not tried again at once (that held the read lock, and `/readyz`, for two connects).
+    /// connect failed is not tried again at once (that would hold the read lock, and `/readyz`, for two connects).
     @Test func aHostThatNeverAnswersCostsThreeSecondsPerConnectAndAFailedConnectIsNotRepeatedAtOnce() throws {
         let cluster = try PostgresTestCluster.shared()
         let name = String(try #require(try cluster.createDatabase().split(separator: "?").first?.split(separator: "/").last))

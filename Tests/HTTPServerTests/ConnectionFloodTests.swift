@@ -5,7 +5,7 @@ import Synchronization
 import Testing
 @testable import HTTPServer
 
-/// Pipelining under a flood (issue #25, RFC 9112 §9.3.2): a client writes thousands of requests without reading,
+/// Pipelining under a flood (RFC 9112 §9.3.2): a client writes thousands of requests without reading,
 /// then reads. Every request is answered in order, the server's memory stays bounded while the answers wait
 /// (it stops reading at its output limit and lets TCP hold the rest), and other clients are answered meanwhile.
 @Suite(.serialized) struct ConnectionFloodTests {
