@@ -8,12 +8,13 @@ public struct Option<Value: Sendable>: OptionDeclaration {
     /// Turns the text into a value, or says why it cannot (`--sample '0' must be a whole number from 1 to 10000000`).
     let transform: @Sendable (String) throws(UsageError) -> Value
 
-    /// An option converted by `transform`, whose error message is what the person sees.
+    /// An option converted by `transform`, whose error message is what the person sees. `missing`, when given, makes
+    /// the option required and is the usage error's message without it (`missing --to N: the version to go back to`).
     public init(_ name: String, valueName: String, short: Character? = nil, help: String, repeatable: Bool = false,
-                required: Bool = false, environment: String? = nil,
+                required: Bool = false, missing: String? = nil, environment: String? = nil,
                 transform: @escaping @Sendable (String) throws(UsageError) -> Value) {
-        spec = OptionSpec(name: name, short: short, valueName: valueName, help: help, repeatable: repeatable, isRequired: required,
-                          environment: environment)
+        spec = OptionSpec(name: name, short: short, valueName: valueName, help: help, repeatable: repeatable,
+                          isRequired: required || missing != nil, environment: environment, missingMessage: missing)
         self.transform = transform
     }
 }
@@ -21,8 +22,8 @@ public struct Option<Value: Sendable>: OptionDeclaration {
 extension Option where Value == String {
     /// An option whose value is the text as given.
     public init(_ name: String, valueName: String, short: Character? = nil, help: String, repeatable: Bool = false,
-                required: Bool = false, environment: String? = nil) {
+                required: Bool = false, missing: String? = nil, environment: String? = nil) {
         self.init(name, valueName: valueName, short: short, help: help, repeatable: repeatable, required: required,
-                  environment: environment) { text throws(UsageError) in text }
+                  missing: missing, environment: environment) { text throws(UsageError) in text }
     }
 }

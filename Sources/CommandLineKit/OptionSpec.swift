@@ -17,10 +17,12 @@ public struct OptionSpec: Sendable, Equatable {
     public let environment: String?
     /// For an option that is recognized only to be refused (`--token`): why, and what to do instead. Never shown in help.
     public let refusal: String?
+    /// What a usage error says when a required option is missing (nil: `missing option '--to <file>'`).
+    public let missingMessage: String?
 
     /// A description; the typed declarations (`Switch`, `Option`) build these.
     public init(name: String, short: Character? = nil, valueName: String?, help: String, repeatable: Bool = false,
-                isRequired: Bool = false, environment: String? = nil, refusal: String? = nil) {
+                isRequired: Bool = false, environment: String? = nil, refusal: String? = nil, missingMessage: String? = nil) {
         self.name = name
         self.short = short
         self.valueName = valueName
@@ -29,6 +31,7 @@ public struct OptionSpec: Sendable, Equatable {
         self.isRequired = isRequired
         self.environment = environment
         self.refusal = refusal
+        self.missingMessage = missingMessage
     }
 
     /// `--sample <n>`, `--context <key=value> ...`, `--json`, `-m, --message <text>`.

@@ -73,7 +73,7 @@ public struct ParsedArguments: Sendable {
 
     /// `missing option '--to <file>'`.
     static func missing(_ option: OptionSpec) -> String {
-        "missing option '--\(option.name)\(option.valueName.map { " <\($0)>" } ?? "")'"
+        option.missingMessage ?? "missing option '--\(option.name)\(option.valueName.map { " <\($0)>" } ?? "")'"
     }
 
     private func convert<Value>(_ text: String, _ transform: (String) throws(UsageError) -> Value) throws(UsageError) -> Value {

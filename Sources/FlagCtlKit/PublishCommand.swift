@@ -20,12 +20,13 @@ public struct PublishCommand: Command {
         2 trouble: invalid file, server unreachable or refusing, someone else published meanwhile (412),
         or no terminal to ask and no --yes; 3 nothing published: a change request waits for approval.
         """,
-        options: [environmentOption, ServerCommandSupport.messageOption, ServerCommandSupport.yesOption, dryRunSwitch],
+        options: [environmentOption, ServerCommandSupport.optionalMessageOption, ServerCommandSupport.yesOption, dryRunSwitch],
         arguments: [fileArgument]
     )
 
     /// `--env NAME`, required (checked in `init`, with a hint).
-    static let environmentOption = Option("env", valueName: "name", help: "The environment to publish to (required).") {
+    static let environmentOption = Option("env", valueName: "name", help: "The environment to publish to (required).",
+                                          missing: "missing --env: name the environment to publish to") {
         text throws(UsageError) in try ServerCommandSupport.environment(text)
     }
     /// `--dry-run`.

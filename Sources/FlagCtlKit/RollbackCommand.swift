@@ -22,7 +22,8 @@ public struct RollbackCommand: Command {
     )
 
     /// `--to N`, required (checked in `init`, with a hint).
-    static let targetOption = Option("to", valueName: "n", help: "The version whose content to publish again (required).") {
+    static let targetOption = Option("to", valueName: "n", help: "The version whose content to publish again (required).",
+                                     missing: "missing --to N: the version to go back to") {
         text throws(UsageError) in
         guard let number = Int(text), number >= 1 else { throw UsageError("--to '\(text)' must be a positive whole number") }
         return number

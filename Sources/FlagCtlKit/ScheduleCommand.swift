@@ -24,7 +24,8 @@ public struct ScheduleCommand: Command {
     )
 
     /// `--at TIME`, required, checked here so a typo never reaches the server.
-    static let atOption = Option("at", valueName: "time", help: "When: RFC 3339 with an offset, e.g. 2027-03-01T00:00:00+01:00 (required).") {
+    static let atOption = Option("at", valueName: "time", help: "When: RFC 3339 with an offset, e.g. 2027-03-01T00:00:00+01:00 (required).",
+                                 missing: "missing --at TIME: when to apply it") {
         text throws(UsageError) in
         do {
             _ = try RFC3339.milliseconds(parsing: text)

@@ -5,10 +5,19 @@ import FlagKit
 /// turning every failure into one line on standard error with exit status 2.
 enum ServerCommandSupport {
     /// `--message`/`-m`, required and not blank: every change on the server records why.
-    static let messageOption = Option("message", valueName: "text", short: "m", help: "Why: recorded with the new version (required).") {
-        text throws(UsageError) in
-        guard !text.allSatisfy(\.isWhitespace) else { throw UsageError("the message must not be blank") }
-        return text
+    static let messageOption = makeMessageOption(missing: missingMessage)
+    /// The same, shown as optional: a command that needs it only sometimes (a publish, unless a dry run) asks
+    /// `message(_:)` itself.
+    static let optionalMessageOption = makeMessageOption(missing: nil)
+    /// What a command line without the message is told.
+    static let missingMessage = "missing -m/--message: say why, it is recorded with the change"
+
+    private static func makeMessageOption(missing: String?) -> Option<String> {
+        Option("message", valueName: "text", short: "m", help: "Why: recorded with the new version (required).", missing: missing) {
+            text throws(UsageError) in
+            guard !text.allSatisfy(\.isWhitespace) else { throw UsageError("the message must not be blank") }
+            return text
+        }
     }
 
     /// `--yes`: publish without asking.
@@ -39,7 +48,7 @@ enum ServerCommandSupport {
 
     /// The message, required and not blank.
     static func message(_ parsed: ParsedArguments) throws(UsageError) -> String {
-        guard let message = try parsed.value(messageOption) else { throw UsageError("missing -m/--message: say why, it is recorded with the change") }
+        guard let message = try parsed.value(messageOption) else { throw UsageError(missingMessage) }
         return message
     }
 

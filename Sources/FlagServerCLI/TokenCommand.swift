@@ -98,11 +98,17 @@ public enum TokenCommand {
         }
     }
 
-    /// `flagserver token revoke --name NAME`.
+    /// `flagserver token revoke NAME` (or `--name NAME`, as `create` takes it).
     public struct Revoke: AdminCommand {
-        /// Name, abstract and options.
+        /// Name, abstract, options and argument.
         public static let configuration = CommandConfiguration(
-            name: "revoke", abstract: "Revoke the active token NAME; it stops working at once.", options: [nameOption])
+            name: "revoke", abstract: "Revoke the active token NAME; it stops working at once.",
+            options: [revokedNameOption], arguments: [nameArgument])
+
+        /// `--name NAME`: the same as the argument, for scripts written against `create`'s spelling.
+        static let revokedNameOption = Option<String>("name", valueName: "name", help: "The token's name (the same as NAME).")
+        /// `NAME`.
+        static let nameArgument = Argument("name", .optional, help: "The token's name.")
 
         /// The token's name.
         public let name: String
@@ -110,8 +116,14 @@ public enum TokenCommand {
         /// A token to revoke.
         public init(name: String) { self.name = name }
 
-        /// From the parsed command line.
-        public init(parsed: ParsedArguments) throws(UsageError) { name = try parsed.required(nameOption) }
+        /// From the parsed command line: the name as an argument or as `--name`, once.
+        public init(parsed: ParsedArguments) throws(UsageError) {
+            switch (try parsed.value(Self.nameArgument), try parsed.value(Self.revokedNameOption)) {
+            case (let name?, nil), (nil, let name?): self.name = name
+            case (_?, _?): throw UsageError("give the token's name once: as NAME or as --name NAME")
+            case (nil, nil): throw UsageError("missing the token's name: flagserver token revoke NAME")
+            }
+        }
 
         /// Revokes it.
         public func run(store: FlagStore, actor: String) throws -> String {

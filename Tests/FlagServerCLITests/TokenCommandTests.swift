@@ -14,6 +14,7 @@ import Testing
         #expect((parsedCommand(["token", "list"]) as? TokenCommand.List)?.includeRevoked == false)
         #expect((parsedCommand(["token", "list", "--all"]) as? TokenCommand.List)?.includeRevoked == true)
         #expect((parsedCommand(["token", "revoke", "--name", "ci"]) as? TokenCommand.Revoke)?.name == "ci")
+        #expect((parsedCommand(["token", "revoke", "ci"]) as? TokenCommand.Revoke)?.name == "ci", "NAME, as its help says")
         #expect(create?.environments == nil, "no --env: every environment")
         let scoped = parsedCommand(["token", "create", "--name", "ci", "--role", "writer", "--env", "staging", "--env", "qa"])
         #expect((scoped as? TokenCommand.Create)?.environments == ["staging", "qa"])
@@ -30,7 +31,9 @@ import Testing
         (["token", "create", "--name", "a", "--name", "b", "--role", "reader"], "option '--name' given more than once"),
         (["token", "create", "--name", "a", "--role", "reader", "--env"], "option '--env' needs a value <name>"),
         (["token", "list", "--name", "x"], "unknown option '--name'"),
-        (["token", "revoke"], "missing option '--name <name>'"),
+        (["token", "revoke"], "missing the token's name: flagserver token revoke NAME"),
+        (["token", "revoke", "a", "--name", "b"], "give the token's name once: as NAME or as --name NAME"),
+        (["token", "revoke", "a", "b"], "unexpected argument 'b'"),
         (["token", "revoke", "--name", "a", "--role", "admin"], "unknown option '--role'"),
     ])
     func refusesBadArgumentsNamingThem(arguments: [String], message: String) {
