@@ -80,9 +80,11 @@ let package = Package(
         // FlagService's tests in three targets, each run by scripts/test in a process of its own: the service in the test
         // process; real `flagserver` processes; three nodes on one PostgreSQL (with the suites that start PostgreSQL), last,
         // because they load both cores.
-        .testTarget(name: "FlagServiceTests", dependencies: ["FlagService", "FlagStore", "FlagKit", "HTTPServer", "RawHTTPClient", "ClientHTTP", "TestSupport"]),
-        .testTarget(name: "FlagServerProcessTests", dependencies: ["FlagService", "FlagStore", "FlagKit", "RawHTTPClient", "flagserver", "PostgresTestSupport", "TestSupport"]),
-        .testTarget(name: "FlagServerClusterTests", dependencies: ["FlagService", "FlagStore", "FlagKit", "RawHTTPClient", "ClientHTTP", "flagserver", "PostgresTestSupport", "TestSupport"]),
+        // What the three FlagService test targets share: the writer suites' outcomes, a JSON member subscript (tests only).
+        .target(name: "FlagServiceTestSupport", dependencies: ["FlagService", "FlagKit"], path: "Tests/FlagServiceTestSupport"),
+        .testTarget(name: "FlagServiceTests", dependencies: ["FlagService", "FlagStore", "FlagKit", "HTTPServer", "RawHTTPClient", "ClientHTTP", "TestSupport", "FlagServiceTestSupport"]),
+        .testTarget(name: "FlagServerProcessTests", dependencies: ["FlagService", "FlagStore", "FlagKit", "RawHTTPClient", "flagserver", "PostgresTestSupport", "TestSupport", "FlagServiceTestSupport"]),
+        .testTarget(name: "FlagServerClusterTests", dependencies: ["FlagService", "FlagStore", "FlagKit", "RawHTTPClient", "ClientHTTP", "flagserver", "PostgresTestSupport", "TestSupport", "FlagServiceTestSupport"]),
         .testTarget(name: "FlagServerCLITests", dependencies: ["FlagServerCLI", "CommandLineKit", "FlagKit", "FlagStore", "FlagService", "HTTPServer", "PostgresTestSupport", "TestSupport"]),
 
         // Client-side HTTP: request/response types, HTTPTransport, URLSessionTransport everywhere, CurlTransport on Linux.
@@ -122,7 +124,7 @@ let package = Package(
         .target(name: "SymiCatalog"),
         .target(name: "SymiSchema", dependencies: ["FlagKit"]),
         // FlagClient: the typed values read from real snapshots (safe defaults, clamping, fallbacks).
-        .testTarget(name: "SymiSchemaTests", dependencies: ["SymiSchema", "FlagKit", "FlagClient"]),
+        .testTarget(name: "SymiSchemaTests", dependencies: ["SymiSchema", "FlagKit", "FlagClient", "TestSupport"]),
         .target(name: "SymiPlus", dependencies: ["FlagClient", "SymiCatalog", "SymiSchema"]),
         .testTarget(name: "SymiPlusTests", dependencies: ["SymiPlus", "SymiCatalog", "SymiSchema", "FlagClient", "FlagKit", "TestSupport"]),
     ],

@@ -1,6 +1,7 @@
 import ClientHTTP
 import FlagKit
 import FlagService
+import FlagServiceTestSupport
 import FlagStore
 import Foundation
 import Glibc

@@ -1,3 +1,4 @@
+import FlagServiceTestSupport
 import Foundation
 import Glibc
 import RawHTTPClient

@@ -1,5 +1,6 @@
 import FlagKit
 import FlagService
+import FlagServiceTestSupport
 import Foundation
 import Glibc
 import TestSupport

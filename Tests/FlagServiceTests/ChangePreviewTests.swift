@@ -1,5 +1,6 @@
 import FlagKit
 import FlagService
+import FlagServiceTestSupport
 import Testing
 
 /// Reading a preview request's body and the answer's members, without a server.

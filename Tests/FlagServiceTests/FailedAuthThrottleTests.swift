@@ -1,3 +1,4 @@
+import FlagServiceTestSupport
 import Synchronization
 import Testing
 @testable import FlagService

@@ -1,5 +1,6 @@
 import FlagKit
 import FlagService
+import FlagServiceTestSupport
 import Testing
 
 /// Bare values versus definitions, and how each changes a document.

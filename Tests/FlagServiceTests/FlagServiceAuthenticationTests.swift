@@ -1,4 +1,5 @@
 import FlagService
+import FlagServiceTestSupport
 import Foundation
 import HTTPServer
 import TestSupport

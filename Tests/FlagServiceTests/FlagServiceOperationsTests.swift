@@ -1,4 +1,5 @@
 import FlagService
+import FlagServiceTestSupport
 import FlagStore
 import Foundation
 import Testing

@@ -1,4 +1,5 @@
 @testable import FlagService
+import FlagServiceTestSupport
 import Testing
 
 /// zlib's gzip through `Gzip`: what is compressed decodes to the same bytes; what is not gzip is refused.

@@ -1,5 +1,6 @@
 import FlagKit
 import FlagService
+import FlagServiceTestSupport
 import Testing
 
 /// The cache gives exactly the generated sample, and another one when the key changes.

@@ -1,4 +1,5 @@
 import FlagService
+import FlagServiceTestSupport
 import Testing
 
 /// "Did you mean": edit distance and the nearest keys.

@@ -1,4 +1,5 @@
 import FlagKit
+import FlagServiceTestSupport
 import FlagStore
 import Foundation
 import TestSupport

@@ -1,3 +1,4 @@
+import FlagServiceTestSupport
 import FlagStore
 import Foundation
 import Synchronization

@@ -1,3 +1,4 @@
+import FlagServiceTestSupport
 import HTTPServer
 import Testing
 @testable import FlagService

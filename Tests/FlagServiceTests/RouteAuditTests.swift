@@ -1,4 +1,5 @@
 import FlagKit
+import FlagServiceTestSupport
 import HTTPServer
 import Testing
 @testable import FlagService

@@ -1,3 +1,4 @@
+import FlagServiceTestSupport
 import Testing
 @testable import FlagService
 

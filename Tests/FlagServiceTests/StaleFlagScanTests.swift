@@ -1,4 +1,5 @@
 import FlagKit
+import FlagServiceTestSupport
 import Foundation
 import Testing
 @testable import FlagService

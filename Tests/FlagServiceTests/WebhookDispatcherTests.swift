@@ -1,5 +1,6 @@
 import ClientHTTP
 import FlagKit
+import FlagServiceTestSupport
 import FlagStore
 import Foundation
 import Synchronization

@@ -1,4 +1,5 @@
 import FlagService
+import FlagServiceTestSupport
 import FlagStore
 import TestSupport
 import Testing

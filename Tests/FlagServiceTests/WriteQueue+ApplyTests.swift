@@ -1,4 +1,5 @@
 import FlagKit
+import FlagServiceTestSupport
 import FlagStore
 import Foundation
 import Testing
@@ -7,7 +8,7 @@ import Testing
 /// Publishing a change at its time: on the current document, never over a later decision, with the change's
 /// author and message, and the version and the `applied` status in one transaction.
 @Suite struct WriteQueueApplyTests {
-    typealias Outcomes = WriteQueueTests.Outcomes
+    typealias Outcomes = WriteQueueFixtures.Outcomes
 
     /// A change of production recorded through the store (what the writer or a crash left behind).
     static func change(_ store: FlagStore, flags: [String: JSONValue], base: Int = 1, needsApproval: Bool = false,

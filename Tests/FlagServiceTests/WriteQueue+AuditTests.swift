@@ -1,4 +1,5 @@
 import FlagKit
+import FlagServiceTestSupport
 import FlagStore
 import Foundation
 import Testing
@@ -15,7 +16,7 @@ import Testing
     @Test func linesRideInTheNextGroupCommitBeforeItsPublishes() throws {
         let (queue, _, store, directory) = try WriteQueueTests.fixture()
         defer { store.close(); try? FileManager.default.removeItem(atPath: directory) }
-        let outcomes = WriteQueueTests.Outcomes()
+        let outcomes = WriteQueueFixtures.Outcomes()
         let flip = WriteJob(environment: "production", kind: .flag(key: "monetizationEnabled", edit: .value(false)), precondition: .none,
                             author: "ops", message: "m", client: "192.0.2.9") { outcomes.set(0, $0) }
         let commits = queue.metrics.batches.load(ordering: .relaxed)
@@ -31,7 +32,7 @@ import Testing
     @Test func linesWithoutAPublishAreWrittenOnTheirOwn() throws {
         let (queue, _, store, directory) = try WriteQueueTests.fixture()
         defer { store.close(); try? FileManager.default.removeItem(atPath: directory) }
-        let outcomes = WriteQueueTests.Outcomes()
+        let outcomes = WriteQueueFixtures.Outcomes()
         // A batch that publishes nothing (its only job is refused) still writes what it carried.
         let stale = WriteJob(environment: "production", kind: .flag(key: "a", edit: .value(1)), precondition: .ifMatch([#""9-x""#]),
                              author: "ops", message: "m") { outcomes.set(0, $0) }
@@ -68,7 +69,7 @@ import Testing
     @Test func aWriteThatChangesNothingIsRecordedInItsOwnCommit() throws {
         let (queue, snapshots, store, directory) = try WriteQueueTests.fixture()
         defer { store.close(); try? FileManager.default.removeItem(atPath: directory) }
-        let outcomes = WriteQueueTests.Outcomes()
+        let outcomes = WriteQueueFixtures.Outcomes()
         let current = try #require(snapshots.snapshot("production")?.document.flags["monetizationEnabled"]?.defaultValue)
         let linesBefore = try store.auditEntries(limit: 1000).count
         queue.process([WriteJob(environment: "production", kind: .flag(key: "monetizationEnabled", edit: .value(current)),

@@ -1,4 +1,5 @@
 import FlagKit
+import FlagServiceTestSupport
 import FlagStore
 import Foundation
 import TestSupport
@@ -8,7 +9,7 @@ import Testing
 /// The writer decides protection in queue order: a write touching a protected flag becomes a change request
 /// against exactly the version it would have changed; everything around it publishes as before.
 @Suite struct WriteQueueChangesTests {
-    typealias Outcomes = WriteQueueTests.Outcomes
+    typealias Outcomes = WriteQueueFixtures.Outcomes
 
     /// A writer over production and staging with the repository's production policy (premiumFeaturesLocked
     /// and monetizationEnabled protected).

@@ -1,4 +1,5 @@
 import FlagKit
+import FlagServiceTestSupport
 import FlagStore
 import Foundation
 import HTTPServer
@@ -9,31 +10,7 @@ import Testing
 /// The writer's batch semantics, driven directly (no timing): jobs in one group commit behave exactly
 /// as if they had run one by one.
 @Suite struct WriteQueueTests {
-    final class Outcomes: @unchecked Sendable {
-        let lock = NSLock()
-        var all: [Int: WriteOutcome] = [:]
-        func set(_ index: Int, _ outcome: WriteOutcome) { lock.withLock { all[index] = outcome } }
-        func version(_ index: Int) -> Int? {
-            lock.withLock {
-                switch all[index] {
-                case .published(let snapshot): snapshot.version
-                case .unchanged(let record): record.number
-                default: nil
-                }
-            }
-        }
-        func status(_ index: Int) -> Int? {
-            lock.withLock {
-                switch all[index] {
-                case .published, .unchanged: 200
-                case .failed(let error): error.status.code
-                case .recorded: 202
-                case .changeRan, .changeSkipped: 200
-                case nil: nil
-                }
-            }
-        }
-    }
+    typealias Outcomes = WriteQueueFixtures.Outcomes
 
     static func fixture() throws -> (WriteQueue, SnapshotStore, FlagStore, String) {
         let directory = try makeTemporaryDirectory()
@@ -45,9 +22,6 @@ import Testing
         let queue = WriteQueue(store: store, snapshots: snapshots, metrics: ServiceMetrics(), logger: ServiceLogger(minimumLevel: .off))
         return (queue, snapshots, store, directory)
     }
-
-    /// A new flag's full definition (a bare value may only change an existing flag).
-    static func define(_ type: String, _ value: JSONValue) -> FlagEdit { .definition(["type": .string(type), "default": value]) }
 
     func job(_ kind: WriteJob.Kind, _ precondition: WriteJob.Precondition = .none, environment: String = "production",
              index: Int, into outcomes: Outcomes) -> WriteJob {
@@ -62,12 +36,12 @@ import Testing
         let etag = try #require(snapshots.snapshot("production")?.etag)
         let outcomes = Outcomes()
         queue.process([
-            job(.flag(key: "a", edit: Self.define("integer", 1)), .ifMatch([etag]), index: 0, into: outcomes),
-            job(.flag(key: "b", edit: Self.define("integer", 2)), .ifMatch([etag]), index: 1, into: outcomes),   // stale now: 412
-            job(.flag(key: "b", edit: Self.define("integer", 2)), index: 2, into: outcomes),                     // builds on job 0
+            job(.flag(key: "a", edit: WriteQueueFixtures.define("integer", 1)), .ifMatch([etag]), index: 0, into: outcomes),
+            job(.flag(key: "b", edit: WriteQueueFixtures.define("integer", 2)), .ifMatch([etag]), index: 1, into: outcomes),   // stale now: 412
+            job(.flag(key: "b", edit: WriteQueueFixtures.define("integer", 2)), index: 2, into: outcomes),                     // builds on job 0
             job(.flag(key: "b", edit: .value(2)), index: 3, into: outcomes),                                     // same content: unchanged
-            job(.flag(key: "c", edit: Self.define("integer", 3)), .ifMatch(["*"]), index: 4, into: outcomes),
-            job(.flag(key: "x", edit: Self.define("boolean", true)), environment: "staging", index: 5, into: outcomes),
+            job(.flag(key: "c", edit: WriteQueueFixtures.define("integer", 3)), .ifMatch(["*"]), index: 4, into: outcomes),
+            job(.flag(key: "x", edit: WriteQueueFixtures.define("boolean", true)), environment: "staging", index: 5, into: outcomes),
             job(.flag(key: "y", edit: .value(true)), environment: "nope", index: 6, into: outcomes),
         ])
         #expect(outcomes.status(0) == 200 && outcomes.version(0) == 2)
@@ -90,7 +64,7 @@ import Testing
         defer { store.close(); try? FileManager.default.removeItem(atPath: directory) }
         let outcomes = Outcomes()
         let base = try #require(snapshots.snapshot("production"))
-        let next = try Self.define("integer", 9).apply(to: base.document, key: "n")
+        let next = try WriteQueueFixtures.define("integer", 9).apply(to: base.document, key: "n")
         let nextTag = VersionMetadata.entityTag(version: 2, contentHash: next.contentHash)
         queue.process([
             job(.document(next), .ifMatch([base.etag]), index: 0, into: outcomes),
@@ -107,7 +81,7 @@ import Testing
         queue.process([
             job(.flag(key: "monetizationEnabled", edit: .value(false)), index: 0, into: outcomes),
             job(.rollback(number: 1), index: 1, into: outcomes),
-            job(.flag(key: "z", edit: Self.define("string", "after")), index: 2, into: outcomes),
+            job(.flag(key: "z", edit: WriteQueueFixtures.define("string", "after")), index: 2, into: outcomes),
             job(.rollback(number: 99), index: 3, into: outcomes),
         ])
         #expect(outcomes.version(0) == 2)

@@ -1,5 +1,6 @@
 import FlagKit
 import Foundation
+import TestSupport
 import TransportTestSupport
 @testable import FlagClient
 
@@ -153,12 +154,7 @@ enum Envelopes {
 
     /// `document` with its flags changed by `change`.
     static func modified(_ document: FlagDocument, _ change: (inout [String: JSONValue]) -> Void) throws -> FlagDocument {
-        guard case .object(var root) = document.jsonValue, case .object(var flags)? = root["flags"] else {
-            throw FlagDocumentError.invalid([])
-        }
-        change(&flags)
-        root["flags"] = .object(flags)
-        return try FlagDocument(validating: .object(root))
+        try document.modified(change)
     }
 
     /// The envelope bytes and ETag of `document` as version `version` of `environment`.

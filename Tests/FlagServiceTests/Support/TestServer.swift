@@ -1,5 +1,6 @@
 import FlagKit
 @testable import FlagService
+import FlagServiceTestSupport
 import FlagStore
 import Foundation
 import Glibc

@@ -2,6 +2,7 @@ import FlagClient
 import FlagKit
 import Foundation
 import SymiPlus
+import TestSupport
 
 /// Products, entitlements and flag snapshots built from the repository's real documents.
 enum Fixtures {
@@ -66,10 +67,7 @@ enum Fixtures {
 
     /// `document` with its flags changed by `change`, validated again (the cohorts are kept as they are).
     static func modified(_ document: FlagDocument, _ change: (inout [String: JSONValue]) -> Void) throws -> FlagDocument {
-        let original = document.jsonValue.objectValue ?? [:]
-        var flags = original["flags"]?.objectValue ?? [:]
-        change(&flags)
-        return try FlagDocument(validating: .object(original.merging(["flags": .object(flags)]) { _, new in new }))
+        try document.modified(change)
     }
 
     /// A German (or, with `locale: "en_US"`, English) install of the app store channel.

@@ -2,6 +2,7 @@ import FlagClient
 import FlagKit
 import Foundation
 import SymiSchema
+import TestSupport
 
 /// Symi's documents under `flags/` and the snapshots the app would make of them.
 enum Documents {
@@ -32,12 +33,7 @@ enum Documents {
 
     /// `document` with its flags changed by `change`.
     static func modified(_ document: FlagDocument, _ change: (inout [String: JSONValue]) -> Void) throws -> FlagDocument {
-        guard case .object(var root) = document.jsonValue, case .object(var flags)? = root["flags"] else {
-            throw FlagDocumentError.invalid([])
-        }
-        change(&flags)
-        root["flags"] = .object(flags)
-        return try FlagDocument(validating: .object(root))
+        try document.modified(change)
     }
 
     /// `document` as version 3 from the server, evaluated for `context` (a German install unless told otherwise).
