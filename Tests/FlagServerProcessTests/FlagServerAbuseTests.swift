@@ -60,6 +60,65 @@ import Testing
         #expect(!log.contains("sfl_invented"))
     }
 
+    /// The failure families, each on its own: invented tokens (`sfl_` and 43 random characters, as real ones look)
+    /// on one route family from one address past the failure limit, then every credential kind on every family from
+    /// that address: the reader reads (the document, a revalidation with its ETag answered 304, OFREP's bulk
+    /// evaluation, whoami) and the writer writes and reads, while a further invented token is still refused with 429.
+    @Test(arguments: ["reads", "writes", "ofrep", "whoami"])
+    func failuresOnOneFamilyLockNoCredentialOutOfAny(family: String) async throws {
+        let running = try await Running.start(["--require-read-token"])
+        defer { running.stop() }
+        let port = running.port
+        let document = "/v1/environments/production/document"
+        let bulk = "/ofrep/v1/evaluate/flags"
+        func invented() -> String {
+            let alphabet = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_")
+            return "sfl_" + String((0..<43).map { _ in alphabet.randomElement() ?? "A" })
+        }
+        func attempt(_ token: String) async throws -> Int {
+            let bearer = [("Authorization", "Bearer \(token)")]
+            switch family {
+            case "reads": return try await RawHTTP.request(port: port, method: "GET", path: document, headers: bearer).status
+            case "writes":
+                return try await RawHTTP.request(port: port, method: "PUT", path: Self.flip,
+                                                 headers: bearer + [("Content-Type", "application/json"), ("X-Change-Message", "guess")],
+                                                 body: Array("false".utf8)).status
+            case "ofrep":
+                return try await RawHTTP.request(port: port, method: "POST", path: bulk, headers: bearer + [("Content-Type", "application/json")],
+                                                 body: Array(#"{"context": {"targetingKey": "a"}}"#.utf8)).status
+            default: return try await RawHTTP.request(port: port, method: "GET", path: "/v1/whoami", headers: bearer).status
+            }
+        }
+        var statuses: [Int: Int] = [:]
+        for _ in 0..<30 { statuses[try await attempt(invented()), default: 0] += 1 }
+        #expect(statuses == [401: 10, 429: 20], "\(family): \(statuses)")
+
+        let reader = [("Authorization", "Bearer \(running.reader)")]
+        let writer = [("Authorization", "Bearer \(running.secret)")]
+        for (name, credential) in [("reader", reader), ("writer", writer)] {
+            let read = try await RawHTTP.request(port: port, method: "GET", path: document, headers: credential)
+            #expect(read.status == 200, "\(family) then \(name)'s document GET")
+            let etag = try #require(read.header("ETag"))
+            let revalidated = try await RawHTTP.request(port: port, method: "GET", path: document,
+                                                        headers: credential + [("If-None-Match", etag)])
+            #expect(revalidated.status == 304, "\(family) then \(name)'s revalidation")
+            let evaluation = try await RawHTTP.request(port: port, method: "POST", path: bulk, headers: credential + [("Content-Type", "application/json")],
+                                                       body: Array(#"{"context": {"targetingKey": "a"}}"#.utf8))
+            #expect(evaluation.status == 200, "\(family) then \(name)'s OFREP bulk evaluation")
+            #expect(try await RawHTTP.request(port: port, method: "GET", path: "/v1/whoami", headers: credential).status == 200,
+                    "\(family) then \(name)'s whoami")
+        }
+        let flip = try await RawHTTP.request(port: port, method: "PUT", path: Self.flip,
+                                             headers: writer + [("Content-Type", "application/json"), ("X-Change-Message", "real")],
+                                             body: Array("false".utf8))
+        #expect(flip.status == 200, "\(family) then the writer's flip")
+        let readerFlip = try await RawHTTP.request(port: port, method: "PUT", path: Self.flip,
+                                                   headers: reader + [("Content-Type", "application/json"), ("X-Change-Message", "real")],
+                                                   body: Array("false".utf8))
+        #expect(readerFlip.status == 403, "\(family) then the reader's flip: its role, never the address's failures")
+        #expect(try await attempt(invented()) == 429, "the address is still throttled for failures")
+    }
+
     /// Behind a trusted proxy, an attacker rotating through the addresses of its IPv6 /64 is one client: its
     /// failures add up and the throttle's table holds one entry for it.
     @Test func rotatedIPv6AddressesCountAsTheirSlash64() async throws {
