@@ -61,6 +61,13 @@ final class MountedFilesystem: @unchecked Sendable {
         }
     }
 
+    /// The bytes an unprivileged writer may still use (statvfs(3)), for failure messages.
+    var freeBytes: UInt64 {
+        var info = statvfs()
+        guard statvfs(mountPoint, &info) == 0 else { return 0 }
+        return UInt64(info.f_bavail) * UInt64(info.f_frsize)
+    }
+
     /// Reports an error to ext4 (`/sys/fs/ext4/DEV/trigger_fs_error`), as a failing disk would: with
     /// `errors=remount-ro` the kernel makes the file system read-only at once.
     func triggerExt4Error() throws {
@@ -72,7 +79,8 @@ final class MountedFilesystem: @unchecked Sendable {
     /// Fills the file system with one file until it is full; returns the file's path.
     func fill() throws -> String {
         let path = mountPoint + "/filler"
-        guard let file = fopen(path, "w") else { throw TestFailure("cannot create \(path)") }
+        // "e": O_CLOEXEC, so that no child another test spawns meanwhile inherits the file and keeps its space taken.
+        guard let file = fopen(path, "we") else { throw TestFailure("cannot create \(path)") }
         defer { fclose(file) }
         let block = [UInt8](repeating: 0x78, count: 4096)
         while fwrite(block, 1, block.count, file) == block.count {}
