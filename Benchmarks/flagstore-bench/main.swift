@@ -26,7 +26,7 @@ do {
     switch (arguments.count > 1 ? arguments[1] : "", arguments.count) {
     case ("publish", 4):
         guard let count = Int(arguments[3]), count > 0 else { throw FlagStoreError.invalidArgument(name: "COUNT", reason: "a positive integer") }
-        let store = try FlagStore.open(path: arguments[2])
+        let store = try FlagStore.open(location: arguments[2])
         let first = (try store.currentVersion(environment: "production"))?.number ?? 0
         let start = ContinuousClock.now
         for index in 0..<count {
@@ -41,7 +41,7 @@ do {
         guard let count = Int(arguments[3]), count > 0, let size = Int(arguments[4]), size > 0 else {
             throw FlagStoreError.invalidArgument(name: "COUNT N", reason: "positive integers")
         }
-        let store = try FlagStore.open(path: arguments[2])
+        let store = try FlagStore.open(location: arguments[2])
         var next = ((try store.currentVersion(environment: "production"))?.number ?? 0) + 1
         let start = ContinuousClock.now
         var published = 0
@@ -61,7 +61,7 @@ do {
                      count, size, elapsed, Double(count) / elapsed))
     case ("open", 3):
         let start = ContinuousClock.now
-        let store = try FlagStore.open(path: arguments[2])
+        let store = try FlagStore.open(location: arguments[2])
         let opened = seconds(since: start)
         let latest = try store.latestVersions()
         let loaded = seconds(since: start)
@@ -73,7 +73,7 @@ do {
         guard let count = Int(arguments[3]), count > 0 else { throw FlagStoreError.invalidArgument(name: "COUNT", reason: "a positive integer") }
         let template = Array(try Data(contentsOf: URL(fileURLWithPath: arguments[4])))
         guard template.first == UInt8(ascii: "{") else { throw FlagStoreError.invalidArgument(name: "FILE", reason: "a JSON object") }
-        let store = try FlagStore.open(path: arguments[2])
+        let store = try FlagStore.open(location: arguments[2])
         let start = ContinuousClock.now
         var published = 0
         while published < count {

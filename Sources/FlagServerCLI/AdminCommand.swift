@@ -17,7 +17,7 @@ extension AdminCommand {
         let store: FlagStore
         let output: String
         do {
-            store = try FlagStore.open(path: context.database)
+            store = try FlagStore.open(location: context.database)
         } catch {
             return context.fail("\(error)")
         }

@@ -50,7 +50,7 @@ public struct CopyCommand: ParsableCommand {
         }
         let store: FlagStore
         do {
-            store = try FlagStore.open(path: source)
+            store = try FlagStore.open(location: source)
         } catch {
             return context.fail("\(error)")
         }

@@ -16,7 +16,7 @@ import Testing
         let listed = runMain(["--database", database, "token", "list"])
         #expect(listed.status == 0 && listed.stdout.contains("ops\twriter\t"))
         #expect(runMain(["token", "list"], environment: ["FLAGSERVER_DATABASE": database]).stdout == listed.stdout)
-        let store = try FlagStore.open(path: database)
+        let store = try FlagStore.open(location: database)
         #expect(try store.auditEntries().allSatisfy { $0.actor == "flagserver-cli" })
         store.close()
     }
@@ -47,7 +47,7 @@ import Testing
         let directory = try TemporaryDirectory()
         let database = directory.file("t.sqlite")
         #expect(runMain(["token", "create", "--name", "ops", "--role", "reader", "--database", database]).status == 0)
-        let store = try FlagStore.open(path: database)
+        let store = try FlagStore.open(location: database)
         let created = try #require(try store.listTokens().first { $0.name == "ops" }).createdAtMilliseconds
         store.close()
         let row = try #require(runMain(["token", "list", "--database", database]).stdout.split(separator: "\n").first { $0.hasPrefix("ops\t") })

@@ -13,11 +13,11 @@ import Testing
 
     @Test func writesACopyThatOpensWithTheSameDocument() throws {
         let directory = try TemporaryDirectory()
-        let store = try FlagStore.open(path: directory.file("flags.sqlite"))
+        let store = try FlagStore.open(location: directory.file("flags.sqlite"))
         _ = try store.publish(environment: "production", document: document("a"), author: "a")
         let copy = directory.file("copy.sqlite")
         #expect(try BackupCommand(destination: copy).run(store: store, actor: "cli") == "backup written to \(copy)\n")
-        #expect(try FlagStore.open(path: copy).currentVersion(environment: "production")?.document == document("a"))
+        #expect(try FlagStore.open(location: copy).currentVersion(environment: "production")?.document == document("a"))
         #expect(throws: FlagStoreError.backupDestinationExists(path: copy)) { try BackupCommand(destination: copy).run(store: store, actor: "cli") }
     }
 }

@@ -12,7 +12,7 @@ import Testing
 
     @Test func saysOkForAnIntactDatabase() throws {
         let directory = try TemporaryDirectory()
-        let store = try FlagStore.open(path: directory.file("flags.sqlite"))
+        let store = try FlagStore.open(location: directory.file("flags.sqlite"))
         _ = try store.publish(environment: "production", document: document("a"), author: "a")
         #expect(try CheckCommand().run(store: store, actor: "cli") == "ok\n")
     }
@@ -20,7 +20,7 @@ import Testing
     @Test func reportsADocumentChangedInPlace() throws {
         let directory = try TemporaryDirectory()
         let path = directory.file("flags.sqlite")
-        let store = try FlagStore.open(path: path)
+        let store = try FlagStore.open(location: path)
         _ = try store.publish(environment: "production", document: document("a"), author: "a")
         // As a broken disk or a hand edit with sqlite3 would: below the trigger that keeps versions immutable.
         let editor = try Database(path: path)

@@ -56,7 +56,7 @@ import Testing
         #expect(listed.status == 0 && listed.stdout.split(separator: "\n").count == 7, "\(listed.stdout)")
         #expect(runMain(["--database", uri, "check"]).stdout == "ok\n")
         #expect(runMain(["--database", uri, "token", "revoke", "--name", "ci"]).stdout == "revoked token 'ci'\n")
-        let store = try FlagStore.open(path: uri)
+        let store = try FlagStore.open(location: uri)
         defer { store.close() }
         #expect(try store.authenticate(secret: try #require(fixture.activeSecrets["admin"]))?.name == "admin")
         #expect(try store.authenticate(secret: try #require(fixture.activeSecrets["ci"])) == nil)
@@ -80,7 +80,7 @@ import Testing
         #expect(runMain(["--database", directory.path, "copy", "--to", uri]).status == 1)
 
         let path = directory.file("flags.sqlite")
-        let store = try FlagStore.open(path: path)
+        let store = try FlagStore.open(location: path)
         _ = try store.publish(environment: "production", document: document("a"), author: "a")
         store.close()
         let editor = try Database(path: path)
@@ -98,7 +98,7 @@ import Testing
     @Test func anUnreachableTargetIsOneErrorLineWithThePasswordMasked() throws {
         let directory = try TemporaryDirectory()
         let path = directory.file("flags.sqlite")
-        try FlagStore.open(path: path).close()
+        try FlagStore.open(location: path).close()
         let result = runMain(["--database", path, "copy", "--to", "postgresql://flags:s3cret@127.0.0.1:1/flags?connect_timeout=2"])
         #expect(result.status == 1 && result.stderr.hasPrefix("flagserver: error: cannot open database postgresql://flags:***@127.0.0.1:1/"))
         #expect(!result.stderr.contains("s3cret"))

@@ -16,7 +16,7 @@ import Testing
         let secret = try #require(created.stdout.split(separator: "\n").first { $0.hasPrefix("sfl_") })
         let listed = runMain(["token", "list"], environment: ["FLAGSERVER_DATABASE": uri])
         #expect(listed.status == 0 && listed.stdout.contains("ci\twriter\t"), "\(listed.stderr)")
-        let store = try FlagStore.open(path: uri)
+        let store = try FlagStore.open(location: uri)
         defer { store.close() }
         #expect(try store.authenticate(secret: String(secret))?.name == "ci")
         let check = runMain(["--database", uri, "check"])
@@ -38,7 +38,7 @@ import Testing
         let missing = runMain(["--database", uri, "token", "revoke", "--name", "ci"])
         #expect(missing.status == 1 && missing.stderr == "flagserver: error: no active token named 'ci'\n")
 
-        let store = try FlagStore.open(path: uri)
+        let store = try FlagStore.open(location: uri)
         _ = try store.publish(environment: "production", document: document("a"), author: "a")
         store.close()
         #expect(runMain(["--database", uri, "check"]).stdout == "ok\n")

@@ -12,7 +12,7 @@ import Testing
 
     @Test func replacesTheContentByTheBackupsInANewEpoch() throws {
         let directory = try TemporaryDirectory()
-        let store = try FlagStore.open(path: directory.file("flags.sqlite"))
+        let store = try FlagStore.open(location: directory.file("flags.sqlite"))
         _ = try store.publish(environment: "production", document: document("a"), author: "a")
         try store.backup(to: directory.file("backup.sqlite"))
         _ = try store.publish(environment: "production", document: document("b"), author: "a")

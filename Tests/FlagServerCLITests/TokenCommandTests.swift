@@ -42,7 +42,7 @@ import Testing
 
     @Test func runsTokenLifecycleAgainstARealFile() throws {
         let directory = try TemporaryDirectory()
-        let store = try FlagStore.open(path: directory.file("flags.sqlite"))
+        let store = try FlagStore.open(location: directory.file("flags.sqlite"))
         let created = try TokenCommand.Create(name: "ci", role: .writer).run(store: store, actor: "cli")
         let secret = try #require(created.split(separator: "\n").first { $0.hasPrefix("sfl_") })
         #expect(created.hasPrefix("created token 'ci' (role writer). Its secret, shown only now:\nsfl_"))
@@ -60,7 +60,7 @@ import Testing
 
     @Test func aScopedTokenIsCreatedListedAndAnUnknownEnvironmentRefused() throws {
         let directory = try TemporaryDirectory()
-        let store = try FlagStore.open(path: directory.file("flags.sqlite"))
+        let store = try FlagStore.open(location: directory.file("flags.sqlite"))
         let created = try TokenCommand.Create(name: "staging-ci", role: .writer, environments: ["staging"]).run(store: store, actor: "cli")
         #expect(created.hasPrefix("created token 'staging-ci' (role writer, environments staging). Its secret, shown only now:\nsfl_"))
         let secret = try #require(created.split(separator: "\n").first { $0.hasPrefix("sfl_") })

@@ -13,7 +13,7 @@ import Testing
     /// A service on a fresh seeded database, syncing every `interval`.
     static func service(interval: Duration, tokenRefresh: Duration) throws -> (FlagService, FlagStore, String) {
         let uri = try PostgresTestCluster.shared().createDatabase()
-        let store = try FlagStore.open(path: uri)
+        let store = try FlagStore.open(location: uri)
         try FlagService.seed(store: store, flagsDirectory: repositoryRoot.appendingPathComponent("flags").path,
                              logger: ServiceLogger(minimumLevel: .off))
         var options = FlagService.Options()
@@ -29,7 +29,7 @@ import Testing
         let (service, store, uri) = try Self.service(interval: .milliseconds(100), tokenRefresh: .milliseconds(10))
         defer { service.shutdown(); store.close() }
         // Made elsewhere (another node, `flagserver token create`): the cached path knows it within a round.
-        let other = try FlagStore.open(path: uri)
+        let other = try FlagStore.open(location: uri)
         defer { other.close() }
         let (secret, _) = try other.createToken(name: "elsewhere", role: .reader)
         #expect(poll(within: .seconds(10)) { service.authenticator.cachedRecord(secret: secret) != nil })

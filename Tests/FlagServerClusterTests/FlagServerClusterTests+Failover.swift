@@ -68,7 +68,7 @@ extension FlagServerClusterTests {
             let failed = writer.unacknowledged.withLock { $0.filter { ($0.status >= 500 && !$0.isBusy) || $0.status == 0 } }
             #expect(failed.isEmpty, "\(writer.key): \(failed.prefix(3))")
         }
-        let store = try FlagStore.open(path: cluster.uri)
+        let store = try FlagStore.open(location: cluster.uri)
         defer { store.close() }
         let history = try Self.checkHistory(store, writers: writers)
         let conflicts = survivors.map { $0.unacknowledged.withLock { $0.filter { $0.status == 412 }.count } }.reduce(0, +)
@@ -126,7 +126,7 @@ extension FlagServerClusterTests {
         #expect(first.at - promotedAt < .seconds(5), "writes resumed \(first.at - promotedAt) after the promotion")
 
         // Everything acknowledged is on the new primary, and every node serves its newest version.
-        let store = try FlagStore.open(path: pair.standby.uri(database: "flags"))
+        let store = try FlagStore.open(location: pair.standby.uri(database: "flags"))
         defer { store.close() }
         let history = try Self.checkHistory(store, writers: [writer])
         let newest = try #require(history.last).number

@@ -32,7 +32,7 @@ import Testing
         init(nodes count: Int, uri: String? = nil) async throws {
             directory = try makeTemporaryDirectory()
             self.uri = try uri ?? PostgresTestCluster.shared().createDatabase()
-            let store = try FlagStore.open(path: self.uri)
+            let store = try FlagStore.open(location: self.uri)
             try FlagService.seed(store: store, flagsDirectory: Self.flags, logger: ServiceLogger(minimumLevel: .off))
             token = try store.createToken(name: "ops", role: .writer).secret
             store.close()
@@ -210,7 +210,7 @@ import Testing
         async let counter = cluster.request(0, "PUT", path, token: cluster.token, json: "7")
         let (bannerStatus, counterStatus) = try await (banner.status, counter.status)
         #expect(bannerStatus == 200 && counterStatus == 200)
-        let store = try FlagStore.open(path: cluster.uri)
+        let store = try FlagStore.open(location: cluster.uri)
         defer { store.close() }
         let newest = try #require(try store.currentVersion(environment: "production"))
         let flags = try #require((try JSONSerialization.jsonObject(with: Data(newest.document)) as? [String: Any])?["flags"] as? [String: Any])
@@ -223,7 +223,7 @@ import Testing
     @Test func aTokenMadeOrRevokedThroughOneNodesDatabaseHoldsOnEveryNode() async throws {
         let cluster = try await Cluster(nodes: 2)
         defer { cluster.finish() }
-        let store = try FlagStore.open(path: cluster.uri)
+        let store = try FlagStore.open(location: cluster.uri)
         defer { store.close() }
         let (secret, _) = try store.createToken(name: "ci", role: .writer)
         #expect(try await cluster.request(1, "PUT", Self.banner, token: secret, json: Self.flip(false)).status == 200)
@@ -252,7 +252,7 @@ import Testing
     @Test func aScheduleIsAppliedOnceAndTheJobsMoveToAnotherNodeWhenTheirNodeIsKilled() async throws {
         let cluster = try await Cluster(nodes: 3)
         defer { cluster.finish() }
-        let store = try FlagStore.open(path: cluster.uri)
+        let store = try FlagStore.open(location: cluster.uri)
         defer { store.close() }
         let before = try #require(try await cluster.version(0))
         func schedule(_ node: Int, _ value: Bool, in milliseconds: Int64, message: String) async throws -> Int64 {
@@ -488,7 +488,7 @@ import Testing
     @Test func approvalsRacingFlipsOnAnotherNodeAreNever412() async throws {
         let cluster = try await Cluster(nodes: 2)
         defer { cluster.finish() }
-        let store = try FlagStore.open(path: cluster.uri)
+        let store = try FlagStore.open(location: cluster.uri)
         let (alice, _) = try store.createToken(name: "ops-alice", role: .writer)
         let (bob, _) = try store.createToken(name: "ops-bob", role: .writer)
         let (admin, _) = try store.createToken(name: "admin", role: .admin)
@@ -532,7 +532,7 @@ import Testing
         }
         defer { for node in nodes { node.blockingStop() } }
         for node in nodes { try await node.waitUntilReady() }
-        let store = try FlagStore.open(path: uri)
+        let store = try FlagStore.open(location: uri)
         defer { store.close() }
         #expect(try store.environments() == ["production", "staging"])
         #expect(try store.versions(environment: "production").map(\.number) == [1])
@@ -546,7 +546,7 @@ import Testing
         let receiver = try WebhookReceiver()
         defer { receiver.stop() }
         let admin = try { () throws -> String in
-            let store = try FlagStore.open(path: cluster.uri)
+            let store = try FlagStore.open(location: cluster.uri)
             defer { store.close() }
             return try store.createToken(name: "admin", role: .admin).secret
         }()
@@ -561,7 +561,7 @@ import Testing
         let deliveries = try await receiver.waitFor(2)
         // Three nodes, one sender (the lease holder): nothing arrives twice. Once the database records both as
         // delivered no node has them pending any more, so nothing else can come.
-        let store = try FlagStore.open(path: cluster.uri)
+        let store = try FlagStore.open(location: cluster.uri)
         defer { store.close() }
         let webhook = try #require(try store.webhooks().first)
         #expect(try await eventually(within: .seconds(20)) {

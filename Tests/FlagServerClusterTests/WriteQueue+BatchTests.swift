@@ -21,7 +21,7 @@ import Testing
     /// repository's protection policies too (production protects `monetizationEnabled`).
     static func fixture(policies seeded: Bool = false) throws -> (WriteQueue, SnapshotStore, FlagStore, String) {
         let uri = try PostgresTestCluster.shared().createDatabase()
-        let store = try FlagStore.open(path: uri)
+        let store = try FlagStore.open(location: uri)
         let flags = repositoryRoot.appendingPathComponent("flags").path
         try FlagService.seed(store: store, flagsDirectory: flags, logger: ServiceLogger(minimumLevel: .off))
         let policies = PolicyTable()
@@ -38,7 +38,7 @@ import Testing
 
     /// Another node sets integer flag `key` to `value` on production's newest version; its new version.
     static func publishElsewhere(_ uri: String, _ key: String, _ value: Int64) throws -> VersionRecord {
-        let other = try FlagStore.open(path: uri)
+        let other = try FlagStore.open(location: uri)
         defer { other.close() }
         let current = try #require(try other.currentVersion(environment: "production"))
         let document = try WriteQueueFixtures.define("integer", .integer(value)).apply(to: FlagDocument.decode(current.document), key: key)
@@ -90,7 +90,7 @@ import Testing
     @Test func aRebuildThatWouldNeedApprovalIsTakenAgainAndBecomesAChangeRequest() throws {
         let (queue, _, store, uri) = try Self.fixture(policies: true)
         defer { store.close() }
-        let other = try FlagStore.open(path: uri)
+        let other = try FlagStore.open(location: uri)
         let current = try #require(try other.currentVersion(environment: "production"))
         let off = try FlagEdit.value(false).apply(to: FlagDocument.decode(current.document), key: "monetizationEnabled")
         let elsewhere = try other.publish(environment: "production", document: off.canonicalBytes, author: "node-b",

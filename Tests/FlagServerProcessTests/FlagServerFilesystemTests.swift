@@ -15,7 +15,7 @@ struct FlagServerFilesystemTests {
 
     /// A server on a database in `directory`, with a writer token.
     static func start(in directory: String) async throws -> (FlagServerProcess, Int, String) {
-        let store = try FlagStore.open(path: directory + "/flags.sqlite")
+        let store = try FlagStore.open(location: directory + "/flags.sqlite")
         let secret = try store.createToken(name: "ops", role: .writer).secret
         store.close()
         let server = try FlagServerProcess(["--port", "0", "--database", "flags.sqlite", "--flags-dir", FlagServerHostileInputTests.flagsDirectory],

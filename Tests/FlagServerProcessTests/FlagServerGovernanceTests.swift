@@ -28,7 +28,7 @@ import Testing
         /// Creates the tokens (and lets `prepare` write to the database) before the first start.
         init(prepare: (FlagStore) throws -> Void = { _ in }) async throws {
             directory = try makeTemporaryDirectory()
-            let store = try FlagStore.open(path: directory + "/flags.sqlite")
+            let store = try FlagStore.open(location: directory + "/flags.sqlite")
             try FlagService.seed(store: store, flagsDirectory: Self.flags, logger: ServiceLogger(minimumLevel: .off))
             alice = try store.createToken(name: "ops-alice", role: .writer).secret
             bob = try store.createToken(name: "ops-bob", role: .writer).secret
@@ -91,7 +91,7 @@ import Testing
 
         /// The database as the server left it (opened read-write alongside the server, like the admin commands).
         func store<T>(_ body: (FlagStore) throws -> T) throws -> T {
-            let store = try FlagStore.open(path: directory + "/flags.sqlite")
+            let store = try FlagStore.open(location: directory + "/flags.sqlite")
             defer { store.close() }
             return try body(store)
         }

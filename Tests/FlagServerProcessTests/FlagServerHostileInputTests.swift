@@ -21,7 +21,7 @@ import Testing
 
         static func start(_ extra: [String] = []) async throws -> Running {
             let directory = try makeTemporaryDirectory()
-            let store = try FlagStore.open(path: directory + "/flags.sqlite")
+            let store = try FlagStore.open(location: directory + "/flags.sqlite")
             let secret = try store.createToken(name: "ops", role: .writer).secret
             let reader = try store.createToken(name: "app", role: .reader).secret
             store.close()

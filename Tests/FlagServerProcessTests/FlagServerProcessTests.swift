@@ -39,7 +39,7 @@ import Testing
         #expect(server.output.contains("listening on http://127.0.0.1:\(port)"))
         await server.stop(signal: SIGINT)
         #expect(server.process.terminationStatus == 0)
-        let store = try FlagStore.open(path: directory + "/data/flags.sqlite")
+        let store = try FlagStore.open(location: directory + "/data/flags.sqlite")
         #expect(try store.currentVersion(environment: "production")?.number == 1)
         store.close()
     }
@@ -73,7 +73,7 @@ import Testing
         #expect(bad.stderr.contains("--role"))
         let backup = try await FlagServerProcess.run(["backup", "--to", "copy.sqlite", "--database", "t.sqlite"], directory: directory)
         #expect(backup.status == 0)
-        let copy = try FlagStore.open(path: directory + "/copy.sqlite")
+        let copy = try FlagStore.open(location: directory + "/copy.sqlite")
         #expect(try copy.currentVersion(environment: "production")?.number == 2)
         copy.close()
     }
@@ -82,7 +82,7 @@ import Testing
         let directory = try makeTemporaryDirectory()
         defer { try? FileManager.default.removeItem(atPath: directory) }
         let database = directory + "/crash.sqlite"
-        let store = try FlagStore.open(path: database)
+        let store = try FlagStore.open(location: database)
         let secret = try store.createToken(name: "crash", role: .writer).secret
         store.close()
         let arguments = ["--port", "0", "--database", database, "--flags-dir", Self.flagsDirectory, "--log-level", "warning"]
@@ -158,7 +158,7 @@ import Testing
         #expect(!result.stdout.contains("listening"))
 
         // A real database whose pages were overwritten in the middle.
-        let store = try FlagStore.open(path: directory + "/damaged.sqlite")
+        let store = try FlagStore.open(location: directory + "/damaged.sqlite")
         for index in 0..<200 {
             _ = try store.publish(environment: "staging", document: Array("{\"flags\":{\"f\(index)\":{\"type\":\"boolean\",\"default\":true}}}".utf8),
                                   author: "t", message: String(repeating: "m", count: 500))
@@ -203,7 +203,7 @@ import Testing
         #expect(result.status == 1)
         #expect(result.stderr.contains("staging.json is not a valid flag document"))
         #expect(result.stderr.contains("/flags/x/default"))
-        let store = try FlagStore.open(path: directory + "/f.sqlite")
+        let store = try FlagStore.open(location: directory + "/f.sqlite")
         #expect(try store.currentVersion(environment: "production") == nil)
         store.close()
     }

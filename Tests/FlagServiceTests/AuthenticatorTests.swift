@@ -34,7 +34,7 @@ import Testing
     @Test func rolesFreshAndCached() throws {
         let directory = try makeTemporaryDirectory()
         defer { try? FileManager.default.removeItem(atPath: directory) }
-        let store = try FlagStore.open(path: directory + "/a.sqlite")
+        let store = try FlagStore.open(location: directory + "/a.sqlite")
         defer { store.close() }
         let reader = try store.createToken(name: "r", role: .reader).secret
         let writer = try store.createToken(name: "w", role: .writer).secret
@@ -69,13 +69,13 @@ import Testing
     @Test func aHeadMissIsCertainOnlyWhileTheDatabaseIsUnchanged() async throws {
         let directory = try makeTemporaryDirectory()
         defer { try? FileManager.default.removeItem(atPath: directory) }
-        let store = try FlagStore.open(path: directory + "/a.sqlite")
+        let store = try FlagStore.open(location: directory + "/a.sqlite")
         defer { store.close() }
         let writer = try store.createToken(name: "w", role: .writer).secret
         let authenticator = try Authenticator(store: store)
         #expect(authenticator.headLookup(secret: writer) == .known)
         #expect(authenticator.headLookup(secret: "sfl_invented") == .unknown)
-        let other = try FlagStore.open(path: directory + "/a.sqlite")
+        let other = try FlagStore.open(location: directory + "/a.sqlite")
         _ = try other.publish(environment: "production", document: Array(#"{"flags":{},"cohorts":{}}"#.utf8), author: "flip")
         _ = try store.publish(environment: "staging", document: Array(#"{"flags":{},"cohorts":{}}"#.utf8), author: "flip")
         #expect(authenticator.headLookup(secret: "sfl_invented") == .unknown, "commits that change no token")

@@ -12,7 +12,7 @@ import Testing
     static func production() throws -> Snapshot {
         let directory = try makeTemporaryDirectory()
         defer { try? FileManager.default.removeItem(atPath: directory) }
-        let store = try FlagStore.open(path: directory + "/s.sqlite")
+        let store = try FlagStore.open(location: directory + "/s.sqlite")
         defer { store.close() }
         try FlagService.seed(store: store, flagsDirectory: repositoryRoot.appendingPathComponent("flags").path,
                              logger: ServiceLogger(minimumLevel: .error))

@@ -16,7 +16,7 @@ import Testing
 
     @Test func aFailureIsClearedByTheNextCommit() throws {
         let directory = try makeTemporaryDirectory()
-        let store = try FlagStore.open(path: directory + "/h.sqlite")
+        let store = try FlagStore.open(location: directory + "/h.sqlite")
         defer { store.close() }
         let health = WriteHealth()
         #expect(health.problem(store: store) == nil)

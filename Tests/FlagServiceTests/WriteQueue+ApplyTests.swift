@@ -66,7 +66,7 @@ import Testing
     /// Publishes `edit` of `key` as the next version through a second store on the same file, which the queue's
     /// snapshots do not see (as another node's commit on PostgreSQL): the writer finds it only at its commit.
     static func publishBehindTheQueue(_ store: FlagStore, _ key: String, _ edit: FlagEdit) throws {
-        let other = try FlagStore.open(path: store.location)
+        let other = try FlagStore.open(location: store.location)
         defer { other.close() }
         let current = try #require(try other.currentVersion(environment: "production"))
         let job = WriteQueueChangesTests.job(.flag(key: key, edit: edit), index: 0, into: Outcomes())

@@ -15,7 +15,7 @@ import Testing
     /// and monetizationEnabled protected).
     static func fixture() throws -> (WriteQueue, SnapshotStore, FlagStore, String) {
         let directory = try makeTemporaryDirectory()
-        let store = try FlagStore.open(path: directory + "/w.sqlite")
+        let store = try FlagStore.open(location: directory + "/w.sqlite")
         let flags = repositoryRoot.appendingPathComponent("flags").path
         try FlagService.seed(store: store, flagsDirectory: flags, logger: ServiceLogger(minimumLevel: .off))
         try FlagService.seedPolicies(store: store, policyDirectory: flags + "/policy", logger: ServiceLogger(minimumLevel: .off))

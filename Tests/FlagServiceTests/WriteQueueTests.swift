@@ -14,7 +14,7 @@ import Testing
 
     static func fixture() throws -> (WriteQueue, SnapshotStore, FlagStore, String) {
         let directory = try makeTemporaryDirectory()
-        let store = try FlagStore.open(path: directory + "/w.sqlite")
+        let store = try FlagStore.open(location: directory + "/w.sqlite")
         try FlagService.seed(store: store, flagsDirectory: repositoryRoot.appendingPathComponent("flags").path,
                              logger: ServiceLogger(minimumLevel: .off))
         let snapshots = SnapshotStore()

@@ -29,7 +29,7 @@ import Testing
     @Test func aDamagedRowIsReportedAsCorruptionNotGuessed() throws {
         let directory = try TemporaryDirectory()
         let path = directory.file("flags.sqlite")
-        let store = try FlagStore.open(path: path)
+        let store = try FlagStore.open(location: path)
         let change = try store.createChange(scheduledChange())
         let editor = try Database(path: path)
         for (sql, text) in [

@@ -56,7 +56,7 @@ import Testing
             acknowledged += try Self.runAndKill(database: path, minimum: acknowledged.count + 40)
         }
         try #require(acknowledged.count >= 120)
-        let store = try FlagStore.open(path: path)
+        let store = try FlagStore.open(location: path)
         #expect(try store.integrityCheck() == ["ok"])
         for (number, hash) in acknowledged {
             let record = try store.version(environment: "production", number: number)
@@ -117,7 +117,7 @@ import Testing
         let path = directory.file("data/flags.sqlite")
         let lines = try Self.runAndKill(["approve-then-wait", path], lines: 1)
         let id = try #require(lines.first.flatMap { $0.hasPrefix("approved ") ? Int64($0.dropFirst(9)) : nil }, "\(lines)")
-        let store = try FlagStore.open(path: path)
+        let store = try FlagStore.open(location: path)
         #expect(try store.change(id: id).status == .approved)
         #expect(try store.currentVersion(environment: "production") == nil)
         #expect(try store.dueChanges(now: 0).map(\.id) == [id], "owed at once after a restart")
@@ -144,7 +144,7 @@ import Testing
                 let parts = line.split(separator: " ")
                 if parts.count == 3, let id = Int64(parts[1]), let version = Int(parts[2]) { acknowledged[id] = version }
             }
-            let store = try FlagStore.open(path: path)
+            let store = try FlagStore.open(location: path)
             defer { store.close() }
             #expect(try store.integrityCheck() == ["ok"])
             let changes = try store.changes(query: ChangeQuery(environment: "production", limit: 1000))

@@ -8,7 +8,7 @@ import Testing
 @Suite struct FlagStoreAuditTests {
     /// A store with 30 lines: actors a/b/c in turn, environments production/staging, every third refused.
     static func filledStore(_ directory: TemporaryDirectory) throws -> FlagStore {
-        let store = try FlagStore.open(path: directory.file("flags.sqlite"))
+        let store = try FlagStore.open(location: directory.file("flags.sqlite"))
         var lines: [AuditRecord] = []
         for index in 0..<30 {
             let even = index % 2 == 0
@@ -93,7 +93,7 @@ import Testing
     @Test func aFailedBatchWritesNoAuditLine() throws {
         let directory = try TemporaryDirectory()
         let path = directory.file("flags.sqlite")
-        let store = try FlagStore.open(path: path, busyTimeout: .milliseconds(50))
+        let store = try FlagStore.open(location: path, busyTimeout: .milliseconds(50))
         let blocker = try Database(path: path)
         try blocker.execute("BEGIN IMMEDIATE")
         let refusal = AuditRecord(actor: "-", action: "publish", outcome: .refused, status: 403)

@@ -32,7 +32,7 @@ import Testing
         let directory = try TemporaryDirectory()
         let fixture = try CopyFixture.make(path: directory.file("flags.sqlite"))
         let uri = try PostgresTestCluster.shared().createDatabase()
-        let source = try FlagStore.open(path: fixture.path)
+        let source = try FlagStore.open(location: fixture.path)
         defer { source.close() }
         let report = try source.copy(toPostgres: uri, actor: "tester")
 
@@ -55,7 +55,7 @@ import Testing
         #expect(report.target == FlagStore.displayName(of: uri) && report.source == fixture.path)
 
         // Through the store's API, as the server reads it.
-        let copy = try FlagStore.open(path: uri)
+        let copy = try FlagStore.open(location: uri)
         defer { copy.close() }
         #expect(try copy.epoch() == source.epoch())
         #expect(try copy.environments() == source.environments())
@@ -85,10 +85,10 @@ import Testing
         let directory = try TemporaryDirectory()
         let fixture = try CopyFixture.make(path: directory.file("flags.sqlite"), versions: 3)
         let uri = try PostgresTestCluster.shared().createDatabase()
-        let source = try FlagStore.open(path: fixture.path)
+        let source = try FlagStore.open(location: fixture.path)
         defer { source.close() }
         _ = try source.copy(toPostgres: uri, actor: "tester")
-        let copy = try FlagStore.open(path: uri)
+        let copy = try FlagStore.open(location: uri)
         defer { copy.close() }
         let head = try #require(try copy.currentVersion(environment: "qa")).number
         let published = try copy.publish(environment: "qa", document: CopyFixture.document("qa", 99), author: "ops",
@@ -116,10 +116,10 @@ import Testing
         let directory = try TemporaryDirectory()
         let fixture = try CopyFixture.make(path: directory.file("flags.sqlite"), versions: 3)
         let uri = try PostgresTestCluster.shared().createDatabase()
-        let used = try FlagStore.open(path: uri)
+        let used = try FlagStore.open(location: uri)
         _ = try used.createToken(name: "somebody", role: .reader)
         used.close()
-        let source = try FlagStore.open(path: fixture.path)
+        let source = try FlagStore.open(location: fixture.path)
         defer { source.close() }
         let before = try StoreEngine.postgres.everythingStored(uri)
         let error = #expect(throws: FlagStoreError.self) { try source.copy(toPostgres: uri, actor: "tester") }
@@ -132,9 +132,9 @@ import Testing
         let directory = try TemporaryDirectory()
         let fixture = try CopyFixture.make(path: directory.file("flags.sqlite"), versions: 3)
         let uri = try PostgresTestCluster.shared().createDatabase()
-        try FlagStore.open(path: uri).close()
+        try FlagStore.open(location: uri).close()
         #expect(try Self.count(uri, "environments") == 2)
-        let source = try FlagStore.open(path: fixture.path)
+        let source = try FlagStore.open(location: fixture.path)
         defer { source.close() }
         let report = try source.copy(toPostgres: uri, actor: "tester")
         #expect(report.rows["environments"] == 4 && report.rows["meta"] == 1)
@@ -146,7 +146,7 @@ import Testing
         let fixture = try CopyFixture.make(path: directory.file("flags.sqlite"), versions: 3)
         try tamper(fixture.path, "UPDATE versions SET document = ? WHERE id IN (3, 5)", [.blob(Array("{}".utf8))])
         let uri = try PostgresTestCluster.shared().createDatabase()
-        let source = try FlagStore.open(path: fixture.path)
+        let source = try FlagStore.open(location: fixture.path)
         defer { source.close() }
         let error = #expect(throws: FlagStoreError.self) { try source.copy(toPostgres: uri, actor: "tester") }
         guard case .copySourceDamaged(let path, let problems)? = error else {
@@ -162,7 +162,7 @@ import Testing
         let directory = try TemporaryDirectory()
         let fixture = try CopyFixture.make(path: directory.file("flags.sqlite"), versions: 3)
         let uri = try PostgresTestCluster.shared().createDatabase()
-        let target = try FlagStore.open(path: uri)
+        let target = try FlagStore.open(location: uri)
         let epoch = try target.epoch()
         target.close()
         // The last table copied refuses its rows: environments, versions, tokens, audit, ... are in by then.
@@ -173,7 +173,7 @@ import Testing
                 BEGIN RAISE EXCEPTION 'injected failure'; END $$;
             CREATE TRIGGER injected BEFORE INSERT ON webhook_attempts FOR EACH ROW EXECUTE FUNCTION injected_failure();
             """, database: database)
-        let source = try FlagStore.open(path: fixture.path)
+        let source = try FlagStore.open(location: fixture.path)
         defer { source.close() }
         let error = #expect(throws: FlagStoreError.self) { try source.copy(toPostgres: uri, actor: "tester") }
         #expect(error?.description.contains("copying webhook_attempts, rows 1-") == true, "\(String(describing: error))")
@@ -181,7 +181,7 @@ import Testing
         for table in ["versions", "tokens", "audit", "changes", "policies", "webhooks", "webhook_deliveries", "webhook_attempts"] {
             #expect(try Self.count(uri, table) == 0, "\(table)")
         }
-        let after = try FlagStore.open(path: uri)
+        let after = try FlagStore.open(location: uri)
         #expect(try after.environments() == ["production", "staging"] && after.epoch() == epoch)
         after.close()
 
@@ -194,7 +194,7 @@ import Testing
         let directory = try TemporaryDirectory()
         let fixture = try CopyFixture.make(path: directory.file("flags.sqlite"), versions: 3)
         let uri = try PostgresTestCluster.shared().createDatabase()
-        try FlagStore.open(path: uri).close()
+        try FlagStore.open(location: uri).close()
         // The copy's own session is terminated by the server while it inserts the last table, as when PostgreSQL
         // is restarted or fails over in the middle: the transaction dies with the session.
         let cluster = try PostgresTestCluster.shared()
@@ -204,7 +204,7 @@ import Testing
                 BEGIN PERFORM pg_terminate_backend(pg_backend_pid()); RETURN NEW; END $$;
             CREATE TRIGGER lose BEFORE INSERT ON webhook_attempts FOR EACH ROW EXECUTE FUNCTION lose_connection();
             """, database: database)
-        let source = try FlagStore.open(path: fixture.path)
+        let source = try FlagStore.open(location: fixture.path)
         defer { source.close() }
         let error = #expect(throws: FlagStoreError.self) { try source.copy(toPostgres: uri, actor: "tester") }
         guard case .unavailable? = error else {
@@ -226,7 +226,7 @@ import Testing
         try editor.run("UPDATE webhook_attempts SET error = ? WHERE id = 1", [.text("bad\u{0}byte")])
         editor.close()
         let uri = try PostgresTestCluster.shared().createDatabase()
-        let source = try FlagStore.open(path: fixture.path)
+        let source = try FlagStore.open(location: fixture.path)
         defer { source.close() }
         let error = #expect(throws: FlagStoreError.self) { try source.copy(toPostgres: uri, actor: "tester") }
         #expect(error == .copyMismatch("webhook_attempts.error of the row with id 1 holds text that is not valid UTF-8 or contains NUL, "
@@ -236,12 +236,12 @@ import Testing
 
     @Test func onlyASQLiteStoreCopiesAndOnlyIntoAURI() throws {
         let directory = try TemporaryDirectory()
-        let sqlite = try FlagStore.open(path: directory.file("flags.sqlite"))
+        let sqlite = try FlagStore.open(location: directory.file("flags.sqlite"))
         defer { sqlite.close() }
         #expect(throws: FlagStoreError.invalidArgument(name: "to", reason: "must be a postgresql:// or postgres:// URI")) {
             try sqlite.copy(toPostgres: directory.file("other.sqlite"), actor: "tester")
         }
-        let postgres = try FlagStore.open(path: try PostgresTestCluster.shared().createDatabase())
+        let postgres = try FlagStore.open(location: try PostgresTestCluster.shared().createDatabase())
         defer { postgres.close() }
         let error = #expect(throws: FlagStoreError.self) { try postgres.copy(toPostgres: "postgresql:///x", actor: "tester") }
         #expect(error?.description.contains("pg_dump and pg_restore") == true)

@@ -24,7 +24,7 @@ import Testing
     @Test func settingStoresCanonicallyAndAuditsOldAndNew() throws {
         let directory = try TemporaryDirectory()
         let path = directory.file("flags.sqlite")
-        let store = try FlagStore.open(path: path)
+        let store = try FlagStore.open(location: path)
         let record = try store.setPolicy(environment: "production", policy: Self.production, actor: "admin", client: "192.0.2.9")
         #expect(record.policy == Self.production && record.updatedBy == "admin" && !record.isDefault)
         #expect(try store.policy(environment: "production") == Self.production)
@@ -64,7 +64,7 @@ import Testing
     @Test func aStoredPolicyThatDoesNotReadBackIsCorruption() throws {
         let directory = try TemporaryDirectory()
         let path = directory.file("flags.sqlite")
-        let store = try FlagStore.open(path: path)
+        let store = try FlagStore.open(location: path)
         try store.setPolicy(environment: "production", policy: Self.production, actor: "admin")
         try Database(path: path).run(#"UPDATE policies SET policy = '{"protected": "yes"}'"#)
         #expect {

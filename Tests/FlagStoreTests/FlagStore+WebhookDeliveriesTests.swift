@@ -93,7 +93,7 @@ import Testing
     @Test(arguments: StoreEngine.allCases) func aFailedDeliveryStopsAndPendingOnesSurviveAReopen(engine: StoreEngine) throws {
         let directory = try TemporaryDirectory()
         let path = try engine.location(directory)
-        let store = try FlagStore.open(path: path)
+        let store = try FlagStore.open(location: path)
         _ = try store.createWebhook(url: "https://a.example", secret: "s", events: ["*"], actor: "admin")
         let first = try #require(try store.enqueueWebhookEvent(Self.event("evt_a", at: 500)).first)
         let second = try #require(try store.enqueueWebhookEvent(Self.event("evt_b", at: 400)).first)
@@ -101,7 +101,7 @@ import Testing
             error: "connection refused", durationMilliseconds: 1), outcome: .failed)
         #expect(failed.status == .failed && failed.nextAttemptAtMilliseconds == nil)
         store.close()
-        let reopened = try FlagStore.open(path: path)
+        let reopened = try FlagStore.open(location: path)
         #expect(try reopened.pendingWebhookDeliveries(dueBy: 10_000).map(\.id) == [second.id])
     }
 

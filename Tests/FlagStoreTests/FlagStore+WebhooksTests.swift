@@ -9,7 +9,7 @@ import Testing
     @Test(arguments: StoreEngine.allCases) func createdWebhookListsWithoutItsSecretAndAuditsWithoutIt(engine: StoreEngine) throws {
         let directory = try TemporaryDirectory()
         let path = try engine.location(directory)
-        let store = try FlagStore.open(path: path)
+        let store = try FlagStore.open(location: path)
         let secret = FlagStore.generateWebhookSecret()
         let webhook = try store.createWebhook(url: "https://hooks.example/symi", secret: secret,
                                               events: ["version.published", "request.created", "version.published"],
@@ -35,7 +35,7 @@ import Testing
     ])
     func badURLsAreRefused(url: String, error: FlagStoreError) throws {
         let directory = try TemporaryDirectory()
-        let store = try FlagStore.open(path: directory.file("flags.sqlite"))
+        let store = try FlagStore.open(location: directory.file("flags.sqlite"))
         #expect(throws: error) { try store.createWebhook(url: url, secret: "s", events: ["*"], actor: "admin") }
         #expect(try store.webhooks(includeDeleted: true).isEmpty)
     }

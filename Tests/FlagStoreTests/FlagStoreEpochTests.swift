@@ -35,7 +35,7 @@ import Testing
 
     @Test func restoreBringsTheBackupBackInALargerEpoch() throws {
         let directory = try TemporaryDirectory()
-        let store = try FlagStore.open(path: directory.file("flags.sqlite"))
+        let store = try FlagStore.open(location: directory.file("flags.sqlite"))
         defer { store.close() }
         _ = try store.publish(environment: "production", document: Self.documentA, author: "t")
         try store.backup(to: directory.file("backup.sqlite"))
@@ -49,14 +49,14 @@ import Testing
         _ = try store.publish(environment: "production", document: Self.documentB, author: "t")
         #expect(try store.currentVersion(environment: "production")?.number == 2)
         // The backup file itself is untouched.
-        let backup = try FlagStore.open(path: directory.file("backup.sqlite"))
+        let backup = try FlagStore.open(location: directory.file("backup.sqlite"))
         defer { backup.close() }
         #expect(try backup.currentVersion(environment: "production")?.number == 1)
     }
 
     @Test func aDamagedOrMissingBackupChangesNothing() throws {
         let directory = try TemporaryDirectory()
-        let store = try FlagStore.open(path: directory.file("flags.sqlite"))
+        let store = try FlagStore.open(location: directory.file("flags.sqlite"))
         defer { store.close() }
         _ = try store.publish(environment: "production", document: Self.documentA, author: "t")
         let epoch = try store.epoch()
@@ -73,7 +73,7 @@ import Testing
         let directory = try TemporaryDirectory()
         let backupPath = directory.file("old-backup.sqlite")
         try makeSchema2Database(backupPath)
-        let store = try FlagStore.open(path: directory.file("flags.sqlite"))
+        let store = try FlagStore.open(location: directory.file("flags.sqlite"))
         defer { store.close() }
         _ = try store.createChange(scheduledChange())
         try store.setPolicy(environment: "production", policy: EnvironmentPolicy(isProtected: true), actor: "admin")

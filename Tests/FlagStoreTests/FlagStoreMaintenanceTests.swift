@@ -10,8 +10,8 @@ import Testing
     @Test func backupWhileAnotherConnectionWritesIsConsistent() throws {
         let directory = try TemporaryDirectory()
         let path = directory.file("flags.sqlite")
-        let store = try FlagStore.open(path: path)
-        let writerStore = try FlagStore.open(path: path)
+        let store = try FlagStore.open(location: path)
+        let writerStore = try FlagStore.open(location: path)
         let published = Atomic<Int>(0)
         let stop = Atomic<Bool>(false)
         let failure = Mutex<String?>(nil)
@@ -43,7 +43,7 @@ import Testing
         #expect(poll { writer.isFinished })
         #expect(failure.withLock { $0 } == nil)
         for copy in copies {
-            let backup = try FlagStore.open(path: copy)
+            let backup = try FlagStore.open(location: copy)
             #expect(try backup.integrityCheck() == ["ok"])
             for environment in ["production", "staging"] {
                 let versions = try backup.versions(environment: environment, limit: 1000)
@@ -59,7 +59,7 @@ import Testing
 
     @Test func backupRefusesToOverwrite() throws {
         let directory = try TemporaryDirectory()
-        let store = try FlagStore.open(path: directory.file("flags.sqlite"))
+        let store = try FlagStore.open(location: directory.file("flags.sqlite"))
         let copy = directory.file("existing")
         #expect(FileManager.default.createFile(atPath: copy, contents: Data("keep me".utf8)))
         #expect(throws: FlagStoreError.backupDestinationExists(path: copy)) { try store.backup(to: copy) }
@@ -68,13 +68,13 @@ import Testing
 
     @Test func backupIntoAnImpossiblePathFailsClearly() throws {
         let directory = try TemporaryDirectory()
-        let store = try FlagStore.open(path: directory.file("flags.sqlite"))
+        let store = try FlagStore.open(location: directory.file("flags.sqlite"))
         #expect(throws: FlagStoreError.self) { try store.backup(to: directory.file("no/such/dir/copy.sqlite")) }
     }
 
     @Test func integrityCheckOfAHealthyStoreIsOK() throws {
         let directory = try TemporaryDirectory()
-        let store = try FlagStore.open(path: directory.file("flags.sqlite"))
+        let store = try FlagStore.open(location: directory.file("flags.sqlite"))
         _ = try store.publish(environment: "production", document: document("a"), author: "a")
         #expect(try store.integrityCheck() == ["ok"])
     }
@@ -82,7 +82,7 @@ import Testing
     /// A backup holds the governance tables too, and a store opened on it reads them and passes its checks.
     @Test func backupCarriesChangesPoliciesAndWebhooks() throws {
         let directory = try TemporaryDirectory()
-        let store = try FlagStore.open(path: directory.file("flags.sqlite"))
+        let store = try FlagStore.open(location: directory.file("flags.sqlite"))
         _ = try store.publish(environment: "production", document: document("v1"), author: "a")
         let change = try store.createChange(requestedChange())
         try store.setPolicy(environment: "production", policy: EnvironmentPolicy(requestTTLHours: 5), actor: "admin")
@@ -90,7 +90,7 @@ import Testing
         _ = try store.enqueueWebhookEvent(WebhookEvent(id: "evt_1", type: "request.created", environment: "production",
                                                        payload: [1], createdAtMilliseconds: 1))
         try store.backup(to: directory.file("backup.sqlite"))
-        let copy = try FlagStore.open(path: directory.file("backup.sqlite"))
+        let copy = try FlagStore.open(location: directory.file("backup.sqlite"))
         #expect(try copy.integrityCheck() == ["ok"] && copy.damagedVersions().isEmpty)
         #expect(try copy.change(id: change.id) == change)
         #expect(try copy.policy(environment: "production").requestTTLHours == 5)

@@ -10,7 +10,7 @@ import Testing
     @Test func openCreatesParentDirectories() throws {
         let directory = try TemporaryDirectory()
         let path = directory.file("data/nested/flags.sqlite")
-        let store = try FlagStore.open(path: path)
+        let store = try FlagStore.open(location: path)
         try store.ping()
         #expect(FileManager.default.fileExists(atPath: path))
     }
@@ -21,7 +21,7 @@ import Testing
         var generator = SystemRandomNumberGenerator()
         let garbage = (0..<8192).map { _ in UInt8.random(in: .min ... .max, using: &generator) }
         #expect(FileManager.default.createFile(atPath: path, contents: Data(garbage)))
-        let error = try #require(throws: FlagStoreError.self) { try FlagStore.open(path: path) }
+        let error = try #require(throws: FlagStoreError.self) { try FlagStore.open(location: path) }
         guard case .notADatabase(let reportedPath, let cause) = error else {
             Issue.record("expected notADatabase, got \(error)")
             return
@@ -36,7 +36,7 @@ import Testing
     @Test func truncatedDatabaseIsRefusedOrReadableNeverACrash() throws {
         let directory = try TemporaryDirectory()
         let path = directory.file("flags.sqlite")
-        let store = try FlagStore.open(path: path)
+        let store = try FlagStore.open(location: path)
         for index in 0..<50 {
             _ = try store.publish(environment: "production", document: Array(repeating: UInt8(index), count: 4000), author: "a")
         }
@@ -48,7 +48,7 @@ import Testing
         try? FileManager.default.removeItem(atPath: path + "-wal")
         try? FileManager.default.removeItem(atPath: path + "-shm")
         do {
-            let reopened = try FlagStore.open(path: path)
+            let reopened = try FlagStore.open(location: path)
             // Opened (the header is intact): the damage must then show, as a failed check or a corruption error.
             do {
                 #expect(try reopened.integrityCheck() != ["ok"])
@@ -67,7 +67,7 @@ import Testing
         let directory = try TemporaryDirectory()
         let blocker = directory.file("not-a-directory")
         #expect(FileManager.default.createFile(atPath: blocker, contents: Data("x".utf8)))
-        let error = try #require(throws: FlagStoreError.self) { try FlagStore.open(path: blocker + "/data/flags.sqlite") }
+        let error = try #require(throws: FlagStoreError.self) { try FlagStore.open(location: blocker + "/data/flags.sqlite") }
         guard case .cannotCreateDirectory(let path, _) = error else {
             Issue.record("expected cannotCreateDirectory, got \(error)")
             return
@@ -77,7 +77,7 @@ import Testing
 
     @Test func directoryAtTheDatabasePathIsRefusedClearly() throws {
         let directory = try TemporaryDirectory()
-        let error = try #require(throws: FlagStoreError.self) { try FlagStore.open(path: directory.path) }
+        let error = try #require(throws: FlagStoreError.self) { try FlagStore.open(location: directory.path) }
         guard case .cannotOpen(_, let cause) = error else {
             Issue.record("expected cannotOpen, got \(error)")
             return
@@ -92,16 +92,16 @@ import Testing
         try FileManager.default.createDirectory(atPath: locked, withIntermediateDirectories: false,
                                                 attributes: [.posixPermissions: 0o500])
         defer { chmod(locked, 0o700) }
-        #expect(throws: FlagStoreError.self) { try FlagStore.open(path: locked + "/flags.sqlite") }
+        #expect(throws: FlagStoreError.self) { try FlagStore.open(location: locked + "/flags.sqlite") }
     }
 
     @Test func locationWithoutWALIsRefusedByCheckingThePragmaResult() throws {
         // ":memory:" keeps journal_mode=memory whatever is asked: the answer, not the request, decides.
         #expect(throws: FlagStoreError.walUnavailable(path: ":memory:", journalMode: "memory")) {
-            try FlagStore.open(path: ":memory:")
+            try FlagStore.open(location: ":memory:")
         }
         #expect(throws: FlagStoreError.invalidArgument(name: "path", reason: "must not be empty")) {
-            try FlagStore.open(path: "")
+            try FlagStore.open(location: "")
         }
     }
 
@@ -143,7 +143,7 @@ import Testing
     @Test(arguments: StoreEngine.allCases) func checkWriterPassesOnlyWhileTheDatabaseTakesWrites(engine: StoreEngine) throws {
         let directory = try TemporaryDirectory()
         let location = try engine.location(directory)
-        let store = try FlagStore.open(path: location)
+        let store = try FlagStore.open(location: location)
         try store.checkWriter()
         if engine == .postgres {
             let postgres = try PostgresTestCluster.shared()

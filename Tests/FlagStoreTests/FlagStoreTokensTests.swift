@@ -34,7 +34,7 @@ import Testing
     @Test(arguments: StoreEngine.allCases) func secretsAreRandomAndStoredOnlyAsHashes(engine: StoreEngine) throws {
         let directory = try TemporaryDirectory()
         let path = try engine.location(directory)
-        let store = try FlagStore.open(path: path)
+        let store = try FlagStore.open(location: path)
         let secrets = try (0..<5).map { try store.createToken(name: "t\($0)", role: .reader).secret }
         #expect(Set(secrets).count == 5)
         store.close()

@@ -61,7 +61,7 @@ import Testing
     @Test(arguments: StoreEngine.allCases) func racingWritersOnTwoConnectionsExactlyOneWins(engine: StoreEngine) throws {
         let directory = try TemporaryDirectory()
         let path = try engine.location(directory)
-        let stores = [try FlagStore.open(path: path), try FlagStore.open(path: path)]
+        let stores = [try FlagStore.open(location: path), try FlagStore.open(location: path)]
         for round in 0..<20 {
             let results = concurrently(2) { index in
                 attempt {
@@ -81,7 +81,7 @@ import Testing
     @Test func busyWriterFailsAfterTimeoutWithBusy() throws {
         let directory = try TemporaryDirectory()
         let path = directory.file("flags.sqlite")
-        let store = try FlagStore.open(path: path, busyTimeout: .milliseconds(100))
+        let store = try FlagStore.open(location: path, busyTimeout: .milliseconds(100))
         let holder = try Database(path: path)
         try holder.execute("BEGIN IMMEDIATE")
         let error = try #require(throws: FlagStoreError.self) {
@@ -99,7 +99,7 @@ import Testing
     @Test func busyWriterWaitsForTheLockWithinTheTimeout() throws {
         let directory = try TemporaryDirectory()
         let path = directory.file("flags.sqlite")
-        let store = try FlagStore.open(path: path, busyTimeout: .seconds(30))
+        let store = try FlagStore.open(location: path, busyTimeout: .seconds(30))
         let holder = try Database(path: path)
         try holder.execute("BEGIN IMMEDIATE")
         let done = Atomic<Bool>(false)
@@ -211,7 +211,7 @@ import Testing
         let path = directory.file("flags.sqlite")
         var expected: [VersionRecord] = []
         do {
-            let store = try FlagStore.open(path: path)
+            let store = try FlagStore.open(location: path)
             for index in 1...30 {
                 let environment = index.isMultiple(of: 3) ? "staging" : "production"
                 expected.append(try store.publish(environment: environment, document: document("\(index)"),
@@ -219,7 +219,7 @@ import Testing
             }
             store.close()
         }
-        let reopened = try FlagStore.open(path: path)
+        let reopened = try FlagStore.open(location: path)
         let stored = try reopened.versions(environment: "production", limit: 1000)
             + reopened.versions(environment: "staging", limit: 1000)
         #expect(Set(stored.map { "\($0.environment)/\($0.number)/\($0.contentHash)/\($0.message)" })
@@ -366,7 +366,7 @@ import Testing
     @Test func busyBatchPublishesNothing() throws {
         let directory = try TemporaryDirectory()
         let path = directory.file("flags.sqlite")
-        let store = try FlagStore.open(path: path, busyTimeout: .milliseconds(50))
+        let store = try FlagStore.open(location: path, busyTimeout: .milliseconds(50))
         let holder = try Database(path: path)
         try holder.execute("BEGIN IMMEDIATE")
         #expect(throws: FlagStoreError.self) {
@@ -379,7 +379,7 @@ import Testing
     @Test func latestVersionsDoesNotScanHistory() throws {
         let directory = try TemporaryDirectory()
         let path = directory.file("flags.sqlite")
-        try FlagStore.open(path: path).close()
+        try FlagStore.open(location: path).close()
         let database = try Database(path: path, mode: .readOnly)
         let plan = try database.query("""
             EXPLAIN QUERY PLAN SELECT e.name, v.number FROM environments e
@@ -391,7 +391,7 @@ import Testing
     @Test func damagedBytesAreFoundAndNeverRepublished() throws {
         let directory = try TemporaryDirectory()
         let path = directory.file("flags.sqlite")
-        let store = try FlagStore.open(path: path)
+        let store = try FlagStore.open(location: path)
         _ = try store.publish(environment: "production", document: document("a"), author: "a")
         _ = try store.publish(environment: "production", document: document("b"), author: "a")
         #expect(try store.damagedVersions().isEmpty)

@@ -36,7 +36,7 @@ import Testing
     @Test func aLostConnectionIsConnectedAgainAndAnUnreachableServerIsUnavailable() throws {
         let cluster = try PostgresTestCluster.shared()
         let uri = try cluster.createDatabase()
-        let store = try FlagStore.open(path: uri)
+        let store = try FlagStore.open(location: uri)
         let name = try #require(uri.split(separator: "?").first?.split(separator: "/").last)
         let terminate = "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = '\(name)' AND pid <> pg_backend_pid()"
         // Every session ends, as when a primary restarts: the next write and read connect again by themselves.
@@ -99,7 +99,7 @@ import Testing
 
         // A store's read that finds its connection lost connects again once, not twice (6 s with this dead host).
         try cluster.psql("ALTER DATABASE \(name) ALLOW_CONNECTIONS true")
-        let store = try FlagStore.open(path: uri)
+        let store = try FlagStore.open(location: uri)
         defer { store.close() }
         try cluster.psql("ALTER DATABASE \(name) ALLOW_CONNECTIONS false")
         try cluster.psql(terminate)
@@ -116,7 +116,7 @@ import Testing
     @Test func anUnreachableServerCannotBeOpenedAndSaysWhere() throws {
         let directory = try TemporaryDirectory()
         let error = try #require(throws: FlagStoreError.self) {
-            try FlagStore.open(path: "postgresql://flag:secret@/db?host=\(directory.path)&port=1")
+            try FlagStore.open(location: "postgresql://flag:secret@/db?host=\(directory.path)&port=1")
         }
         guard case .cannotOpen(let path, let cause) = error else {
             Issue.record("expected cannotOpen, got \(error)")
@@ -137,7 +137,7 @@ import Testing
 
     @Test func nodesStartingAtOnceOnAnEmptyDatabaseMigrateItOnce() throws {
         let uri = try PostgresTestCluster.shared().createDatabase()
-        let results = concurrently(6) { _ in Result { try FlagStore.open(path: uri) } }
+        let results = concurrently(6) { _ in Result { try FlagStore.open(location: uri) } }
         let stores = try results.map { try $0.get() }
         #expect(try stores[0].environments() == ["production", "staging"])
         let database = try Database(postgres: uri)
@@ -148,16 +148,16 @@ import Testing
 
     @Test func aNewerSchemaIsRefused() throws {
         let uri = try PostgresTestCluster.shared().createDatabase()
-        _ = try FlagStore.open(path: uri)
+        _ = try FlagStore.open(location: uri)
         let database = try Database(postgres: uri)
         try database.run("UPDATE flagstore_schema SET version = 99")
-        let error = try #require(throws: FlagStoreError.self) { try FlagStore.open(path: uri) }
-        #expect(error == .schemaTooNew(path: uri, found: 99, supported: Schema.latestVersion))
+        let error = try #require(throws: FlagStoreError.self) { try FlagStore.open(location: uri) }
+        #expect(error == .schemaTooNew(location: uri, found: 99, supported: Schema.latestVersion))
     }
 
     @Test func aWriterWaitsForAnotherNodesWriteLockThenFailsBusy() throws {
         let uri = try PostgresTestCluster.shared().createDatabase()
-        let store = try FlagStore.open(path: uri, busyTimeout: .milliseconds(200))
+        let store = try FlagStore.open(location: uri, busyTimeout: .milliseconds(200))
         let holder = try Database(postgres: uri)
         try holder.transaction(.write) {
             let error = try #require(throws: FlagStoreError.self) {

@@ -15,7 +15,7 @@ import Testing
         defer { pair.stop() }
         phase("standby streaming")
         let uri = pair.uri(database: "flags", parameters: ["connect_timeout=2"])
-        let store = try FlagStore.open(path: uri, busyTimeout: .seconds(2))
+        let store = try FlagStore.open(location: uri, busyTimeout: .seconds(2))
         defer { store.close() }
 
         let acknowledged = Mutex<[(number: Int, hash: String, at: ContinuousClock.Instant)]>([])

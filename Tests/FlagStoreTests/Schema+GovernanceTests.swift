@@ -12,7 +12,7 @@ import Testing
         let path = directory.file("flags.sqlite")
         try makeSchema2Database(path)
         #expect(try SQLiteConnection(path: path, mode: .readOnly).userVersion() == 2)
-        let store = try FlagStore.open(path: path)
+        let store = try FlagStore.open(location: path)
         #expect(try SQLiteConnection(path: path, mode: .readOnly).userVersion() == 3)
         #expect(try store.version(environment: "production", number: 1).author == "seed")
         let token = try #require(try store.listTokens().first)
@@ -27,14 +27,14 @@ import Testing
         #expect(try store.integrityCheck() == ["ok"])
         store.close()
         // Reopening runs nothing again.
-        #expect(try FlagStore.open(path: path).auditEntries().count == 3)
+        #expect(try FlagStore.open(location: path).auditEntries().count == 3)
     }
 
     /// Every (from, to) pair of statuses against the trigger: allowed exactly when `ChangeStatus.next` says so.
     @Test func theTransitionTriggerAllowsExactlyTheDesignedTransitions() throws {
         let directory = try TemporaryDirectory()
         let path = directory.file("flags.sqlite")
-        let store = try FlagStore.open(path: path)
+        let store = try FlagStore.open(location: path)
         _ = try store.publish(environment: "production", document: document("v1"), author: "a")
         store.close()
         let database = try Database(path: path)
@@ -69,7 +69,7 @@ import Testing
     @Test func anAppliedChangeNeedsItsVersionAndChangesAreNeverDeleted() throws {
         let directory = try TemporaryDirectory()
         let path = directory.file("flags.sqlite")
-        let store = try FlagStore.open(path: path)
+        let store = try FlagStore.open(location: path)
         let change = try store.createChange(scheduledChange())
         let database = try Database(path: path)
         try database.execute("PRAGMA foreign_keys=ON")
@@ -103,7 +103,7 @@ import Testing
     func queriesUseTheirIndex(sql: String, index: String) throws {
         let directory = try TemporaryDirectory()
         let path = directory.file("flags.sqlite")
-        try FlagStore.open(path: path).close()
+        try FlagStore.open(location: path).close()
         let database = try Database(path: path, mode: .readOnly)
         let plan = try database.query("EXPLAIN QUERY PLAN " + sql) { $0.text(3) }
         #expect(plan.contains { $0.contains("INDEX \(index)") }, "\(plan)")
@@ -115,7 +115,7 @@ import Testing
     @Test func theOutcomeCheckRefusesOtherWordsWithoutAnEphemeralTable() throws {
         let directory = try TemporaryDirectory()
         let path = directory.file("flags.sqlite")
-        try FlagStore.open(path: path).close()
+        try FlagStore.open(location: path).close()
         let database = try Database(path: path)
         let insert = "INSERT INTO audit (at, actor, action, detail, outcome) VALUES (1, 'a', 'publish', '', ?)"
         let refused = try #require(throws: DatabaseError.self) { try database.run(insert, [.text("maybe")]) }

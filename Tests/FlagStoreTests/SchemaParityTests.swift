@@ -24,11 +24,11 @@ import Testing
     @Test func bothEnginesBuildTheSameTablesColumnsKeysAndIndexes() throws {
         let directory = try TemporaryDirectory()
         let path = directory.file("flags.sqlite")
-        try FlagStore.open(path: path).close()
+        try FlagStore.open(location: path).close()
         let sqlite = try SQLiteConnection(path: path, mode: .readOnly)
         defer { sqlite.close() }
         let uri = try PostgresTestCluster.shared().createDatabase()
-        try FlagStore.open(path: uri).close()
+        try FlagStore.open(location: uri).close()
         let postgres = try PostgresConnection(conninfo: uri)
         defer { postgres.close() }
 

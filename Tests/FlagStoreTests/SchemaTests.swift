@@ -9,7 +9,7 @@ import Testing
     @Test func migratesFromEmptyFile() throws {
         let directory = try TemporaryDirectory()
         let path = directory.file("flags.sqlite")
-        let store = try FlagStore.open(path: path)
+        let store = try FlagStore.open(location: path)
         store.close()
         let database = try SQLiteConnection(path: path, mode: .readOnly)
         #expect(try database.userVersion() == Schema.latestVersion)
@@ -22,24 +22,24 @@ import Testing
     @Test func reopeningDoesNotMigrateAgain() throws {
         let directory = try TemporaryDirectory()
         let path = directory.file("flags.sqlite")
-        try FlagStore.open(path: path).close()
-        let store = try FlagStore.open(path: path)
+        try FlagStore.open(location: path).close()
+        let store = try FlagStore.open(location: path)
         #expect(try store.environments() == ["production", "staging"])
     }
 
     @Test func newerSchemaIsRefusedAtOpen() throws {
         let directory = try TemporaryDirectory()
         let path = directory.file("flags.sqlite")
-        try FlagStore.open(path: path).close()
+        try FlagStore.open(location: path).close()
         try SQLiteConnection(path: path).setUserVersion(Schema.latestVersion + 1)
-        let error = try #require(throws: FlagStoreError.self) { try FlagStore.open(path: path) }
-        #expect(error == .schemaTooNew(path: path, found: Schema.latestVersion + 1, supported: Schema.latestVersion))
+        let error = try #require(throws: FlagStoreError.self) { try FlagStore.open(location: path) }
+        #expect(error == .schemaTooNew(location: path, found: Schema.latestVersion + 1, supported: Schema.latestVersion))
     }
 
     @Test func migrationIsUsedByTheVersionsIndex() throws {
         let directory = try TemporaryDirectory()
         let path = directory.file("flags.sqlite")
-        try FlagStore.open(path: path).close()
+        try FlagStore.open(location: path).close()
         let database = try Database(path: path, mode: .readOnly)
         let plan = try database.query("""
             EXPLAIN QUERY PLAN SELECT number FROM versions WHERE environment_id = 1 ORDER BY number DESC LIMIT 1
@@ -50,7 +50,7 @@ import Testing
     @Test func versionsCannotBeChangedOrDeleted() throws {
         let directory = try TemporaryDirectory()
         let path = directory.file("flags.sqlite")
-        let store = try FlagStore.open(path: path)
+        let store = try FlagStore.open(location: path)
         _ = try store.publish(environment: "production", document: document("a"), author: "alice")
         let database = try Database(path: path)
         let update = try #require(throws: DatabaseError.self) { try database.run("UPDATE versions SET author = 'mallory'") }

@@ -32,7 +32,7 @@ import Testing
     /// Otherwise every commit of a node flipping flat out would wake its own sync thread for a catch-up query.
     @Test func itSkipsTheNotificationsOfItsOwnStoresWrites() throws {
         let uri = try PostgresTestCluster.shared().createDatabase()
-        let node = try FlagStore.open(path: uri)
+        let node = try FlagStore.open(location: uri)
         defer { node.close() }
         let listener = try node.makeListener()
         defer { listener.close() }
@@ -43,7 +43,7 @@ import Testing
         #expect(try listener.wait(timeout: .milliseconds(300)) == StoreListener.Heard())
         #expect(ContinuousClock.now - start >= .milliseconds(290), "the own notifications ended the wait early")
 
-        let other = try FlagStore.open(path: uri)
+        let other = try FlagStore.open(location: uri)
         defer { other.close() }
         _ = try node.publish(environment: "staging", document: document("own again"), author: "node")
         _ = try other.publish(environment: "production", document: document("theirs"), author: "other")
@@ -61,14 +61,14 @@ import Testing
     @Test func itHearsVersionsAndChangesOfOtherConnectionsAndSaysWhenItListenedAnew() throws {
         let cluster = try PostgresTestCluster.shared()
         let uri = try cluster.createDatabase()
-        let node = try FlagStore.open(path: uri)
+        let node = try FlagStore.open(location: uri)
         defer { node.close() }
         let listener = try node.makeListener()
         defer { listener.close() }
         #expect(try listener.wait(timeout: .milliseconds(10)) == StoreListener.Heard(reconnected: true), "the first wait LISTENs")
         #expect(try listener.wait(timeout: .milliseconds(10)) == StoreListener.Heard())
 
-        let other = try FlagStore.open(path: uri)
+        let other = try FlagStore.open(location: uri)
         defer { other.close() }
         _ = try other.publish(environment: "staging", document: document("a"), author: "other")
         #expect(try listener.wait(timeout: .seconds(10)) == StoreListener.Heard(published: true))

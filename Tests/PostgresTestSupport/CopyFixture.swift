@@ -25,7 +25,7 @@ package struct CopyFixture: Sendable {
 
     /// Fills a new store at `path` (which must not exist); `versions` per environment (at least 3).
     package static func make(path: String, versions: Int = 12) throws -> CopyFixture {
-        let store = try FlagStore.open(path: path)
+        let store = try FlagStore.open(location: path)
         defer { store.close() }
         try store.createEnvironment(name: "qa", actor: "ops")
         try store.createEnvironment(name: "eu-west-1", actor: "ops")

@@ -57,12 +57,12 @@ do {
     switch arguments[1] {
     case "approve-then-wait":
         guard arguments.count == 3 else { throw FlagStoreError.invalidArgument(name: "arguments", reason: usage) }
-        let store = try FlagStore.open(path: arguments[2])
+        let store = try FlagStore.open(location: arguments[2])
         _ = try approvedRequest(store)
         while true { sleep(60) }
     case "apply-loop":
         guard arguments.count == 3 else { throw FlagStoreError.invalidArgument(name: "arguments", reason: usage) }
-        let store = try FlagStore.open(path: arguments[2])
+        let store = try FlagStore.open(location: arguments[2])
         for change in try store.dueChanges(now: .max) where change.status == .approved {
             try apply(store, id: change.id)
         }
@@ -71,7 +71,7 @@ do {
         }
     default:
         let limit = arguments.count >= 3 ? Int(arguments[2]) ?? 100_000 : 100_000
-        let store = try FlagStore.open(path: arguments[1])
+        let store = try FlagStore.open(location: arguments[1])
         let start = (try store.currentVersion(environment: "production"))?.number ?? 0
         for index in 0..<limit {
             let outcome = try store.publish(environment: "production", document: document(start + index + 1),

@@ -61,7 +61,7 @@ extension FlagStore {
         do {
             target = try Database(postgres: uri)
         } catch let error as DatabaseError {
-            throw FlagStoreError.cannotOpen(path: shown, cause: error)
+            throw FlagStoreError.cannotOpen(location: shown, cause: error)
         }
         defer { target.close() }
         let (rows, verified) = try target.transaction(.write) { () throws -> ([String: Int], Int) in
@@ -82,7 +82,7 @@ extension FlagStore {
         }
 
         // Read back as the server will: a store of its own on the URI, its newest versions and epoch.
-        let copied = try FlagStore.open(path: uri)
+        let copied = try FlagStore.open(location: uri)
         defer { copied.close() }
         let served = try copied.newestVersions()
         let same = served.count == heads.count && heads.allSatisfy { name, head in

@@ -22,7 +22,7 @@ struct PostgresEngine {
                 try configure(connection)
                 return connection
             } catch let error as DatabaseError {
-                throw FlagStoreError.cannotOpen(path: shown, cause: error)
+                throw FlagStoreError.cannotOpen(location: shown, cause: error)
             }
         }
         let writer = try connect { try PostgresMigrations.migrate($0, path: shown) }

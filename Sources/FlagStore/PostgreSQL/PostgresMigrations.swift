@@ -184,7 +184,7 @@ enum PostgresMigrations {
                 if found == nil { try connection.run("INSERT INTO flagstore_schema (version) VALUES (0)") }
                 let version = found ?? 0
                 guard version <= steps.count else {
-                    throw FlagStoreError.schemaTooNew(path: path, found: version, supported: steps.count)
+                    throw FlagStoreError.schemaTooNew(location: path, found: version, supported: steps.count)
                 }
                 guard version < count else { return false }
                 let migration = steps[version]

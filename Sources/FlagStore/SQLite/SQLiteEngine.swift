@@ -50,7 +50,7 @@ struct SQLiteEngine {
             return connection
         } catch let error as DatabaseError {
             throw error.isCorruption ? FlagStoreError.notADatabase(path: path, cause: error)
-                                     : FlagStoreError.cannotOpen(path: path, cause: error)
+                                     : FlagStoreError.cannotOpen(location: path, cause: error)
         }
     }
 

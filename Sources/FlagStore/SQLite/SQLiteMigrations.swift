@@ -198,7 +198,7 @@ enum SQLiteMigrations {
         let database = Database.sqlite(connection)
         let found = try connection.userVersion()
         guard found <= steps.count else {
-            throw FlagStoreError.schemaTooNew(path: path, found: found, supported: steps.count)
+            throw FlagStoreError.schemaTooNew(location: path, found: found, supported: steps.count)
         }
         for (index, migration) in steps.enumerated() where index >= found && index < count {
             try database.transaction(.write) {

@@ -33,17 +33,16 @@ public final class FlagStore: @unchecked Sendable {
         self.reader = reader
     }
 
-    /// Opens (creating when needed) the store at `path`: creates the parent directory, checks that the file
-    /// is a SQLite database, switches to WAL (checking that SQLite really did), and migrates the schema.
-    ///
-    /// Fails with `cannotCreateDirectory`, `cannotOpen`, `notADatabase`, `walUnavailable` or `schemaTooNew`,
-    /// never by crashing, whatever is at `path`.
+    /// Opens (creating when needed) the store at `location`. A file path is SQLite: creates the parent directory,
+    /// checks that the file is a SQLite database, switches to WAL (checking that SQLite really did), and migrates the
+    /// schema; it fails with `cannotCreateDirectory`, `cannotOpen`, `notADatabase`, `walUnavailable` or
+    /// `schemaTooNew`, never by crashing, whatever is at the path.
     ///
     /// A `postgresql://` or `postgres://` URI (libpq's syntax: several hosts, `target_session_attrs=read-write`,
     /// ...) opens PostgreSQL instead (`openPostgres`).
-    public static func open(path: String, busyTimeout: Duration = .seconds(5)) throws -> FlagStore {
-        if PostgresEngine.isURI(path) { return try openPostgres(uri: path, lockTimeout: busyTimeout) }
-        return try SQLiteEngine.open(path: path, busyTimeout: busyTimeout)
+    public static func open(location: String, busyTimeout: Duration = .seconds(5)) throws -> FlagStore {
+        if PostgresEngine.isURI(location) { return try openPostgres(uri: location, lockTimeout: busyTimeout) }
+        return try SQLiteEngine.open(path: location, busyTimeout: busyTimeout)
     }
 
     /// Connects to PostgreSQL at `uri` (a writer and a reader connection) and migrates the schema under the

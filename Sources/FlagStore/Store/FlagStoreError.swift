@@ -6,14 +6,15 @@
 public enum FlagStoreError: Error, Sendable, Equatable, CustomStringConvertible {
     /// The database's directory could not be created (a path component is a file, no permission, ...).
     case cannotCreateDirectory(path: String, reason: String)
-    /// SQLite could not open or prepare the file (a directory, no permission, a read-only location).
-    case cannotOpen(path: String, cause: DatabaseError)
+    /// The store could not be opened: SQLite could not open or prepare the file (a directory, no permission, a
+    /// read-only location), or PostgreSQL could not be reached or refused the connection (`location` masks a password).
+    case cannotOpen(location: String, cause: DatabaseError)
     /// The file exists but is not a SQLite database, or is corrupted (`SQLITE_NOTADB`, `SQLITE_CORRUPT`).
     case notADatabase(path: String, cause: DatabaseError)
     /// `PRAGMA journal_mode=WAL` answered another mode; durability and concurrent reads depend on WAL.
     case walUnavailable(path: String, journalMode: String)
-    /// The file was migrated by a newer build than this one understands.
-    case schemaTooNew(path: String, found: Int, supported: Int)
+    /// The database was migrated by a newer build than this one understands.
+    case schemaTooNew(location: String, found: Int, supported: Int)
     /// No environment of this name; `known` lists the ones that exist.
     case unknownEnvironment(String, known: [String])
     /// An environment name outside `[a-z0-9][a-z0-9-]{0,62}`.
@@ -67,14 +68,14 @@ public enum FlagStoreError: Error, Sendable, Equatable, CustomStringConvertible 
         switch self {
         case .cannotCreateDirectory(let path, let reason):
             return "cannot create the directory for database \(path): \(reason)"
-        case .cannotOpen(let path, let cause):
-            return "cannot open database \(path): \(cause)"
+        case .cannotOpen(let location, let cause):
+            return "cannot open database \(location): \(cause)"
         case .notADatabase(let path, let cause):
             return "\(path) is not a usable SQLite database (corrupted or another kind of file): \(cause)"
         case .walUnavailable(let path, let mode):
             return "database \(path) cannot use WAL journaling (SQLite kept journal_mode=\(mode))"
-        case .schemaTooNew(let path, let found, let supported):
-            return "database \(path) has schema version \(found); this build supports up to \(supported)"
+        case .schemaTooNew(let location, let found, let supported):
+            return "database \(location) has schema version \(found); this build supports up to \(supported)"
         case .unknownEnvironment(let name, let known):
             return "unknown environment '\(name)'; known: \(known.joined(separator: ", "))"
         case .invalidEnvironmentName(let name):

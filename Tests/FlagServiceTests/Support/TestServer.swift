@@ -12,7 +12,7 @@ import Testing
 func withTemporaryStore<T>(_ body: (FlagStore) throws -> T) throws -> T {
     let directory = try makeTemporaryDirectory()
     defer { try? FileManager.default.removeItem(atPath: directory) }
-    let store = try FlagStore.open(path: directory + "/flags.sqlite")
+    let store = try FlagStore.open(location: directory + "/flags.sqlite")
     defer { store.close() }
     return try body(store)
 }
@@ -21,7 +21,7 @@ func withTemporaryStore<T>(_ body: (FlagStore) throws -> T) throws -> T {
 func withTemporaryStore<T>(_ body: (FlagStore) async throws -> T) async throws -> T {
     let directory = try makeTemporaryDirectory()
     defer { try? FileManager.default.removeItem(atPath: directory) }
-    let store = try FlagStore.open(path: directory + "/flags.sqlite")
+    let store = try FlagStore.open(location: directory + "/flags.sqlite")
     defer { store.close() }
     return try await body(store)
 }
@@ -59,7 +59,7 @@ final class TestServer: @unchecked Sendable {
          limits: HTTPServerConfiguration.Limits = HTTPServerConfiguration.Limits(), busyTimeout: Duration = .seconds(5)) throws {
         directory = try existing ?? makeTemporaryDirectory()
         databasePath = directory + "/flags.sqlite"
-        let store = try FlagStore.open(path: databasePath, busyTimeout: busyTimeout)
+        let store = try FlagStore.open(location: databasePath, busyTimeout: busyTimeout)
         self.store = store
         let lines = logLines
         let logger = ServiceLogger(minimumLevel: .info) { lines.append($0) }

@@ -43,7 +43,7 @@ enum StoreEngine: String, CaseIterable, Sendable, CustomTestStringConvertible {
 
     /// Opens a fresh store.
     func open(_ directory: TemporaryDirectory, busyTimeout: Duration = .seconds(5)) throws -> FlagStore {
-        try FlagStore.open(path: try location(directory), busyTimeout: busyTimeout)
+        try FlagStore.open(location: try location(directory), busyTimeout: busyTimeout)
     }
 }
 
