@@ -286,9 +286,12 @@ import Testing
         let killedAt = ContinuousClock.now
         let second = try await schedule(survivor, true, in: 500, message: "after the kill")
         #expect(try await eventually(within: .seconds(15), every: .milliseconds(50)) { try await status(second, node: survivor) == "applied" })
+        // The lease is free once PostgreSQL sees the killed session end, and taken at the next round (1 s): seconds.
+        // The bound is a safety net; the order is what the test asserts.
         let tookOver = ContinuousClock.now - killedAt
-        #expect(tookOver < .seconds(5), "took \(tookOver)")
-        #expect(try await cluster.version(survivor) == before + 2)
+        #expect(tookOver < .seconds(10), "took \(tookOver)")
+        // The node that applied it may be the other survivor: this one installs the version from its notification.
+        #expect(try await cluster.waitForVersion(survivor, before + 2) != nil)
         #expect(try applications(second) == 1)
     }
 
