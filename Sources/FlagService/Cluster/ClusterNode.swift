@@ -138,7 +138,7 @@ final class ClusterNode: Sendable {
     func round(_ heard: StoreListener.Heard, _ tables: Tables) {
         if heard.changes || heard.reconnected, leadership.isLeading { scheduler.wake() }
         catchUp()
-        let now = ServiceMetrics.monotonicNanoseconds()
+        let now = MonotonicClock.nanoseconds()
         guard heard.reconnected || heard.changes || now >= nextReload.load(ordering: .relaxed) else { return }
         nextReload.store(now &+ MonotonicClock.nanoseconds(interval), ordering: .relaxed)
         do {
@@ -152,8 +152,7 @@ final class ClusterNode: Sendable {
 
     /// Single process: reloads the token table every `tokenRefreshInterval` until `stop()`.
     private func refreshTokens(_ authenticator: Authenticator) {
-        let interval = tokenRefreshInterval
-        let milliseconds = max(10, Int(interval.components.seconds * 1000 + interval.components.attoseconds / 1_000_000_000_000_000))
+        let milliseconds = max(10, Int(clamping: MonotonicClock.nanoseconds(tokenRefreshInterval) / 1_000_000))
         DispatchQueue.global(qos: .userInitiated).asyncAfter(deadline: .now() + .milliseconds(milliseconds)) { [weak self] in
             guard let self, !refreshStopped.load(ordering: .acquiring) else { return }
             do {

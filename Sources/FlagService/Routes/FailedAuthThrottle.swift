@@ -1,3 +1,4 @@
+import FlagStore
 import Glibc
 import HTTPServer
 import ServerLock
@@ -52,9 +53,7 @@ public final class FailedAuthThrottle: Sendable {
     public init(limit: Int = 10, window: Duration = .seconds(60), maximumClients: Int = 100_000,
                 now: @escaping @Sendable () -> UInt64 = ServiceMetrics.monotonicNanoseconds) {
         self.limit = max(0, limit)
-        let components = window.components
-        let nanoseconds = max(0, components.seconds) * 1_000_000_000 + max(0, components.attoseconds / 1_000_000_000)
-        windowNanoseconds = UInt64(max(1, nanoseconds))
+        windowNanoseconds = max(1, MonotonicClock.nanoseconds(window))
         self.maximumClients = max(1, maximumClients)
         self.now = now
     }
