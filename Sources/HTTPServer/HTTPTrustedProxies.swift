@@ -1,5 +1,3 @@
-import Glibc
-
 /// The proxies whose `X-Forwarded-For` / `X-Real-IP` fields are believed, and the client address of a
 /// request derived from them.
 ///
@@ -52,14 +50,6 @@ public struct HTTPTrustedProxies: Sendable, Equatable {
 
     /// `text` as `inet_ntop` writes it, or nil when it is not a numeric IPv4 or IPv6 address.
     static func canonical(_ text: String) -> String? {
-        var v4 = in_addr()
-        if inet_pton(AF_INET, text, &v4) == 1 {
-            return withUnsafeBytes(of: &v4) { System.numericHost(family: AF_INET, address: Array($0)) }
-        }
-        var v6 = in6_addr()
-        if inet_pton(AF_INET6, text, &v6) == 1 {
-            return withUnsafeBytes(of: &v6) { System.numericHost(family: AF_INET6, address: Array($0)) }
-        }
-        return nil
+        IPAddress(text)?.description
     }
 }
