@@ -52,6 +52,16 @@ final class CurlTransfer {
 
         var headerList: UnsafeMutablePointer<curl_slist>?
         defer { curl_slist_free_all(headerList) }
+        var connectTo: UnsafeMutablePointer<curl_slist>?
+        defer { curl_slist_free_all(connectTo) }
+        if let address = request.connectAddress {
+            // "HOST:PORT:CONNECT-TO-HOST:CONNECT-TO-PORT" with HOST and PORT empty: whatever host and port curl reads
+            // from the URL, it connects to this address (on the URL's port) and nowhere else, so a URL that another
+            // parser reads differently still reaches only the address the caller checked.
+            let entry = address.contains(":") ? "::[\(address)]:" : "::\(address):"
+            guard let list = curl_slist_append(nil, entry) else { return failure(.setupFailed, "curl_slist_append failed (out of memory)") }
+            connectTo = list
+        }
         for line in headerLines() {
             guard let appended = curl_slist_append(headerList, line) else {
                 return failure(.setupFailed, "curl_slist_append failed (out of memory)")
@@ -88,6 +98,11 @@ final class CurlTransfer {
             ("NOPROGRESS", ccurl_setopt_long(handle, CURLOPT_NOPROGRESS, 0)),
             ("HTTPHEADER", ccurl_setopt_slist(handle, CURLOPT_HTTPHEADER, headerList)),
         ]
+        if connectTo != nil {
+            setup.append(("CONNECT_TO", ccurl_setopt_slist(handle, CURLOPT_CONNECT_TO, connectTo)))
+            // A proxy from the environment (http_proxy) would resolve the name itself, and connect where it likes.
+            setup.append(("NOPROXY", ccurl_setopt_string(handle, CURLOPT_NOPROXY, "*")))
+        }
         if let caFile = options.caFile {
             setup.append(("CAINFO", ccurl_setopt_string(handle, CURLOPT_CAINFO, caFile)))
         }

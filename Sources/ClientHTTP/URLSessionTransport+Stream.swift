@@ -10,7 +10,7 @@ extension URLSessionTransport {
     /// `totalTimeout` without a byte (the request timeout is not enforced alike on every platform).
     public func stream(_ request: ClientRequest, onBytes: @escaping @Sendable ([UInt8]) -> Bool) async throws(TransportError) -> Int {
         let url = request.url.absoluteString
-        if let problem = request.problem { throw TransportError(kind: .invalidRequest, message: problem, url: url) }
+        if let problem = request.urlSessionProblem { throw TransportError(kind: .invalidRequest, message: problem, url: url) }
         if let problem = delegate.trustProblem { throw TransportError(kind: .setupFailed, message: problem, url: url) }
         if Task.isCancelled {
             throw TransportError(kind: .cancelled, message: "the task was cancelled before the transfer started", url: url)

@@ -55,7 +55,7 @@ public final class URLSessionTransport: HTTPTransport {
     /// Cancelling the calling task cancels the data task at once with ``TransportError/Kind/cancelled``.
     public func send(_ request: ClientRequest) async throws(TransportError) -> ClientResponse {
         let url = request.url.absoluteString
-        if let problem = request.problem { throw TransportError(kind: .invalidRequest, message: problem, url: url) }
+        if let problem = request.urlSessionProblem { throw TransportError(kind: .invalidRequest, message: problem, url: url) }
         if let problem = delegate.trustProblem { throw TransportError(kind: .setupFailed, message: problem, url: url) }
         if Task.isCancelled {
             throw TransportError(kind: .cancelled, message: "the task was cancelled before the transfer started", url: url)
