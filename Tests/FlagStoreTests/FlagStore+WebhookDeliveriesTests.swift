@@ -90,6 +90,45 @@ import Testing
         }
     }
 
+    @Test(arguments: StoreEngine.allCases) func aRefusedAttemptIsRecordedAsRefusedWithItsReason(engine: StoreEngine) throws {
+        let directory = try TemporaryDirectory()
+        let store = try engine.open(directory)
+        let webhook = try store.createWebhook(url: "http://rebinding.example/", secret: "s", events: ["*"], actor: "admin")
+        let delivery = try #require(try store.enqueueWebhookEvent(Self.event()).first)
+        let reason = "refused: rebinding.example resolves to 127.0.0.1, in 127.0.0.0/8, loopback (RFC 1122)"
+        let refused = WebhookAttempt(number: 1, atMilliseconds: 1_000, error: reason, durationMilliseconds: 0, refused: true)
+        let after = try store.recordWebhookAttempt(deliveryID: delivery.id, refused, outcome: .retry(atMilliseconds: 2_000))
+        #expect(after.status == .pending && after.lastError == reason && after.lastStatus == nil)
+        let sent = WebhookAttempt(number: 2, atMilliseconds: 2_000, responseStatus: 204, durationMilliseconds: 3)
+        try store.recordWebhookAttempt(deliveryID: delivery.id, sent, outcome: .delivered)
+        #expect(try store.webhookDeliveries(webhookID: webhook.id).first?.attempts == [refused, sent])
+        #expect(try store.webhookDeliveries(webhookID: webhook.id).first?.attempts.map(\.refused) == [true, false])
+    }
+
+    /// A file of schema 3 (before refused attempts) keeps its attempts, each read as not refused.
+    @Test func attemptsOfAnOlderFileAreReadAsNotRefused() throws {
+        let directory = try TemporaryDirectory()
+        let path = directory.file("flags.sqlite")
+        do {
+            let database = try SQLiteConnection(path: path)
+            defer { database.close() }
+            _ = try database.setJournalMode("WAL")
+            try SQLiteMigrations.migrate(database, path: path, through: 3)
+            try database.run("""
+                INSERT INTO webhooks (url, secret, events, created_at, created_by) VALUES ('https://a.example', 's', '["*"]', 1, 'admin')
+                """)
+            try database.run("""
+                INSERT INTO webhook_deliveries (webhook_id, event_id, event_type, payload, status, attempts, next_attempt_at, created_at)
+                VALUES (1, 'evt_1', 'version.published', X'7B7D', 'pending', 1, 5000, 1)
+                """)
+            try database.run("INSERT INTO webhook_attempts (delivery_id, number, at, error, duration_ms) VALUES (1, 1, 2, 'HTTP 500', 7)")
+        }
+        let store = try FlagStore.open(location: path)
+        defer { store.close() }
+        #expect(try store.webhookDeliveries(webhookID: 1).first?.attempts
+                == [WebhookAttempt(number: 1, atMilliseconds: 2, error: "HTTP 500", durationMilliseconds: 7)])
+    }
+
     @Test(arguments: StoreEngine.allCases) func aFailedDeliveryStopsAndPendingOnesSurviveAReopen(engine: StoreEngine) throws {
         let directory = try TemporaryDirectory()
         let path = try engine.location(directory)

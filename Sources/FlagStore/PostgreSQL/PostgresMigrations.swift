@@ -167,6 +167,11 @@ enum PostgresMigrations {
                 UNIQUE (delivery_id, number)
             );
             """),
+        // An attempt the server refused to send (docs/operations.md, "Webhook destinations"): its destination was, or
+        // resolved to, an address inside (loopback, private, link-local, ...); `error` says which and why.
+        Schema.Migration(name: "webhook attempts: refused", sql: """
+            ALTER TABLE webhook_attempts ADD COLUMN refused BIGINT NOT NULL DEFAULT 0 CHECK (refused IN (0, 1));
+            """),
     ]
 
     /// Brings the database to the newest schema. Each migration is one write transaction that holds

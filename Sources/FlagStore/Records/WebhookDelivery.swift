@@ -46,19 +46,23 @@ public struct WebhookAttempt: Sendable, Equatable {
     public var atMilliseconds: Int64
     /// The HTTP status of the answer, when there was one.
     public var responseStatus: Int?
-    /// Why it failed, when it did (timeout, refused connection, a redirect, a non-2xx status).
+    /// Why it failed, when it did (timeout, refused connection, a redirect, a non-2xx status, a refused destination).
     public var error: String?
     /// How long it took, in milliseconds.
     public var durationMilliseconds: Int
+    /// Whether the server refused to send it: its destination was, or resolved to, an address it does not send to
+    /// (loopback, private, link-local, ...). Nothing was sent; `error` says why.
+    public var refused: Bool
 
     /// An attempt; see each property.
     public init(number: Int, atMilliseconds: Int64, responseStatus: Int? = nil, error: String? = nil,
-                durationMilliseconds: Int) {
+                durationMilliseconds: Int, refused: Bool = false) {
         self.number = number
         self.atMilliseconds = atMilliseconds
         self.responseStatus = responseStatus
         self.error = error
         self.durationMilliseconds = durationMilliseconds
+        self.refused = refused
     }
 }
 

@@ -75,10 +75,11 @@ extension FlagStore {
                         + "after \(delivery.attempts) attempts; attempt \(attempt.number) cannot be recorded")
                 }
                 try database.run("""
-                    INSERT INTO webhook_attempts (delivery_id, number, at, response_status, error, duration_ms) VALUES (?, ?, ?, ?, ?, ?)
+                    INSERT INTO webhook_attempts (delivery_id, number, at, response_status, error, duration_ms, refused)
+                    VALUES (?, ?, ?, ?, ?, ?, ?)
                     """, [.integer(deliveryID), .integer(Int64(attempt.number)), .integer(attempt.atMilliseconds),
                           .optionalInteger(attempt.responseStatus), .optionalText(error),
-                          .integer(Int64(attempt.durationMilliseconds))])
+                          .integer(Int64(attempt.durationMilliseconds)), .integer(attempt.refused ? 1 : 0)])
                 try database.run("""
                     UPDATE webhook_deliveries SET attempts = ?, last_status = ?, last_error = ?, status = ?, next_attempt_at = ?,
                                                   delivered_at = ?
@@ -125,11 +126,12 @@ extension FlagStore {
                 """, [.integer(webhookID), .integer(before ?? .max), .integer(Int64(limit))]) { try Self.delivery(from: $0) }
             return try deliveries.map { delivery in
                 let attempts = try database.query("""
-                    SELECT number, at, response_status, error, duration_ms FROM webhook_attempts WHERE delivery_id = ? ORDER BY number
+                    SELECT number, at, response_status, error, duration_ms, refused FROM webhook_attempts WHERE delivery_id = ?
+                    ORDER BY number
                     """, [.integer(delivery.id)]) { row in
                     WebhookAttempt(number: try row.int("number"), atMilliseconds: try row.int64("at"),
                                    responseStatus: try row.optionalInt("response_status"), error: try row.optionalText("error"),
-                                   durationMilliseconds: try row.int("duration_ms"))
+                                   durationMilliseconds: try row.int("duration_ms"), refused: try row.int("refused") != 0)
                 }
                 return WebhookDeliveryLog(delivery: delivery, attempts: attempts)
             }
