@@ -81,7 +81,7 @@ let package = Package(
         // process; real `flagserver` processes; three nodes on one PostgreSQL (with the suites that start PostgreSQL), last,
         // because they load both cores.
         // What the three FlagService test targets share: the writer suites' outcomes, a JSON member subscript (tests only).
-        .target(name: "FlagServiceTestSupport", dependencies: ["FlagService", "FlagKit"], path: "Tests/FlagServiceTestSupport"),
+        .target(name: "FlagServiceTestSupport", dependencies: ["FlagService", "FlagKit", "HTTPServer"], path: "Tests/FlagServiceTestSupport"),
         .testTarget(name: "FlagServiceTests", dependencies: ["FlagService", "FlagStore", "FlagKit", "HTTPServer", "RawHTTPClient", "ClientHTTP", "TestSupport", "FlagServiceTestSupport"]),
         .testTarget(name: "FlagServerProcessTests", dependencies: ["FlagService", "FlagStore", "FlagKit", "RawHTTPClient", "flagserver", "PostgresTestSupport", "TestSupport", "FlagServiceTestSupport"]),
         .testTarget(name: "FlagServerClusterTests", dependencies: ["FlagService", "FlagStore", "FlagKit", "RawHTTPClient", "ClientHTTP", "flagserver", "PostgresTestSupport", "TestSupport", "FlagServiceTestSupport"]),

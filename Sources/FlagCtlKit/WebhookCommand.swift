@@ -136,11 +136,13 @@ public enum WebhookCommand {
             }
         }
 
-        /// One delivery; its attempts last: `1: 500 (HTTP 500), 2: 200`.
+        /// One delivery; its attempts last: `1: 500 (HTTP 500), 2: refused (refused: ... is in 127.0.0.0/8 ...), 3: 200`.
         static func row(_ delivery: JSONValue) -> [String] {
             let attempts = (delivery["attempts"]?.arrayValue ?? []).map { attempt -> String in
                 let number = attempt["number"]?.integerValue.map(String.init) ?? "?"
-                let status = attempt["responseStatus"]?.integerValue.map(String.init) ?? "no answer"
+                // Not sent at all: the server refused the destination (an address inside), which "no answer" would hide.
+                let status = attempt["refused"] == .bool(true) ? "refused"
+                    : attempt["responseStatus"]?.integerValue.map(String.init) ?? "no answer"
                 return "\(number): \(status)" + (attempt["error"]?.stringValue.map { " (\($0))" } ?? "")
             }
             return [delivery["id"]?.integerValue.map(String.init) ?? "?", delivery["eventId"]?.stringValue ?? "-",

@@ -44,6 +44,7 @@ extension ServeCommand {
             serviceOptions.trustedProxies = trustedProxies
             serviceOptions.authFailureLimit = authFailureLimit
             serviceOptions.webhooks.retry.baseMilliseconds = Int64(webhookRetryBaseMilliseconds)
+            serviceOptions.webhooks.destinations.allowedNetworks = webhookAllowedNetworks
             service = try FlagService(store: store, options: serviceOptions, logger: logger)
         } catch {
             return context.fail("\(error)")
@@ -65,6 +66,10 @@ extension ServeCommand {
         let versions = service.snapshots.all().sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value.version)" }.joined(separator: ",")
         logger.log(.info, "started", ["host": host, "port": "\(boundPort)", "database": store.location,
                                       "loops": "\(server.configuration.eventLoops)", "versions": versions])
+        if !webhookAllowedNetworks.isEmpty {
+            // Said once at start: an allowed network is a deliberate hole in the webhooks' SSRF guard.
+            logger.log(.info, "webhook_allowed_networks", ["networks": webhookAllowedNetworks.map(\.description).joined(separator: ",")])
+        }
         let shownHost = host.contains(":") ? "[\(host)]" : host
         context.stdout.write("listening on http://\(shownHost):\(boundPort)\n")
 

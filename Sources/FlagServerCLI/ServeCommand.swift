@@ -10,7 +10,8 @@ public struct ServeCommand: ParsableCommand {
         name: "", abstract: "Serve versioned flag documents over HTTP.",
         options: [hostOption, portOption, flagsDirectoryOption, loopsOption, maxBodyBytesOption, maxBufferedBodyBytesOption, maxHeaderBytesOption, maxConnectionsOption,
                   logLevelOption, requireReadTokenSwitch, ofrepEnvironmentOption, ofrepRateLimitOption, ofrepBurstOption, consoleDirectoryOption,
-                  authFailureLimitOption, trustedProxyOption, eventHeartbeatOption, maxStreamsOption, webhookRetryBaseOption])
+                  authFailureLimitOption, trustedProxyOption, eventHeartbeatOption, maxStreamsOption, webhookRetryBaseOption,
+                  webhookAllowNetworkOption])
 
     static let hostOption = Option<String>("host", valueName: "address", help: "listen address, default 127.0.0.1", environment: "FLAGSERVER_HOST")
     static let portOption = integer("port", 0...65535, help: "TCP port, 0 picks a free one, default 8080", environment: "FLAGSERVER_PORT")
@@ -67,6 +68,21 @@ public struct ServeCommand: ParsableCommand {
         "webhook-retry-base-ms", 1...3_600_000, help: "wait before a failed webhook delivery's first retry, doubling for each later one, "
             + "default 1000", environment: "FLAGSERVER_WEBHOOK_RETRY_BASE_MS")
 
+    static let webhookAllowNetworkOption = Option(
+        "webhook-allow-network", valueName: "cidr",
+        help: "a network inside (loopback, private, link-local, ...) webhooks may be delivered to on purpose, e.g. 10.20.0.0/16 "
+            + "(repeatable; the variable takes a comma- or space-separated list), default none",
+        repeatable: true, environment: "FLAGSERVER_WEBHOOK_ALLOW_NETWORK"
+    ) { text throws(UsageError) -> [IPNetwork] in
+        let items = text.split { $0 == "," || $0 == " " || $0 == "\t" || $0 == "\n" }.map(String.init)
+        guard !items.isEmpty else { throw UsageError("--webhook-allow-network needs a network in CIDR notation (10.20.0.0/16), got '\(text)'") }
+        do {
+            return try items.map { item throws(IPNetwork.ParseError) in try IPNetwork(item) }
+        } catch {
+            throw UsageError("--webhook-allow-network: \(error)")
+        }
+    }
+
     /// Listen address.
     public var host = "127.0.0.1"
     /// TCP port; 0 picks a free one.
@@ -105,6 +121,8 @@ public struct ServeCommand: ParsableCommand {
     public var maxStreams = HTTPStreamLimits().maxStreams
     /// Milliseconds before a failed webhook delivery's first retry (each later one doubles).
     public var webhookRetryBaseMilliseconds = 1000
+    /// Networks inside that webhooks may reach (`WebhookDestinationPolicy.allowedNetworks`); none by default.
+    public var webhookAllowedNetworks: [IPNetwork] = []
 
     /// The defaults.
     public init() {}
@@ -132,6 +150,7 @@ public struct ServeCommand: ParsableCommand {
         eventHeartbeatSeconds = try parsed.value(Self.eventHeartbeatOption) ?? eventHeartbeatSeconds
         maxStreams = try parsed.value(Self.maxStreamsOption) ?? maxStreams
         webhookRetryBaseMilliseconds = try parsed.value(Self.webhookRetryBaseOption) ?? webhookRetryBaseMilliseconds
+        webhookAllowedNetworks = try parsed.values(Self.webhookAllowNetworkOption).flatMap { $0 }
         ofrepEnvironment = try parsed.value(Self.ofrepEnvironmentOption) ?? ofrepEnvironment
         ofrepRateLimit = try parsed.value(Self.ofrepRateLimitOption)
         ofrepBurst = try parsed.value(Self.ofrepBurstOption) ?? ofrepBurst

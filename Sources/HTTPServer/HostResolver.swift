@@ -24,6 +24,14 @@ public struct HostResolverError: Error, Sendable, Equatable, CustomStringConvert
     /// `gai_strerror(code)`.
     public let message: String
 
+    /// A failed lookup of `host` (also for resolvers other than `HostResolver`: a test's, a cache's).
+    public init(host: String, code: Int32, errno: Int32?, message: String) {
+        self.host = host
+        self.code = code
+        self.errno = errno
+        self.message = message
+    }
+
     /// `cannot resolve hooks.example: Name or service not known (EAI -2)`.
     public var description: String {
         "cannot resolve \(host): \(message) (EAI \(code)\(errno.map { ", errno \($0)" } ?? ""))"

@@ -34,7 +34,8 @@ import Testing
     }
 
     @Test func addsListsShowsDeliveriesAndRemovesAgainstARealServer() throws {
-        let server = try SeededFlagServer()
+        // Webhooks to loopback are allowed explicitly: nothing inside is by default.
+        let server = try SeededFlagServer(arguments: ["--webhook-allow-network", "127.0.0.0/8"])
         defer { server.stop() }
         let admin = server.environment(token: .value(try server.token(name: "ops-admin", role: "admin")))
         #expect(try server.flagctl(["webhooks"], environment: admin).stdout == "no webhooks\n")
@@ -69,5 +70,27 @@ import Testing
         #expect(again.status == 2 && again.stderr.contains("404 webhook_not_found"))
         let writer = try server.flagctl(["webhooks"])
         #expect(writer.status == 2 && writer.stderr.contains("403 forbidden"))
+    }
+
+    @Test func aDestinationInsideIsRefusedWithTheServersReason() throws {
+        let server = try SeededFlagServer()
+        defer { server.stop() }
+        let admin = server.environment(token: .value(try server.token(name: "ops-admin", role: "admin")))
+        let refused = try server.flagctl(["webhook", "add", "http://169.254.169.254/latest/meta-data/", "--events", "*"], environment: admin)
+        #expect(refused.status == 2 && refused.stderr.contains("422 invalid_body"), "\(refused.stderr)")
+        #expect(refused.stderr.contains("/url: 169.254.169.254 is 169.254.169.254 in 169.254.0.0/16, link-local"), "\(refused.stderr)")
+        #expect(try server.flagctl(["webhooks"], environment: admin).stdout == "no webhooks\n")
+    }
+
+    @Test func aRefusedAttemptIsShownAsRefusedWithItsReason() {
+        let delivery: JSONValue = ["id": 7, "eventId": "evt_1", "type": "version.published", "environment": "production", "status": "pending",
+                                   "createdAt": "2026-12-06T08:00:00Z", "attempts": [
+                                       ["number": 1, "responseStatus": nil, "refused": true,
+                                        "error": "refused: rebind.example resolves to 127.0.0.1 in 127.0.0.0/8, loopback (RFC 1122)"],
+                                       ["number": 2, "responseStatus": nil, "refused": false, "error": "timedOut: 5 s"],
+                                       ["number": 3, "responseStatus": 204, "refused": false, "error": nil],
+                                   ]]
+        #expect(WebhookCommand.Deliveries.row(delivery).last == "1: refused (refused: rebind.example resolves to 127.0.0.1 in 127.0.0.0/8, "
+            + "loopback (RFC 1122)), 2: no answer (timedOut: 5 s), 3: 204")
     }
 }

@@ -16,7 +16,7 @@ import Testing
         let help = runMain(["--help"])
         #expect(help.status == 0)
         for word in ["--host", "--port", "--database", "--flags-dir", "--loops", "--log-level", "--require-read-token", "--trusted-proxy",
-                     "FLAGSERVER_HOST", "FLAGSERVER_DATABASE", "FLAGSERVER_REQUIRE_READ_TOKEN=1", "token create", "token list",
+                     "FLAGSERVER_HOST", "FLAGSERVER_DATABASE", "FLAGSERVER_REQUIRE_READ_TOKEN=1", "--webhook-allow-network", "FLAGSERVER_WEBHOOK_ALLOW_NETWORK", "token create", "token list",
                      "token revoke", "backup", "check", "restore"] {
             #expect(help.stdout.contains(word), "\(word)")
         }

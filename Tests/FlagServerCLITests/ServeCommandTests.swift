@@ -17,6 +17,7 @@ import Testing
         #expect(options.ofrepRateLimit == nil && options.ofrepBurst == 50 && options.consoleDirectory == nil)
         #expect(options.authFailureLimit == 10 && options.eventHeartbeatSeconds == 25 && options.trustedProxies == .none)
         #expect(options.webhookRetryBaseMilliseconds == 1000 && options.maxBufferedBodyBytes == 32 * 1024 * 1024)
+        #expect(options.webhookAllowedNetworks.isEmpty, "nothing inside is allowed unless asked for")
     }
 
     @Test func everyOptionAndItsVariable() throws {
@@ -48,6 +49,15 @@ import Testing
                 == HTTPTrustedProxies(["127.0.0.1", "::1", "10.0.0.3"]))
     }
 
+    @Test func webhookNetworksAddUpAndReplaceTheVariable() throws {
+        let environment = ["FLAGSERVER_WEBHOOK_ALLOW_NETWORK": "10.20.0.0/16, fd00::/8 192.168.7.0/24"]
+        #expect(try serve([], environment: environment).webhookAllowedNetworks
+                == [try IPNetwork("10.20.0.0/16"), try IPNetwork("fd00::/8"), try IPNetwork("192.168.7.0/24")])
+        #expect(try serve(["--webhook-allow-network", "127.0.0.0/8", "--webhook-allow-network=::1"], environment: environment).webhookAllowedNetworks
+                == [try IPNetwork("127.0.0.0/8"), try IPNetwork("::1/128")], "the option replaces the variable")
+        #expect(try serve(["--webhook-allow-network", "127.0.0.0/8,10.0.0.0/8"]).webhookAllowedNetworks.count == 2)
+    }
+
     @Test(arguments: [
         (["--prot", "1"], "unknown option '--prot'"),
         (["--port", "70000"], "--port must be an integer between 0 and 65535, got '70000'"),
@@ -59,6 +69,13 @@ import Testing
         (["--trusted-proxy", "proxy.local"], "--trusted-proxy takes numeric IP addresses, got 'proxy.local'"),
         (["--max-buffered-body-bytes", "0"], "--max-buffered-body-bytes must be an integer between 1 and 1099511627776, got '0'"),
         (["--webhook-retry-base-ms", "0"], "--webhook-retry-base-ms must be an integer between 1 and 3600000, got '0'"),
+        (["--webhook-allow-network", "10.0.0.1/8"], "--webhook-allow-network: '10.0.0.1/8' is not a network (CIDR such as "
+            + "10.0.0.0/8 or fc00::/7): bits are set past the prefix length (the block is 10.0.0.0/8)"),
+        (["--webhook-allow-network", "127.0.0.0/33"], "--webhook-allow-network: '127.0.0.0/33' is not a network (CIDR such as "
+            + "10.0.0.0/8 or fc00::/7): the prefix length must be a whole number from 0 to 32"),
+        (["--webhook-allow-network", "internal.example"], "--webhook-allow-network: 'internal.example' is not a network (CIDR such as "
+            + "10.0.0.0/8 or fc00::/7): 'internal.example' is not a numeric IPv4 or IPv6 address"),
+        (["--webhook-allow-network", ","], "--webhook-allow-network needs a network in CIDR notation (10.20.0.0/16), got ','"),
     ])
     func refusals(arguments: [String], message: String) {
         #expect(usageError(arguments)?.message == message)

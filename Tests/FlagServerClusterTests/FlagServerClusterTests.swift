@@ -41,8 +41,9 @@ import Testing
 
         @discardableResult
         func start() async throws -> FlagServerProcess {
-            let node = try FlagServerProcess(["--port", "0", "--database", uri, "--flags-dir", Self.flags, "--log-level", "info"],
-                                         directory: directory)
+            // The webhook test's receiver listens on 127.0.0.1, which webhooks may reach only when allowed.
+            let node = try FlagServerProcess(["--port", "0", "--database", uri, "--flags-dir", Self.flags, "--log-level", "info",
+                                              "--webhook-allow-network", "127.0.0.0/8"], directory: directory)
             try await node.waitUntilReady()
             nodes.append(node)
             return node

@@ -53,7 +53,10 @@ import Testing
         }
     }
 
-    static func start(_ directory: String, retryBaseMilliseconds: Int = 200) async throws -> Running {
+    /// The receivers' network, allowed explicitly (`--webhook-allow-network`): by default nothing inside is.
+    static let receivers = ["127.0.0.0/8"]
+
+    static func start(_ directory: String, retryBaseMilliseconds: Int = 200, allow networks: [String] = receivers) async throws -> Running {
         var tokens: [String] = []
         for (name, role) in [("ops-admin", "admin"), ("ops-writer", "writer")] {
             let created = try await FlagServerProcess.run(["token", "create", "--name", name, "--role", role, "--database", "db.sqlite"],
@@ -62,14 +65,16 @@ import Testing
                 tokens.append(String(secret))
             }
         }
-        return try await restart(directory, tokens: tokens, retryBaseMilliseconds: retryBaseMilliseconds)
+        return try await restart(directory, tokens: tokens, retryBaseMilliseconds: retryBaseMilliseconds, allow: networks)
     }
 
     /// A server on the same database with tokens made before.
-    static func restart(_ directory: String, tokens: [String], retryBaseMilliseconds: Int = 200) async throws -> Running {
+    static func restart(_ directory: String, tokens: [String], retryBaseMilliseconds: Int = 200,
+                        allow networks: [String] = receivers) async throws -> Running {
         guard tokens.count == 2 else { throw TestFailure("tokens not created") }
         let server = try FlagServerProcess(["--port", "0", "--database", "db.sqlite", "--flags-dir", FlagServerProcessTests.flagsDirectory,
-                                        "--webhook-retry-base-ms", String(retryBaseMilliseconds)], directory: directory)
+                                            "--webhook-retry-base-ms", String(retryBaseMilliseconds)]
+                                               + networks.flatMap { ["--webhook-allow-network", $0] }, directory: directory)
         return Running(server: server, port: try await server.waitUntilReady(), admin: tokens[0], writer: tokens[1])
     }
 

@@ -3,11 +3,14 @@ import FlagService
 import FlagServiceTestSupport
 import FlagStore
 import Foundation
+import HTTPServer
+import Synchronization
 import TestSupport
 import Testing
 
 /// `/v1/webhooks` over real HTTP: register (the secret once), list, show, delete, the delivery log, refusals
-/// with their paths, an unscoped admin only, and the audit lines of each change.
+/// with their paths, an unscoped admin only, the audit lines of each change, and destinations inside refused at
+/// registration and at delivery.
 @Suite struct FlagServiceWebhooksTests {
     @Test func registersListsShowsAndDeletes() async throws {
         let server = try TestServer()
@@ -138,5 +141,90 @@ import Testing
         #expect(second["deliveries"]?.arrayValue?.map { $0["eventId"] } == ["evt_0"] && second["next"] == .null)
         #expect(try await server.asAdmin("GET", "/v1/webhooks/\(webhook.id)/deliveries?limit=0").status == 400)
         #expect(try await server.asAdmin("GET", "/v1/webhooks?includeDeleted=perhaps").status == 400)
+    }
+
+    /// A server with the default destination policy, or `policy`: nothing allowed inside, not even the tests' receivers.
+    static func strictServer(_ policy: WebhookDestinationPolicy = WebhookDestinationPolicy()) throws -> TestServer {
+        var options = TestServer.options
+        options.webhooks.destinations = policy
+        return try TestServer(options: options)
+    }
+
+    @Test(arguments: [
+        ("http://127.0.0.1:5432/", "127.0.0.1 is 127.0.0.1 in 127.0.0.0/8, loopback"),
+        ("http://0x7f.1/", "0x7f.1 resolves to 127.0.0.1 in 127.0.0.0/8"),
+        ("http://2130706433/", "2130706433 resolves to 127.0.0.1 in 127.0.0.0/8"),
+        ("http://0177.0.0.1/", "0177.0.0.1 resolves to 127.0.0.1"),
+        ("http://127.1/", "127.1 resolves to 127.0.0.1"),
+        ("http://[::ffff:127.0.0.1]/", "which carries 127.0.0.1, in 127.0.0.0/8"),
+        ("http://localhost./", "localhost. is a loopback name (RFC 6761)"),
+        ("http://169.254.169.254/latest/meta-data/", "169.254.0.0/16, link-local"),
+        ("https://10.0.0.8/hook", "10.0.0.0/8, private (RFC 1918)"),
+        ("https://[fd00::8]/hook", "fc00::/7, unique local"),
+    ])
+    func aURLInsideIsRefusedAtRegistrationWithTheReason(url: String, reason: String) async throws {
+        let server = try Self.strictServer()
+        defer { server.stop() }
+        let response = try await server.asAdmin("POST", "/v1/webhooks", json: #"{"url": "\#(url)", "events": ["*"]}"#)
+        #expect(response.status == 422)
+        #expect(try response.errorCode() == "invalid_body")
+        let detail = try #require(try response.json()["error"]?["details"]?.arrayValue?.first)
+        #expect(detail["path"] == "/url")
+        #expect(detail["message"]?.stringValue?.contains(reason) == true, "\(detail)")
+        #expect(detail["message"]?.stringValue?.hasSuffix("webhooks are not sent to addresses inside "
+            + "(flagserver --webhook-allow-network allows a network on purpose)") == true)
+        #expect(try server.store.webhooks().isEmpty)
+        let refusal = try await ServiceRoutesTests.pollAudit(server.store, count: 1) { $0.outcome == .refused }
+        #expect(refusal.first?.action == "webhook.create" && refusal.first?.status == 422)
+    }
+
+    /// The name resolves to a public address at registration and to the loopback afterwards (DNS rebinding): the
+    /// delivery is refused, nothing is sent, and the delivery log says so.
+    @Test func aNameThatRebindsInsideAfterRegistrationIsRefusedAtDeliveryAndLoggedAsRefused() async throws {
+        let lookups = Atomic(0)
+        let server = try Self.strictServer(WebhookDestinationPolicy { _ throws(HostResolverError) in
+            [lookups.add(1, ordering: .relaxed).oldValue == 0 ? "93.184.215.14" : "127.0.0.1"].compactMap { IPAddress($0) }
+        })
+        defer { server.stop() }
+        let created = try await server.asAdmin("POST", "/v1/webhooks", json: #"{"url": "http://rebind.example:9/hook", "events": ["version.published"]}"#)
+        #expect(created.status == 201, "\(created.text)")
+        let id = try #require(try created.json()["id"]?.integerValue)
+        #expect(try await server.write("PUT", "/v1/environments/production/flags/monetizationEnabled", json: "false", message: "rebind").status == 200)
+        var attempts: [JSONValue] = []
+        let deadline = Date().addingTimeInterval(15)
+        while attempts.isEmpty, Date() < deadline {
+            try await Task.sleep(for: .milliseconds(50))
+            attempts = try await server.asAdmin("GET", "/v1/webhooks/\(id)/deliveries").json()["deliveries"]?.arrayValue?.first?["attempts"]?.arrayValue ?? []
+        }
+        let first = try #require(attempts.first)
+        #expect(first["refused"] == true && first["responseStatus"] == .null)
+        #expect(first["error"] == .string("refused: rebind.example resolves to 127.0.0.1 in 127.0.0.0/8, loopback (RFC 1122): webhooks are not "
+            + "sent to addresses inside (flagserver --webhook-allow-network allows a network on purpose)"))
+        #expect(lookups.load(ordering: .relaxed) >= 2, "looked up at registration and again at the attempt")
+    }
+
+    /// A name the resolver maps to an allowed address is delivered there by libcurl, under its own name (`Host`):
+    /// the connection goes to the checked address, not to a lookup of its own (this name exists nowhere else).
+    @Test func aDeliveryIsPinnedToTheCheckedAddressUnderItsName() async throws {
+        let receiver = try WebhookReceiver()
+        defer { receiver.stop() }
+        let server = try Self.strictServer(WebhookDestinationPolicy(allowedNetworks: [WebhookDestinationPolicy.testReceiverNetwork]) {
+            _ throws(HostResolverError) in [IPAddress("127.0.0.1")].compactMap { $0 }
+        })
+        defer { server.stop() }
+        let url = receiver.url.replacingOccurrences(of: "127.0.0.1", with: "receiver.invalid")
+        let created = try await server.asAdmin("POST", "/v1/webhooks", json: #"{"url": "\#(url)", "events": ["version.published"]}"#)
+        #expect(created.status == 201, "\(created.text)")
+        #expect(try await server.write("PUT", "/v1/environments/production/flags/monetizationEnabled", json: "false", message: "pinned").status == 200)
+        let delivery = try #require(try await receiver.waitFor(1).first)
+        #expect(delivery.headers["Host"] == url.dropFirst("http://".count).prefix { $0 != "/" }.description)
+        let id = try #require(try created.json()["id"]?.integerValue)
+        let deadline = Date().addingTimeInterval(15)
+        var attempt: JSONValue?
+        while attempt?["responseStatus"] != 200, Date() < deadline {
+            attempt = try await server.asAdmin("GET", "/v1/webhooks/\(id)/deliveries").json()["deliveries"]?.arrayValue?.first?["attempts"]?.arrayValue?.first
+            try await Task.sleep(for: .milliseconds(50))
+        }
+        #expect(attempt?["responseStatus"] == 200 && attempt?["refused"] == false)
     }
 }

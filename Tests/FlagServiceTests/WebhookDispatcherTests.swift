@@ -29,9 +29,11 @@ import Testing
         func stream(_ request: ClientRequest, onBytes: @escaping @Sendable ([UInt8]) -> Bool) async throws(TransportError) -> Int { 405 }
     }
 
-    static func dispatcher(_ store: FlagStore, capacity: Int = 1024, transport: FakeTransport) -> (WebhookDispatcher, ServiceMetrics) {
+    static func dispatcher(_ store: FlagStore, capacity: Int = 1024, transport: FakeTransport,
+                           destinations: WebhookDestinationPolicy = .testReceivers) -> (WebhookDispatcher, ServiceMetrics) {
         var options = WebhookDispatcher.Options()
         options.queueCapacity = capacity
+        options.destinations = destinations
         options.retry = WebhookRetryPolicy(baseMilliseconds: 20, maximumAttempts: 3)
         let metrics = ServiceMetrics()
         return (WebhookDispatcher(store: store, metrics: metrics, logger: ServiceLogger(minimumLevel: .off), options: options,
@@ -109,6 +111,7 @@ import Testing
             #expect(requests.count == 2)
             for (index, request) in requests.enumerated() {
                 #expect(request.method == .post && request.url.absoluteString == "http://127.0.0.1:9/hook")
+                #expect(request.connectAddress == "127.0.0.1", "connected to the address that was checked")
                 #expect(request.headers[APIHeader.webhookAttempt] == String(index + 1))
                 #expect(request.headers[APIHeader.webhookID] == log.delivery.eventID, "the same id on every attempt")
                 #expect(request.headers[APIHeader.webhookEvent] == "version.published")

@@ -48,7 +48,9 @@ class Server:
             [self.binary, "--port", "0", "--database", self.database, "--flags-dir", flags,
              "--console-dir", str(ROOT / "console"), "--log-level", "warning",
              # A failed webhook delivery is retried after 0.2 s, not 1 s: the webhooks test sees two attempts quickly.
-             "--webhook-retry-base-ms", "200"],
+             "--webhook-retry-base-ms", "200",
+             # The webhooks test's receiver listens on 127.0.0.1: allowed explicitly, as nothing inside is by default.
+             "--webhook-allow-network", "127.0.0.0/8"],
             cwd=directory, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
         line = self.process.stdout.readline()
         match = re.search(r"listening on (http://[^\s]+)", line)

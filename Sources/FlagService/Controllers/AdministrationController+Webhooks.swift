@@ -5,14 +5,16 @@ import HTTPServer
 /// `/v1/webhooks`: registering, listing and deleting webhooks, and their delivery log (`docs/api.md`, "Webhooks").
 ///
 /// An unscoped admin token only: a webhook may receive events of every environment. Who can register a URL
-/// makes the server POST to it (SSRF: any address the server can reach, the loopback included), which is
-/// why this is an admin's act, audited like a token change (`webhook.create` names the URL).
+/// makes the server POST to it, which is why this is an admin's act, audited like a token change (`webhook.create`
+/// names the URL), and why a URL whose host is or resolves to an address inside is refused here (422 at `/url`)
+/// and again at every delivery (`WebhookDestinationPolicy`).
 extension AdministrationController {
     func addWebhooks(to routes: inout ServiceRoutes) {
         routes.deferred(.POST, "/v1/webhooks", access: .unscoped(.admin),
                         audit: .action("webhook.create")) { [self] request, context, token, _ in
             try Self.requireJSONContentType(request)
             let registration = try WebhookRegistration(try Self.parseJSON(request.body), environments: snapshots.environments)
+            try checkDestination(registration.url)
             let secret = registration.secret ?? FlagStore.generateWebhookSecret()
             let record: WebhookRecord
             do {
@@ -77,6 +79,19 @@ extension AdministrationController {
         }
     }
 
+    /// Refuses (`422 invalid_body` at `/url`, with the reason) a URL whose host is or resolves to an address inside.
+    /// A name that does not resolve now is accepted: nothing can be sent to it, and every delivery checks again.
+    func checkDestination(_ url: String) throws(ServiceError) {
+        switch webhooks.options.destinations.decide(url) {
+        case .refused(let reason):
+            throw WebhookRegistration.invalid([ValidationIssue(path: "/url", message: reason)])
+        case .unresolved(let reason):
+            logger.log(.info, "webhook_destination_unresolved", ["url": url, "reason": reason])
+        case .connect:
+            break
+        }
+    }
+
     /// Webhook `id`; 404 when there is none or it was deleted.
     func activeWebhook(_ id: Int64) throws(ServiceError) -> WebhookRecord {
         let record: WebhookRecord
@@ -124,7 +139,7 @@ extension AdministrationController {
                 .object(["number": .integer(Int64(attempt.number)), "at": time(attempt.atMilliseconds),
                          "responseStatus": attempt.responseStatus.map { .integer(Int64($0)) } ?? .null,
                          "error": attempt.error.map(JSONValue.string) ?? .null,
-                         "durationMs": .integer(Int64(attempt.durationMilliseconds))])
+                         "durationMs": .integer(Int64(attempt.durationMilliseconds)), "refused": .bool(attempt.refused)])
             }),
         ])
     }

@@ -119,6 +119,8 @@ public final class ServiceMetrics: Sendable {
     let webhookDelivered = Atomic<Int>(0)
     let webhookRetried = Atomic<Int>(0)
     let webhookFailed = Atomic<Int>(0)
+    /// Webhook attempts not sent: the destination was, or resolved to, an address inside (counted also by outcome).
+    let webhookRefused = Atomic<Int>(0)
 
     /// No counters yet.
     public init() {}
@@ -224,6 +226,9 @@ public final class ServiceMetrics: Sendable {
             ("{outcome=\"delivered\"}", webhookDelivered.load(ordering: .relaxed)),
             ("{outcome=\"retry\"}", webhookRetried.load(ordering: .relaxed)),
             ("{outcome=\"failed\"}", webhookFailed.load(ordering: .relaxed)),
+        ]) + counter("flagserver_webhook_refusals_total",
+                     "Webhook attempts not sent: the destination was, or resolved to, an address inside.", [
+            ("", webhookRefused.load(ordering: .relaxed)),
         ])
     }
 

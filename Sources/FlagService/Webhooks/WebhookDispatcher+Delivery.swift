@@ -93,9 +93,21 @@ extension WebhookDispatcher {
         let clock = ServiceMetrics.monotonicNanoseconds()
         var status: Int?
         var failure: String?
+        var refused = false
         // A request that can never be sent (a URL the client cannot parse or refuses) is not retried.
         var permanent = false
-        if let url = URL(string: endpoint.record.url) {
+        let destination = URL(string: endpoint.record.url) == nil ? nil : await decide(endpoint.record.url)
+        if case .refused(let reason)? = destination {
+            // Retried like any failure: a name that resolves inside now may be a rebinding that ends, and each
+            // refusal is recorded (`docs/operations.md`, "Webhook destinations").
+            failure = "refused: " + reason
+            refused = true
+            metrics.webhookRefused.add(1, ordering: .relaxed)
+            logger.log(.warning, "webhook_refused", ["webhook": "\(delivery.webhookID)", "delivery": "\(delivery.id)",
+                                                     "url": endpoint.record.url, "reason": reason])
+        } else if case .unresolved(let reason)? = destination {
+            failure = reason
+        } else if let url = URL(string: endpoint.record.url), case .connect(let addresses)? = destination {
             var headers = ClientHeaders()
             headers.add(name: ClientHeaderName.contentType.rawValue, value: "application/json")
             headers.add(name: ClientHeaderName.userAgent.rawValue, value: "flagserver-webhooks/1")
@@ -105,7 +117,11 @@ extension WebhookDispatcher {
             headers.add(name: APIHeader.webhookSignature,
                         value: WebhookSignature.header(secret: endpoint.secret, timestamp: started / 1000, body: delivery.payload))
             do {
-                let response = try await transport.send(ClientRequest(method: .post, url: url, headers: headers, body: Data(delivery.payload)))
+                // One checked address, a different one on each attempt when the name has several (the connection
+                // never falls back to an address of its own lookup).
+                let address = addresses[(number - 1) % addresses.count]
+                let response = try await transport.send(ClientRequest(method: .post, url: url, headers: headers, body: Data(delivery.payload),
+                                                                      connectAddress: address.description))
                 status = response.status
                 failure = Self.failure(status: response.status)
             } catch {
@@ -120,7 +136,18 @@ extension WebhookDispatcher {
         let outcome = permanent ? .failed : options.retry.outcome(afterAttempt: number, delivered: failure == nil,
                                                                    now: ServiceMetrics.wallMilliseconds(), jitter: Double.random(in: 0..<1))
         record(delivery, WebhookAttempt(number: number, atMilliseconds: started, responseStatus: status, error: failure,
-                                        durationMilliseconds: elapsed), outcome, url: endpoint.record.url)
+                                        durationMilliseconds: elapsed, refused: refused), outcome, url: endpoint.record.url)
+    }
+
+    /// `options.destinations`' decision on `url`, on a thread of its own: a lookup blocks for as long as DNS takes,
+    /// which must hold neither this dispatcher's thread nor one of the cooperative pool's.
+    func decide(_ url: String) async -> WebhookDestinationPolicy.Decision {
+        let policy = options.destinations
+        return await withCheckedContinuation { continuation in
+            let thread = Thread { continuation.resume(returning: policy.decide(url)) }
+            thread.name = "flagserver-webhook-resolve"
+            thread.start()
+        }
     }
 
     /// Why a status is not a delivery, or nil for 2xx. Redirects are not followed: the receiver must answer itself.

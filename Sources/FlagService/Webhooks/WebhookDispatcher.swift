@@ -26,6 +26,8 @@ public final class WebhookDispatcher: Sendable {
         public var queueCapacity = 1024
         /// Attempts in flight at once.
         public var maximumInFlight = 8
+        /// Which addresses deliveries may reach (by default none inside: loopback, private, link-local, ...).
+        public var destinations = WebhookDestinationPolicy()
 
         /// The defaults: 1 s base backoff, 8 attempts, 5 s per attempt.
         public init() {}

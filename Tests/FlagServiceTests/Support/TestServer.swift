@@ -48,10 +48,12 @@ final class TestServer: @unchecked Sendable {
     }
 
     /// The options of a test server: the defaults, but a recorded change's impact measured on 1,000 installs
-    /// (tests of the impact itself pass options with the default 100,000).
+    /// (tests of the impact itself pass options with the default 100,000), and webhooks allowed to the tests'
+    /// receivers on 127.0.0.0/8 (tests of the refusal pass options without).
     static var options: FlagService.Options {
         var options = FlagService.Options()
         options.changeImpactSample = 1_000
+        options.webhooks.destinations = .testReceivers
         return options
     }
 
