@@ -31,8 +31,9 @@ public struct IPAddress: Hashable, Sendable, CustomStringConvertible {
     public var description: String { AddressSystem.text(bytes) }
 
     /// The IPv4 address an IPv6 address carries and is delivered to, or nil: IPv4-mapped (`::ffff:a.b.c.d`, RFC 4291
-    /// §2.5.5.2: a dual-stack socket connects over IPv4), IPv4-compatible (`::a.b.c.d`, deprecated by §2.5.5.1; `::`
-    /// and `::1` are not), NAT64's well-known prefix (`64:ff9b::/96`, RFC 6052: a translator connects to it) and
+    /// §2.5.5.2: a dual-stack socket connects over IPv4), IPv4-translated (`::ffff:0:a.b.c.d`, RFC 2765 §2.1: a SIIT
+    /// translator connects to it), IPv4-compatible (`::a.b.c.d`, deprecated by §2.5.5.1; `::` and `::1` are not),
+    /// NAT64's well-known prefix (`64:ff9b::/96`, RFC 6052: a translator connects to it) and
     /// 6to4 (`2002:aabb:ccdd::/48`, RFC 3056: a relay tunnels to it).
     public var embeddedIPv4: IPAddress? {
         guard bytes.count == 16 else { return nil }
@@ -41,6 +42,9 @@ public struct IPAddress: Hashable, Sendable, CustomStringConvertible {
             return bytes[12...].allSatisfy({ $0 == 0 }) || bytes[12...] == [0, 0, 0, 1] ? nil : IPAddress(bytes: Array(bytes[12...]))
         }
         if prefix.dropLast(2).allSatisfy({ $0 == 0 }) && bytes[10] == 0xff && bytes[11] == 0xff { return IPAddress(bytes: Array(bytes[12...])) }
+        if bytes[0..<8].allSatisfy({ $0 == 0 }) && bytes[8] == 0xff && bytes[9] == 0xff && bytes[10] == 0 && bytes[11] == 0 {
+            return IPAddress(bytes: Array(bytes[12...]))
+        }
         if bytes[0..<4] == [0x00, 0x64, 0xff, 0x9b] && bytes[4..<12].allSatisfy({ $0 == 0 }) { return IPAddress(bytes: Array(bytes[12...])) }
         if bytes[0] == 0x20 && bytes[1] == 0x02 { return IPAddress(bytes: Array(bytes[2..<6])) }
         return nil

@@ -1,3 +1,4 @@
+import Dispatch
 import FlagServiceTestSupport
 import HTTPServer
 import Synchronization
@@ -108,5 +109,21 @@ import Testing
             #expect(WebhookDestinationPolicy.host(of: url) == host, "\(url)")
         }
         #expect(Self.refusal(WebhookDestinationPolicy().decide("http:///x")) == "the URL has no host")
+    }
+}
+
+extension WebhookDestinationPolicyTests {
+    @Test func aLookupThatDoesNotAnswerInTimeIsUnresolvedAndHoldsNoOne() throws {
+        let release = DispatchSemaphore(value: 0)
+        defer { release.signal() }
+        var policy = WebhookDestinationPolicy { _ throws(HostResolverError) in
+            // A DNS server that never answers: the lookup returns only when the test ends.
+            release.wait()
+            return [IPAddress("127.0.0.1")].compactMap { $0 }
+        }
+        policy.lookupTimeout = .milliseconds(200)
+        #expect(policy.decide("https://slow.example/hook") == .unresolved("cannot resolve slow.example: no answer within 0.2 seconds"))
+        // A literal needs no lookup, however slow the resolver.
+        #expect(Self.refusal(policy.decide("http://127.0.0.1/")) != nil)
     }
 }

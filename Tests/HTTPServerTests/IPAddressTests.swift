@@ -23,11 +23,12 @@ import Testing
             ("64:ff9b::a9fe:a9fe", "169.254.169.254"),  // NAT64 well-known prefix
             ("2002:7f00:1::", "127.0.0.1"),      // 6to4
             ("::ffff:8.8.8.8", "8.8.8.8"),
+            ("::ffff:0:7f00:1", "127.0.0.1"),    // IPv4-translated (SIIT)
         ]
         for (v6, v4) in carried {
             #expect(try #require(IPAddress(v6)).embeddedIPv4?.description == v4, "\(v6)")
         }
-        for plain in ["::", "::1", "2001:db8::1", "fe80::1", "64:ff9b:1::1", "::ffff:0:7f00:1", "127.0.0.1"] {
+        for plain in ["::", "::1", "2001:db8::1", "fe80::1", "64:ff9b:1::1", "::1:ffff:0:7f00:1", "127.0.0.1"] {
             #expect(try #require(IPAddress(plain)).embeddedIPv4 == nil, "\(plain)")
         }
     }

@@ -1,4 +1,7 @@
+import Dispatch
+import Foundation
 import HTTPServer
+import Synchronization
 
 /// Where webhooks may be sent (`docs/operations.md`, "Webhook destinations"): never to an address inside, unless the
 /// deployment allows that network on purpose (`--webhook-allow-network`).
@@ -16,6 +19,10 @@ public struct WebhookDestinationPolicy: Sendable {
     public var allowedNetworks: [IPNetwork]
     /// Turns a host name into its addresses (`HostResolver`; tests give one that answers what they need).
     public var resolve: @Sendable (String) throws(HostResolverError) -> [IPAddress]
+    /// How long a lookup may take before the host counts as unresolved. `getaddrinfo` cannot be cancelled, and a
+    /// DNS server that does not answer holds it for glibc's 5 s per try: a registration must not hang on it, nor
+    /// an attempt hold its slot beyond its own timeout (the lookup goes on, abandoned, on its own thread).
+    public var lookupTimeout: Duration = .seconds(3)
 
     /// What a URL's host allows.
     public enum Decision: Sendable, Equatable {
@@ -51,10 +58,10 @@ public struct WebhookDestinationPolicy: Sendable {
             // RFC 6761 §6.3: localhost names are the loopback whatever a resolver says (curl answers them itself).
             (addresses, how) = (Self.loopback, "is a loopback name (RFC 6761), that is")
         } else {
-            do {
-                addresses = try resolve(bare)
-            } catch {
-                return .unresolved(error.description)
+            switch lookUp(bare) {
+            case .success(let found)?: addresses = found
+            case .failure(let error)?: return .unresolved(error.description)
+            case nil: return .unresolved("cannot resolve \(bare): no answer within \(lookupTimeout)")
             }
             how = "resolves to"
             guard !addresses.isEmpty else { return .unresolved("cannot resolve \(bare): no address") }
@@ -66,6 +73,32 @@ public struct WebhookDestinationPolicy: Sendable {
                 + "(flagserver --webhook-allow-network allows a network on purpose)")
         }
         return .connect(addresses)
+    }
+
+    /// `resolve(host)` on a thread of its own, or nil when it has not answered within `lookupTimeout`.
+    func lookUp(_ host: String) -> Result<[IPAddress], HostResolverError>? {
+        final class Answer: Sendable {
+            let result = Mutex<Result<[IPAddress], HostResolverError>?>(nil)
+            let done = DispatchSemaphore(value: 0)
+        }
+        let answer = Answer()
+        let resolve = self.resolve
+        let thread = Thread {
+            let result: Result<[IPAddress], HostResolverError>
+            do throws(HostResolverError) {
+                result = .success(try resolve(host))
+            } catch {
+                result = .failure(error)
+            }
+            answer.result.withLock { $0 = result }
+            answer.done.signal()
+        }
+        thread.name = "flagserver-resolve"
+        thread.start()
+        let (seconds, attoseconds) = lookupTimeout.components
+        let nanoseconds = max(0, seconds) * 1_000_000_000 + max(0, attoseconds) / 1_000_000_000
+        guard answer.done.wait(timeout: .now() + .nanoseconds(Int(clamping: nanoseconds))) == .success else { return nil }
+        return answer.result.withLock { $0 }
     }
 
     /// Whether `address`, or the IPv4 address it carries, is in an allowed network.

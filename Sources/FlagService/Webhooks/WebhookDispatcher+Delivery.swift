@@ -139,8 +139,8 @@ extension WebhookDispatcher {
                                         durationMilliseconds: elapsed, refused: refused), outcome, url: endpoint.record.url)
     }
 
-    /// `options.destinations`' decision on `url`, on a thread of its own: a lookup blocks for as long as DNS takes,
-    /// which must hold neither this dispatcher's thread nor one of the cooperative pool's.
+    /// `options.destinations`' decision on `url`, on a thread of its own: a lookup blocks (up to the policy's
+    /// `lookupTimeout`), which must hold neither this dispatcher's thread nor one of the cooperative pool's.
     func decide(_ url: String) async -> WebhookDestinationPolicy.Decision {
         let policy = options.destinations
         return await withCheckedContinuation { continuation in
