@@ -34,9 +34,7 @@ set -uo pipefail
 repo=$(cd "$(dirname "$0")/.." && pwd)
 # shellcheck source-path=SCRIPTDIR source=testing/cluster-lib.sh
 source "$repo/deploy/testing/cluster-lib.sh"
-FLAGSERVER_BIN=${FLAGSERVER_BIN:-${FLAGSERVER:-}}
 TEST_TIMEOUT=${TEST_TIMEOUT:-900}
-PG_BIN=${PG_BIN:-$(newest_pg_bin)}
 
 # The checker first: it needs nothing but Python.
 if selftest=$(python3 "$repo/deploy/testing/history-check-test.py" 2>&1); then
@@ -45,12 +43,7 @@ else
     fail "the history checker's self-test: $(tail -n 20 <<<"$selftest")"
 fi
 
-missing=()
-[[ -n $FLAGSERVER_BIN ]] || missing+=("FLAGSERVER_BIN (the real flagserver)")
-for tool in ip patroni patronictl etcd nginx curl openssl python3 setpriv; do
-    command -v "$tool" > /dev/null || missing+=("$tool")
-done
-[[ -x $PG_BIN/initdb ]] || missing+=("PostgreSQL server binaries (initdb)")
+missing_for_cluster ip setpriv
 [[ $(id -u) == 0 ]] || missing+=("root (network namespaces)")
 id postgres > /dev/null 2>&1 || missing+=("the postgres user (Debian's postgresql package makes it)")
 if ((${#missing[@]} > 0)); then
@@ -138,7 +131,7 @@ reconnect() { ip -n "sp$tag-$1" neigh del "$(back_address "$2")" dev ethb; ip -n
 back_address() { if [[ $1 == db* ]]; then echo "${db_addresses[${1#db} - 1]}"; else echo "${app_back[${1#app} - 1]}"; fi; }
 
 # ---- the configuration, rendered from the shipped templates ----
-mkdir -p "$work/bin" "$work/nginx/conf" "$work/nginx/logs" "$work/nginx/tmp" "$work/http"
+mkdir -p "$work/bin" "$work/http"
 for node in 1 2 3; do mkdir -p "$work/db$node/log" "$work/etcd$node"; done
 chown -R postgres "$work"/db?
 chmod 700 "$work"/db?
@@ -150,12 +143,7 @@ cp "$repo/deploy/cluster/patroni-post-bootstrap" "$work/bin/"
     ETCD_DATA_DIRS="$work/etcd1,$work/etcd2,$work/etcd3" FRONT_ADDRESS="$front_net.1" FLAGS_DIR="$repo/flags" \
     "APP_ADDRESSES=${app_front[0]},${app_front[1]},${app_front[2]}" PGPASSFILE="$work/pgpass" "$work/conf" 2> "$work/render.err"
 check "deploy/cluster/render.sh rendered the layout for the namespaces ($(cat "$work/render.err"))" test -s "$work/conf/app3/flagserver.env"
-db_password=$(password)
-patroni_env=(HOME=/nonexistent PATRONI_SUPERUSER_PASSWORD="$(password)" PATRONI_REPLICATION_PASSWORD="$(password)"
-    PATRONI_REWIND_PASSWORD="$(password)" PATRONI_RESTAPI_USERNAME=patroni PATRONI_RESTAPI_PASSWORD="$(password)"
-    FLAGSERVER_DB_PASSWORD="$db_password")
-printf '*:*:flags:flagserver:%s\n' "$db_password" > "$work/pgpass"
-chmod 600 "$work/pgpass"
+make_secrets
 pg_ports=(5432 5432 5432)
 api_urls=("http://${db_addresses[0]}:8008" "http://${db_addresses[1]}:8008" "http://${db_addresses[2]}:8008")
 
@@ -194,20 +182,7 @@ import socket
 s = [socket.socket() for _ in range(2)]
 for x in s: x.bind(("127.0.0.1", 0))
 print(*[x.getsockname()[1] for x in s])')
-tls=$work/tls
-mkdir -p "$tls"
-openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes -days 2 -subj "/CN=localhost" \
-    -addext "subjectAltName=IP:127.0.0.1,DNS:localhost" -keyout "$tls/key.pem" -out "$tls/cert.pem" > "$work/openssl.log" 2>&1
-prefix=$work/nginx
-"$repo/deploy/nginx/render-conf.sh" UPSTREAM="${app_front[0]}:8080,${app_front[1]}:8080,${app_front[2]}:8080" \
-    CACHE_DIR="$prefix/cache" HTTP_LISTEN="127.0.0.1:$http_port" HTTPS_LISTEN="127.0.0.1:$https_port" \
-    HTTPS_ORIGIN="https://\$host:$https_port" SERVER_NAME=localhost CERT="$tls/cert.pem" KEY="$tls/key.pem" \
-    > "$prefix/conf/flagserver.conf"
-"$repo/deploy/testing/nginx-prefix-conf.sh" "$prefix" > "$prefix/conf/nginx.conf"
-setsid nginx -p "$prefix/" -c "$prefix/conf/nginx.conf" -e "$prefix/logs/error.log" -g 'daemon off;' \
-    > "$prefix/logs/stdout.log" 2>&1 < /dev/null &
-nginx_pid=$!
-front=https://127.0.0.1:$https_port
+start_front "${app_front[0]}:8080,${app_front[1]}:8080,${app_front[2]}:8080" "$https_port" "$http_port"
 front_up() { curl -sf --max-time 5 --cacert "$tls/cert.pem" -o /dev/null "$front/healthz"; }
 check "nginx proxies /healthz over HTTPS to the nodes on the front network" waits 30 front_up
 
@@ -390,19 +365,11 @@ for node in 1 2 3; do [[ db$node == "$old" ]] || { survivors+=("${api_urls[node 
 old_node=$(node_of "$old")
 recovering() { [[ $(psql_on "$old_node" -c 'SELECT pg_is_in_recovery()' 2> /dev/null) == t ]]; }
 role_of_old() { case $(psql_on "$old_node" -c 'SELECT pg_is_in_recovery()' 2> /dev/null) in t) echo demoted ;; f) echo primary ;; *) echo down ;; esac; }
-new_leader() { local l; l=$(leader "${survivors[@]}"); [[ -n $l && $l != "$old" ]]; }
 ( while :; do printf '%s %s %s\n' "$(now)" "$(role_of_old)" "$(leader "${survivors[@]}")"; sleep 0.5; done ) \
     > "$work/roles-d.log" 2> /dev/null &
 roles_pid=$!
-if took=$(wait_for 120 new_leader); then
-    new=$(leader "${survivors[@]}")
-    pass "Patroni promoted $new ${took} s after $old lost etcd's majority (the synchronous standby was $sync)"
-    check "the promoted node is the one that was the synchronous standby" test "$new" = "$sync"
-    e_promoted=$took
-else
-    fail "no new leader within 120 s of cutting $old off ($(members "${survivors[@]}" | tr '\n' ';'))"
-    e_promoted=none
-fi
+await_promotion "$old lost etcd's majority" "$sync"
+e_promoted=$promoted_after
 check "$old demoted itself (read-only) while cut off" waits 60 recovering
 e_demoted=$(awk '$2 == "demoted" { print $1; exit }' "$work/roles-d.log")
 # Never two primaries: from the first sample that names the new leader on, the old one is read-only.

@@ -27,16 +27,9 @@ set -uo pipefail
 repo=$(cd "$(dirname "$0")/.." && pwd)
 # shellcheck source-path=SCRIPTDIR source=testing/cluster-lib.sh
 source "$repo/deploy/testing/cluster-lib.sh"
-FLAGSERVER_BIN=${FLAGSERVER_BIN:-${FLAGSERVER:-}}
 TEST_TIMEOUT=${TEST_TIMEOUT:-420}
-PG_BIN=${PG_BIN:-$(newest_pg_bin)}
 
-missing=()
-[[ -n $FLAGSERVER_BIN ]] || missing+=("FLAGSERVER_BIN (the real flagserver)")
-for tool in patroni patronictl etcd nginx curl openssl python3; do
-    command -v "$tool" > /dev/null || missing+=("$tool")
-done
-[[ -x $PG_BIN/initdb ]] || missing+=("PostgreSQL server binaries (initdb)")
+missing_for_cluster patronictl   # nothing beyond the common tools
 if ((${#missing[@]} > 0)); then
     skip "the Patroni layout needs: ${missing[*]} (deploy/test-all.sh installs the packages as root)"
     finish
@@ -100,12 +93,7 @@ check "the committed deploy/cluster/hosts/ is render.sh's output with production
 left() { ! grep -rv '^[[:space:]]*#' "$work"/conf/{db,app}? | grep -q '10\.0\.0\.\|/var/lib/postgresql\|/etc/flagserver'; }
 check "no production address or path is left in the loopback rendering of the database and flagserver hosts" left
 
-db_password=$(password)
-patroni_env=(HOME=/nonexistent PATRONI_SUPERUSER_PASSWORD="$(password)" PATRONI_REPLICATION_PASSWORD="$(password)"
-    PATRONI_REWIND_PASSWORD="$(password)" PATRONI_RESTAPI_USERNAME=patroni PATRONI_RESTAPI_PASSWORD="$(password)"
-    FLAGSERVER_DB_PASSWORD="$db_password")
-printf '*:*:flags:flagserver:%s\n' "$db_password" > "$work/pgpass"
-chmod 600 "$work/pgpass"
+make_secrets
 
 # flagserver.service's PostgreSQL drop-in restarts flagserver until the database answers: it must exit, not hang.
 no_database() {
@@ -192,21 +180,9 @@ seeded=$(node_get 1 '/v1/environments/production/versions?limit=10' | json '[x["
 check "three nodes starting at once seeded production once (versions $seeded)" test "$seeded" = "[1]"
 
 # ---- nginx in front, the shipped template with every node as an upstream ----
-tls=$work/tls
-mkdir -p "$tls"
-openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes -days 2 -subj "/CN=localhost" \
-    -addext "subjectAltName=IP:127.0.0.1,DNS:localhost" -keyout "$tls/key.pem" -out "$tls/cert.pem" > "$work/openssl.log" 2>&1
-prefix=$work/nginx
-"$repo/deploy/nginx/render-conf.sh" UPSTREAM="127.0.0.1:$app1,127.0.0.1:$app2,127.0.0.1:$app3" CACHE_DIR="$prefix/cache" \
-    HTTP_LISTEN="127.0.0.1:$http_port" HTTPS_LISTEN="127.0.0.1:$https_port" HTTPS_ORIGIN="https://\$host:$https_port" \
-    SERVER_NAME=localhost CERT="$tls/cert.pem" KEY="$tls/key.pem" > "$prefix/conf/flagserver.conf"
-"$repo/deploy/testing/nginx-prefix-conf.sh" "$prefix" > "$prefix/conf/nginx.conf"
+start_front "127.0.0.1:$app1,127.0.0.1:$app2,127.0.0.1:$app3" "$https_port" "$http_port"
 check "the rendered nginx config has the three nodes as upstreams" \
-    test "$(grep -c "server 127.0.0.1:\($app1\|$app2\|$app3\) max_fails=1" "$prefix/conf/flagserver.conf")" = 3
-setsid nginx -p "$prefix/" -c "$prefix/conf/nginx.conf" -e "$prefix/logs/error.log" -g 'daemon off;' \
-    > "$prefix/logs/stdout.log" 2>&1 < /dev/null &
-nginx_pid=$!
-front=https://127.0.0.1:$https_port
+    test "$(grep -c "server 127.0.0.1:\($app1\|$app2\|$app3\) max_fails=1" "$work/nginx/conf/flagserver.conf")" = 3
 front_curl() { curl -sS --max-time 10 --cacert "$tls/cert.pem" "$@"; }
 front_up() { front_curl -sf -o /dev/null "$front/healthz" 2>/dev/null; }
 check "nginx proxies /healthz over HTTPS" waits 30 front_up
@@ -354,16 +330,8 @@ kill_postgres "$old_node"
 kill_at=$(now)   # from here on nothing of the old primary runs: a write acknowledged later was committed elsewhere
 { wait "${patroni_pids[old_node - 1]}"; } 2>/dev/null
 patroni_pids[old_node - 1]=''
-new_leader() { local l; l=$(leader "${survivors[@]}"); [[ -n $l && $l != "$old" ]]; }
-if took=$(wait_for 120 new_leader); then
-    new=$(leader "${survivors[@]}")
-    pass "Patroni promoted $new ${took} s after $old's host died (the synchronous standby was $sync_before)"
-    check "the promoted node is the one that was the synchronous standby" test "$new" = "$sync_before"
-    failover_took=$took
-else
-    fail "no new leader within 120 s of killing $old ($(members "${survivors[@]}" | tr '\n' ';'))"
-    finish
-fi
+await_promotion "$old's host died" "$sync_before" || finish
+failover_took=$promoted_after
 # gap FROM: seconds between the last acknowledgement answered before FROM and the first sent after it
 gap() {
     awk -v t="$1" '$3 == 200 && $2 <= t { last = $2 } $3 == 200 && $1 > t { printf "%.1f", $2 - last; exit }' "$work/writes.log"

@@ -2,12 +2,14 @@
 # shellcheck disable=SC2034  # the counters and arrays are read by the scripts that source this file
 # shellcheck disable=SC2154  # work, as_pg, api_urls, pg_ports, patroni_env, token: set by the sourcing script
 # What deploy/test-patroni.sh (loopback) and deploy/test-partitions.sh (network namespaces) share: the result lines,
-# waiting, process clean-up, and starting Patroni and flagserver on a host of the PostgreSQL layout. Sourced after
-# the script set: work (its temp dir), PG_BIN, FLAGSERVER_BIN. Before calling the cluster functions it sets:
+# waiting, process clean-up, and starting Patroni and flagserver on a host of the PostgreSQL layout. Sourced first;
+# FLAGSERVER_BIN (or FLAGSERVER) and PG_BIN (default: the newest /usr/lib/postgresql/*/bin) come from the
+# environment. Before calling the cluster functions the script sets work (its temp dir) and:
 #   as_pg          the prefix that runs a command as the postgres user (empty when not root)
 #   api_urls       every Patroni REST API's base URL; pg_ports: each node's PostgreSQL port
-#   patroni_env    Patroni's secrets (NAME=value words)
+#   patroni_env    Patroni's secrets (NAME=value words; make_secrets)
 #   host_netns     (associative) the network namespace of a host name (db1, app2, ...); none: this one
+FLAGSERVER_BIN=${FLAGSERVER_BIN:-${FLAGSERVER:-}}
 passed=0 failed=0 skipped=0
 timings=()
 declare -A host_netns=()
@@ -29,6 +31,7 @@ newest_pg_bin() { # the newest installed PostgreSQL's bin directory
     initdb=$(find /usr/lib/postgresql -maxdepth 3 -path '*/bin/initdb' 2>/dev/null | sort -V | tail -n1)
     echo "${initdb%/initdb}"
 }
+PG_BIN=${PG_BIN:-$(newest_pg_bin)}
 start_watchdog() { # script-name: SIGTERM to this shell after TEST_TIMEOUT seconds (watchdog_pid)
     ( trap 'kill "$s" 2>/dev/null; exit 0' TERM; sleep "$TEST_TIMEOUT" & s=$!; wait "$s" &&
       { echo "$1: $TEST_TIMEOUT s limit reached" >&2; kill -TERM $$; } ) &
@@ -128,4 +131,51 @@ put_flag() { # url value [curl args]: a flip of production's introOfferMessage; 
         -H "Authorization: Bearer $token" -H 'Content-Type: application/json' -H 'X-Change-Message: cluster test' \
         --data "\"$value\"" "$url/v1/environments/production/flags/introOfferMessage" 2>/dev/null
     printf ' %s' "$(tr -d '\n' < "$work/http/put.body")"
+}
+missing_for_cluster() { # extra tools...: sets `missing` to what the cluster scripts need and this machine lacks
+    local tool
+    missing=()
+    [[ -n $FLAGSERVER_BIN ]] || missing+=("FLAGSERVER_BIN (the real flagserver)")
+    for tool in patroni patronictl etcd nginx curl openssl python3 "$@"; do
+        command -v "$tool" > /dev/null || missing+=("$tool")
+    done
+    [[ -x $PG_BIN/initdb ]] || missing+=("PostgreSQL server binaries (initdb)")
+}
+make_secrets() { # Patroni's passwords (patroni_env) and flagserver's password file ($work/pgpass)
+    local db_password
+    db_password=$(password)
+    patroni_env=(HOME=/nonexistent PATRONI_SUPERUSER_PASSWORD="$(password)" PATRONI_REPLICATION_PASSWORD="$(password)"
+        PATRONI_REWIND_PASSWORD="$(password)" PATRONI_RESTAPI_USERNAME=patroni PATRONI_RESTAPI_PASSWORD="$(password)"
+        FLAGSERVER_DB_PASSWORD="$db_password")
+    printf '*:*:flags:flagserver:%s\n' "$db_password" > "$work/pgpass"
+    chmod 600 "$work/pgpass"
+}
+start_front() { # upstreams (host:port,...) https-port http-port: nginx from the shipped template in $work/nginx,
+    # over a throw-away certificate in $work/tls (tls, front, nginx_pid)
+    local prefix=$work/nginx
+    tls=$work/tls
+    mkdir -p "$tls" "$prefix/conf" "$prefix/logs" "$prefix/tmp"
+    openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes -days 2 -subj "/CN=localhost" \
+        -addext "subjectAltName=IP:127.0.0.1,DNS:localhost" -keyout "$tls/key.pem" -out "$tls/cert.pem" > "$work/openssl.log" 2>&1
+    "$repo/deploy/nginx/render-conf.sh" UPSTREAM="$1" CACHE_DIR="$prefix/cache" HTTP_LISTEN="127.0.0.1:$3" \
+        HTTPS_LISTEN="127.0.0.1:$2" HTTPS_ORIGIN="https://\$host:$2" SERVER_NAME=localhost CERT="$tls/cert.pem" \
+        KEY="$tls/key.pem" > "$prefix/conf/flagserver.conf"
+    "$repo/deploy/testing/nginx-prefix-conf.sh" "$prefix" > "$prefix/conf/nginx.conf"
+    setsid nginx -p "$prefix/" -c "$prefix/conf/nginx.conf" -e "$prefix/logs/error.log" -g 'daemon off;' \
+        > "$prefix/logs/stdout.log" 2>&1 < /dev/null &
+    nginx_pid=$!
+    front=https://127.0.0.1:$2
+}
+new_leader() { local l; l=$(leader "${survivors[@]}"); [[ -n $l && $l != "$old" ]]; }
+await_promotion() { # what-happened synchronous-standby: up to 120 s for a leader other than $old among the $survivors'
+    # APIs; sets new and promoted_after (seconds, or none), checks that the synchronous standby was promoted
+    if promoted_after=$(wait_for 120 new_leader); then
+        new=$(leader "${survivors[@]}")
+        pass "Patroni promoted $new ${promoted_after} s after $1 (the synchronous standby was $2)"
+        check "the promoted node is the one that was the synchronous standby" test "$new" = "$2"
+    else
+        fail "no new leader within 120 s after $1 ($(members "${survivors[@]}" | tr '\n' ';'))"
+        promoted_after=none new=''
+        return 1
+    fi
 }
