@@ -22,7 +22,8 @@ if ! command -v hadolint > /dev/null && command -v pip > /dev/null; then
 fi
 
 total_passed=0 total_failed=0 total_skipped=0
-for script in test-tls-front.sh test-systemd-units.sh test-dockerfile.sh test-backup-restore.sh test-patroni.sh; do
+for script in test-tls-front.sh test-systemd-units.sh test-dockerfile.sh test-backup-restore.sh test-patroni.sh \
+    test-partitions.sh; do
     echo "== $script"
     if [[ -n ${FLAGSERVER_BIN:-} ]]; then
         output=$(FLAGSERVER="$FLAGSERVER_BIN" "$here/$script" 2>&1)

@@ -25,30 +25,11 @@
 set -uo pipefail
 
 repo=$(cd "$(dirname "$0")/.." && pwd)
-FLAGSERVER_BIN=${FLAGSERVER_BIN:-${FLAGSERVER:-}}
+# shellcheck source-path=SCRIPTDIR source=testing/cluster-lib.sh
+source "$repo/deploy/testing/cluster-lib.sh"
 TEST_TIMEOUT=${TEST_TIMEOUT:-420}
-if [[ -z ${PG_BIN:-} ]]; then
-    PG_BIN=$(find /usr/lib/postgresql -maxdepth 3 -path '*/bin/initdb' 2>/dev/null | sort -V | tail -n1)
-    PG_BIN=${PG_BIN%/initdb}
-fi
 
-passed=0 failed=0 skipped=0
-pass() { passed=$((passed + 1)); echo "PASS $*"; }
-fail() { failed=$((failed + 1)); echo "FAIL $*"; }
-skip() { skipped=$((skipped + 1)); echo "SKIP $*"; }
-check() { local name=$1; shift; if "$@"; then pass "$name"; else fail "$name"; fi; }
-finish() { echo "$passed passed, $failed failed, $skipped skipped"; ((failed == 0)); exit $?; }
-now() { date +%s.%N; }
-since() { awk -v a="$1" -v b="${2:-$(now)}" 'BEGIN { printf "%.1f", b - a }'; }
-timing() { echo "TIMING $*"; timings+=("$*"); }
-timings=()
-
-missing=()
-[[ -n $FLAGSERVER_BIN ]] || missing+=("FLAGSERVER_BIN (the real flagserver)")
-for tool in patroni patronictl etcd nginx curl openssl python3; do
-    command -v "$tool" > /dev/null || missing+=("$tool")
-done
-[[ -x $PG_BIN/initdb ]] || missing+=("PostgreSQL server binaries (initdb)")
+missing_for_cluster patronictl   # nothing beyond the common tools
 if ((${#missing[@]} > 0)); then
     skip "the Patroni layout needs: ${missing[*]} (deploy/test-all.sh installs the packages as root)"
     finish
@@ -64,47 +45,21 @@ fi
 pg_owner=$(if ((${#as_pg[@]} > 0)); then echo postgres; else id -un; fi)
 
 etcd_pid='' nginx_pid='' relay_pid='' probe_pid='' watchdog_pid='' readyz_pid=''
-patroni_pids=('' '' '') app_pids=('' '' '')
-kill_postgres() { # node: SIGKILL to its postmaster and every child (backends, walsender, ...)
-    local pidfile=$work/db$1/data/postmaster.pid postmaster
-    [[ -s $pidfile ]] || return 0
-    postmaster=$(head -n1 "$pidfile")
-    [[ $postmaster =~ ^[0-9]+$ ]] || return 0
-    # shellcheck disable=SC2046  # one pid per word
-    kill -KILL "$postmaster" $(ps -o pid= --ppid "$postmaster") 2>/dev/null
-}
-stop_pid() { # pid: SIGTERM to its process group (or itself), up to 10 s, then SIGKILL
-    local pid=$1 i
-    [[ -n $pid ]] || return 0
-    kill -TERM -- "-$pid" 2>/dev/null || kill -TERM "$pid" 2>/dev/null
-    for ((i = 0; i < 100; i++)); do kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done
-    kill -KILL -- "-$pid" 2>/dev/null || kill -KILL "$pid" 2>/dev/null
-    wait "$pid" 2>/dev/null
-}
 cleanup() {
     trap - EXIT INT TERM
     touch "$work/probe.stop"
     stop_pid "$probe_pid"; stop_pid "$readyz_pid"
     stop_pid "$nginx_pid"
-    for pid in "${app_pids[@]}"; do stop_pid "$pid"; done
-    # Patroni first (so that it cannot start PostgreSQL again), then PostgreSQL at once: nothing here is kept.
-    for pid in "${patroni_pids[@]}"; do [[ -n $pid ]] && kill -KILL -- "-$pid" 2>/dev/null; done
-    for pid in "${patroni_pids[@]}"; do [[ -n $pid ]] && { wait "$pid"; } 2>/dev/null; done
-    for node in 1 2 3; do kill_postgres "$node"; done
+    # Nothing here is kept: PostgreSQL is killed at once.
+    stop_cluster
     stop_pid "$etcd_pid"; stop_pid "$relay_pid"
     [[ -n $watchdog_pid ]] && kill "$watchdog_pid" 2>/dev/null && wait "$watchdog_pid" 2>/dev/null
-    if ((failed > 0)); then
-        for log in "$work"/db?/patroni.log "$work"/app?.err "$work/etcd.log" "$work/nginx/logs/error.log"; do
-            [[ -s $log ]] && { echo "--- tail of $log"; tail -n 12 "$log"; }
-        done
-    fi
+    ((failed > 0)) && tail_logs "$work"/db?/patroni.log "$work"/app?.err "$work/etcd.log" "$work/nginx/logs/error.log"
     if [[ ${KEEP_WORK:-} == 1 ]]; then echo "kept $work"; else rm -rf "$work"; fi
 }
 trap cleanup EXIT
 trap 'fail "interrupted or timed out"; exit 1' INT TERM
-( trap 'kill "$s" 2>/dev/null; exit 0' TERM; sleep "$TEST_TIMEOUT" & s=$!; wait "$s" &&
-  { echo "test-patroni.sh: $TEST_TIMEOUT s limit reached" >&2; kill -TERM $$; } ) &
-watchdog_pid=$!
+start_watchdog test-patroni.sh
 
 # ---- free loopback ports (none of them 5432 or 2379: the kernel's ephemeral range) ----
 read -r etcd_client etcd_peer pg1 pg2 pg3 api1 api2 api3 app1 app2 app3 https_port http_port relay1 relay2 relay3 < <(python3 -c '
@@ -112,7 +67,8 @@ import socket
 s = [socket.socket() for _ in range(16)]
 for x in s: x.bind(("127.0.0.1", 0))
 print(*[x.getsockname()[1] for x in s])')
-pg_ports=("$pg1" "$pg2" "$pg3") api_ports=("$api1" "$api2" "$api3") app_ports=("$app1" "$app2" "$app3")
+pg_ports=("$pg1" "$pg2" "$pg3") app_ports=("$app1" "$app2" "$app3")
+api_urls=("http://127.0.0.1:$api1" "http://127.0.0.1:$api2" "http://127.0.0.1:$api3")
 
 # ---- the configuration, rendered from the shipped templates ----
 mkdir -p "$work/bin" "$work/etcd" "$work/nginx/conf" "$work/nginx/logs" "$work/nginx/tmp" "$work/http"
@@ -137,14 +93,7 @@ check "the committed deploy/cluster/hosts/ is render.sh's output with production
 left() { ! grep -rv '^[[:space:]]*#' "$work"/conf/{db,app}? | grep -q '10\.0\.0\.\|/var/lib/postgresql\|/etc/flagserver'; }
 check "no production address or path is left in the loopback rendering of the database and flagserver hosts" left
 
-env_of() { grep -E '^[A-Z_][A-Z_0-9]*=' "$1"; } # the VAR=value lines of an environment file, one per line
-password() { openssl rand -hex 16; }
-db_password=$(password)
-patroni_env=(HOME=/nonexistent PATRONI_SUPERUSER_PASSWORD="$(password)" PATRONI_REPLICATION_PASSWORD="$(password)"
-    PATRONI_REWIND_PASSWORD="$(password)" PATRONI_RESTAPI_USERNAME=patroni PATRONI_RESTAPI_PASSWORD="$(password)"
-    FLAGSERVER_DB_PASSWORD="$db_password")
-printf '*:*:flags:flagserver:%s\n' "$db_password" > "$work/pgpass"
-chmod 600 "$work/pgpass"
+make_secrets
 
 # flagserver.service's PostgreSQL drop-in restarts flagserver until the database answers: it must exit, not hang.
 no_database() {
@@ -174,42 +123,6 @@ etcd_up() {
 check "etcd answers /health on 127.0.0.1:$etcd_client" etcd_up
 
 # ---- three Patroni nodes ----
-start_patroni() { # node (1-3)
-    local node=$1
-    setsid "${as_pg[@]}" env "${patroni_env[@]}" patroni "$work/conf/db$node/patroni.yml" \
-        >> "$work/db$node/patroni.log" 2>&1 < /dev/null &
-    patroni_pids[node - 1]=$!
-}
-# members [API port...]: "name role state lag" per member, from the first Patroni REST API that answers
-members() {
-    local port
-    for port in "${@:-${api_ports[@]}}"; do
-        curl -sf --max-time 2 "http://127.0.0.1:$port/cluster" 2>/dev/null | python3 -c '
-import json, sys
-for m in json.load(sys.stdin).get("members", []):
-    print(m.get("name"), m.get("role"), m.get("state"), m.get("lag", 0))' 2>/dev/null && return 0
-    done
-    return 1
-}
-running() { [[ $1 == running || $1 == streaming ]]; }
-leader() { members "$@" | awk '$2 == "leader" && $3 == "running" { print $1 }' | head -n1; }
-healthy() { # one running leader, one running synchronous standby, one more running replica
-    local roles
-    roles=$(members "$@" | awk '$3 == "running" || $3 == "streaming" { print $2 }' | sort | tr '\n' ' ')
-    [[ $roles == "leader replica sync_standby " ]]
-}
-wait_for() { # seconds command...: polls every 0.2 s until the command succeeds; the seconds it took on stdout
-    local limit=$1 start
-    shift
-    start=$(now)
-    until "$@"; do
-        awk -v a="$start" -v b="$(now)" -v l="$limit" 'BEGIN { exit !(b - a > l) }' && return 1
-        sleep 0.2
-    done
-    since "$start"
-}
-waits() { wait_for "$@" > /dev/null; }
-node_of() { echo "${1#db}"; }
 
 started=$(now)
 for node in 1 2 3; do start_patroni "$node"; done
@@ -220,11 +133,6 @@ else
     fail "Patroni did not bring up a leader, a synchronous standby and a replica in 150 s ($(members | tr '\n' ';'))"
     finish
 fi
-psql_on() { # node sql...: psql as the superuser over the node's unix socket, unaligned, tuples only
-    local node=$1
-    shift
-    "${as_pg[@]}" env HOME=/nonexistent "$PG_BIN/psql" -X -q -At -h "$work/db$node" -p "${pg_ports[node - 1]}" -d flags "$@"
-}
 first=$(leader)
 first_node=$(node_of "$first")
 check "synchronous_commit is on at the primary ($first)" test "$(psql_on "$first_node" -c 'SHOW synchronous_commit')" = on
@@ -239,16 +147,6 @@ check "the bootstrap hook made the flagserver role and its database flags" \
     test "$(psql_on "$first_node" -c "SELECT datdba::regrole FROM pg_database WHERE datname = 'flags'")" = flagserver
 
 # ---- two flagserver nodes, started together on the empty database ----
-start_app() { # node (1-3) [config dir [wrapper...]]
-    local node=$1 conf=${2:-$work/conf}
-    local -a app_env
-    shift 2 2>/dev/null || shift
-    mapfile -t app_env < <(env_of "$conf/app$node/flagserver.env")
-    : > "$work/app$node.out"
-    setsid "$@" env "${app_env[@]}" FLAGSERVER_CONSOLE_DIR=off "$FLAGSERVER_BIN" \
-        > "$work/app$node.out" 2>> "$work/app$node.err" < /dev/null &
-    app_pids[node - 1]=$!
-}
 listening() { grep -q "listening on http://127.0.0.1:${app_ports[$1 - 1]}" "$work/app$1.out"; }
 setsid python3 "$repo/deploy/testing/tcp-relay.py" "$work/relay.cut" "$relay1:$pg1" "$relay2:$pg2" "$relay3:$pg3" \
     > "$work/relay.out" 2>&1 < /dev/null &
@@ -272,7 +170,6 @@ base=http://127.0.0.1
 node_get() { # node path: body on stdout (direct to the node, not through nginx)
     curl -sf --max-time 5 "$base:${app_ports[$1 - 1]}$2"
 }
-json() { python3 -c "import json, sys; v = json.load(sys.stdin); print($1)" 2>/dev/null; }
 node_version() { node_get "$1" /v1/environments/production/document | json 'v["version"]'; }
 readyz_code() { curl -s --max-time 10 "$base:${app_ports[$1 - 1]}/readyz" | json 'v.get("error", {}).get("code", v["status"])'; }
 uri=$(env_of "$work/conf/app1/flagserver.env" | sed -n 's/^FLAGSERVER_DATABASE=//p')
@@ -283,32 +180,12 @@ seeded=$(node_get 1 '/v1/environments/production/versions?limit=10' | json '[x["
 check "three nodes starting at once seeded production once (versions $seeded)" test "$seeded" = "[1]"
 
 # ---- nginx in front, the shipped template with every node as an upstream ----
-tls=$work/tls
-mkdir -p "$tls"
-openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes -days 2 -subj "/CN=localhost" \
-    -addext "subjectAltName=IP:127.0.0.1,DNS:localhost" -keyout "$tls/key.pem" -out "$tls/cert.pem" > "$work/openssl.log" 2>&1
-prefix=$work/nginx
-"$repo/deploy/nginx/render-conf.sh" UPSTREAM="127.0.0.1:$app1,127.0.0.1:$app2,127.0.0.1:$app3" CACHE_DIR="$prefix/cache" \
-    HTTP_LISTEN="127.0.0.1:$http_port" HTTPS_LISTEN="127.0.0.1:$https_port" HTTPS_ORIGIN="https://\$host:$https_port" \
-    SERVER_NAME=localhost CERT="$tls/cert.pem" KEY="$tls/key.pem" > "$prefix/conf/flagserver.conf"
-"$repo/deploy/testing/nginx-prefix-conf.sh" "$prefix" > "$prefix/conf/nginx.conf"
+start_front "127.0.0.1:$app1,127.0.0.1:$app2,127.0.0.1:$app3" "$https_port" "$http_port"
 check "the rendered nginx config has the three nodes as upstreams" \
-    test "$(grep -c "server 127.0.0.1:\($app1\|$app2\|$app3\) max_fails=1" "$prefix/conf/flagserver.conf")" = 3
-setsid nginx -p "$prefix/" -c "$prefix/conf/nginx.conf" -e "$prefix/logs/error.log" -g 'daemon off;' \
-    > "$prefix/logs/stdout.log" 2>&1 < /dev/null &
-nginx_pid=$!
-front=https://127.0.0.1:$https_port
+    test "$(grep -c "server 127.0.0.1:\($app1\|$app2\|$app3\) max_fails=1" "$work/nginx/conf/flagserver.conf")" = 3
 front_curl() { curl -sS --max-time 10 --cacert "$tls/cert.pem" "$@"; }
 front_up() { front_curl -sf -o /dev/null "$front/healthz" 2>/dev/null; }
 check "nginx proxies /healthz over HTTPS" waits 30 front_up
-put_flag() { # url value [curl args]: a flip of production's introOfferMessage; "STATUS BODY" on stdout
-    local url=$1 value=$2
-    shift 2
-    curl -sS --max-time 40 "$@" -o "$work/http/put.body" -w '%{http_code}' -X PUT \
-        -H "Authorization: Bearer $token" -H 'Content-Type: application/json' -H 'X-Change-Message: test-patroni' \
-        --data "\"$value\"" "$url/v1/environments/production/flags/introOfferMessage" 2>/dev/null
-    printf ' %s' "$(tr -d '\n' < "$work/http/put.body")"
-}
 
 # ---- 1. a flip through nginx reaches every node and an event stream through nginx ----
 front_curl -sN --max-time 300 "$front/v1/environments/production/events" > "$work/stream.txt" 2>/dev/null &
@@ -439,7 +316,7 @@ fi
 old=$(leader)
 old_node=$(node_of "$old")
 survivors=()
-for node in 1 2 3; do ((node == old_node)) || survivors+=("${api_ports[node - 1]}"); done
+for node in 1 2 3; do ((node == old_node)) || survivors+=("${api_urls[node - 1]}"); done
 sync_before=$(members | awk '$2 == "sync_standby" { print $1 }')
 ( while :; do printf '%s %s\n' "$(now)" "$(readyz_code 1)"; sleep 0.5; done ) > "$work/readyz.log" 2>/dev/null &
 readyz_pid=$!
@@ -453,16 +330,8 @@ kill_postgres "$old_node"
 kill_at=$(now)   # from here on nothing of the old primary runs: a write acknowledged later was committed elsewhere
 { wait "${patroni_pids[old_node - 1]}"; } 2>/dev/null
 patroni_pids[old_node - 1]=''
-new_leader() { local l; l=$(leader "${survivors[@]}"); [[ -n $l && $l != "$old" ]]; }
-if took=$(wait_for 120 new_leader); then
-    new=$(leader "${survivors[@]}")
-    pass "Patroni promoted $new ${took} s after $old's host died (the synchronous standby was $sync_before)"
-    check "the promoted node is the one that was the synchronous standby" test "$new" = "$sync_before"
-    failover_took=$took
-else
-    fail "no new leader within 120 s of killing $old ($(members "${survivors[@]}" | tr '\n' ';'))"
-    finish
-fi
+await_promotion "$old's host died" "$sync_before" || finish
+failover_took=$promoted_after
 # gap FROM: seconds between the last acknowledgement answered before FROM and the first sent after it
 gap() {
     awk -v t="$1" '$3 == 200 && $2 <= t { last = $2 } $3 == 200 && $1 > t { printf "%.1f", $2 - last; exit }' "$work/writes.log"
@@ -552,6 +421,5 @@ check "the history is 1..$newest without a gap or a double ($(wc -l < "$work/his
 check "reads through nginx never failed during the whole run ($(wc -l < "$work/reads.log") reads)" test "$(failed_reads 0)" = 0
 
 timing "the probe through nginx: $(wc -l < "$work/reads.log") reads, none failed; writes: $(awk '{ n[$3 " " ($3 == 200 ? "acknowledged" : $6)]++ } END { for (k in n) printf "%s x%d; ", k, n[k] }' "$work/writes.log")"
-echo "-- timings (this machine, $(nproc) cores, load $(cut -d' ' -f1-3 /proc/loadavg))"
-printf '   %s\n' "${timings[@]}"
+print_timings
 finish

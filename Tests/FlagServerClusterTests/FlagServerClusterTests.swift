@@ -312,6 +312,15 @@ import Testing
         let ready = try await cluster.request(0, "GET", "/readyz")
         #expect(ready.status == 503 && (try? ready.json()["status"]) == "degraded" && (try? ready.json()["reads"]) == "ok",
                 "\(ready.text)")
+        // The node's round found the database gone: its reads say so, with the seconds since it last confirmed them.
+        var document: RawHTTPResponse?
+        #expect(try await eventually(within: .seconds(10)) {
+            document = try await cluster.request(0, "GET", "/v1/environments/production/document")
+            return document?.header("Flagserver-Database-Unreachable-Seconds").flatMap { Int($0) } != nil
+        }, "\(document?.status ?? 0) \(document?.text.prefix(200) ?? "")")
+        #expect(document?.status == 200)
+        let degraded = try await cluster.request(0, "GET", "/readyz")
+        #expect((try? degraded.json()["databaseUnreachableSeconds"])?.integerValue != nil, "\(degraded.text)")
         // Back: the same process writes again (once its connections' wait after their last failed connect is over,
         // at most half a second).
         try postgres.psql("ALTER DATABASE \(name) ALLOW_CONNECTIONS true")
@@ -322,6 +331,9 @@ import Testing
         }, "\(again?.status ?? 0) \(again?.text ?? "")")
         #expect(try await eventually(within: .seconds(10)) { try await cluster.request(0, "GET", "/readyz").status == 200 })
         #expect(try await cluster.version(0) == before + 1)
+        #expect(try await eventually(within: .seconds(10)) {
+            try await cluster.request(0, "GET", "/v1/environments/production/document").header("Flagserver-Database-Unreachable-Seconds") == nil
+        })
     }
 
     /// A commit refused because the database does not take writes (as a demoted primary refuses them in a failover:

@@ -36,12 +36,16 @@ extension ClusterNode {
     func catchUp() -> CatchUpFailures {
         catchUps.add(1, ordering: .relaxed)
         let newest: [String: (number: Int, contentHash: String)]
+        let startedAt = MonotonicClock.nanoseconds()
         do {
             newest = try store.newestVersions()
         } catch {
+            if isShared { reachability.lose() }
             logger.log(.warning, "catch_up_failed", ["error": "\(error)"])
             return CatchUpFailures(all: error)
         }
+        // Confirmed once the newer versions below are installed: a read between would see them missing.
+        defer { if isShared { reachability.confirm(startedAt: startedAt) } }
         let names = newest.keys.sorted()
         if names != snapshots.environments { snapshots.setEnvironments(names) }
         var failures = CatchUpFailures()

@@ -43,6 +43,8 @@ final class ClusterNode: Sendable {
     /// When (monotonic nanoseconds) the round next reloads the tables: at most once an `interval`. A round woken only by
     /// published versions (every commit of every node notifies) catches up and leaves them.
     let nextReload = Atomic<UInt64>(0)
+    /// Whether the last catch-up reached the database, and when one last did (the staleness that reads report).
+    let reachability: DatabaseReachability
     private let state = PThreadCondition((stopping: false, finished: false, started: false))
     private let refreshStopped = Atomic<Bool>(false)
 
@@ -58,6 +60,9 @@ final class ClusterNode: Sendable {
         self.leadership = leadership ?? Leadership(store.topology)
         self.interval = interval
         self.tokenRefreshInterval = tokenRefreshInterval
+        // A round waits up to `interval` for a notification, then catches up: two rounds and three seconds more
+        // without a catch-up coming back is a database that hangs, not a busy one.
+        reachability = DatabaseReachability(patience: interval * 2 + .seconds(3))
     }
 
     /// What the node reads again because something outside this process changes it.

@@ -24,6 +24,8 @@ struct DocumentsController: RouteController {
     let routeGuard: RouteGuard
     /// How a write's outcome is answered.
     let answers: WriteAnswer
+    /// Whether the snapshots are confirmed by the shared database (a GET says how old they are when not).
+    let reachability: DatabaseReachability
 
     /// The events path of `environment`, announced by OFREP as its event stream.
     static func eventsPath(_ environment: String) -> String { "/v1/environments/\(environment)/events" }
@@ -56,7 +58,7 @@ struct DocumentsController: RouteController {
 
         // The hot path: a lock, a lookup, and a prebuilt response returned by reference. Never SQLite, never zlib:
         // the gzip variant was compressed when the snapshot was built. The closure holds the snapshot store itself.
-        routes.sync(.GET, "/v1/environments/{env}/document", access: .reader) { [snapshots] request, context, _ in
+        routes.sync(.GET, "/v1/environments/{env}/document", access: .reader) { [snapshots, reachability] request, context, _ in
             let name = context.pathParameters["env"] ?? ""
             // Both fields are read as the bytes they arrived as: no string is made for either. Either tag of this
             // version matches, whichever coding is asked for now (the 304 names the asked one).
@@ -81,6 +83,13 @@ struct DocumentsController: RouteController {
             guard let response else {
                 _ = try snapshots.requestedEnvironment(context)
                 throw ServiceError(.notFound, code: "no_version", message: "\(name) has no published version yet")
+            }
+            // Cut off from the shared database, the node still serves what it has and says how old that may be; the
+            // copy with the field is made only then (the body is shared, the head encoded again).
+            if let seconds = reachability.unreachableSeconds() {
+                var stale = response
+                stale.headers.add(name: .databaseUnreachableSeconds, value: String(seconds))
+                return stale
             }
             return response
         }

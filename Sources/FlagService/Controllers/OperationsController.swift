@@ -14,6 +14,8 @@ struct OperationsController: RouteController {
     let writer: WriteQueue
     /// `/readyz`'s ping of the database.
     let readiness: ReadinessProbe
+    /// Since when the node cannot reach the shared database, for `/readyz` and `/metrics`.
+    let reachability: DatabaseReachability
     /// Counters for `/metrics`.
     let metrics: ServiceMetrics
     /// The failed-authentication throttle's counters, for `/metrics`.
@@ -59,6 +61,7 @@ struct OperationsController: RouteController {
                 return Self.json([
                     "status": "degraded", "reads": "ok", "writes": "failing", "versions": .object(versions),
                     "writeError": .string(unavailable),
+                    "databaseUnreachableSeconds": reachability.unreachableSeconds().map { .integer(Int64($0)) } ?? .null,
                     "error": .object(["code": "database_unavailable",
                                       "message": "reads are served from memory; the database is unavailable, writes fail until it is back"]),
                 ], status: .serviceUnavailable, headers: [.retryAfter: "1"])
@@ -79,7 +82,8 @@ struct OperationsController: RouteController {
         }
 
         routes.sync(.GET, "/metrics", access: .public) { [self] _, _, _ in
-            HTTPResponse.text(metrics.render(snapshots: snapshots.all(), server: server.withLock { $0 }?.metrics())
+            HTTPResponse.text(metrics.render(snapshots: snapshots.all(), server: server.withLock { $0 }?.metrics(),
+                                             databaseUnreachableSeconds: reachability.unreachableSeconds() ?? 0)
                                 + routeGuard.throttle.exposition(),
                               headers: [.contentType: "text/plain; version=0.0.4; charset=utf-8"])
         }

@@ -17,8 +17,9 @@ extension FlagService {
         let answers = WriteAnswer(webhooks: webhooks, work: work, impactSample: options.changeImpactSample, impactSamples: impactSamples)
         return [
             DocumentsController(store: store, snapshots: snapshots, writer: writer, policies: policies, events: events,
-                                routeGuard: routeGuard, answers: answers),
-            OperationsController(store: store, snapshots: snapshots, writer: writer, readiness: readiness, metrics: metrics,
+                                routeGuard: routeGuard, answers: answers, reachability: node.reachability),
+            OperationsController(store: store, snapshots: snapshots, writer: writer, readiness: readiness,
+                                 reachability: node.reachability, metrics: metrics,
                                  routeGuard: routeGuard, logger: logger, server: server, console: options.console,
                                  requireReadToken: options.requireReadToken),
             ChangesController(store: store, snapshots: snapshots, writer: writer, scheduler: scheduler, policies: policies,

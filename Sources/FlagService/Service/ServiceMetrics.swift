@@ -141,8 +141,9 @@ public final class ServiceMetrics: Sendable {
     }
 
     /// The exposition text: per-route request counts and latency histograms, current version per
-    /// environment, publishes, and the HTTP server's connection counters when `server` is given.
-    public func render(snapshots: [String: Snapshot], server: HTTPServerMetrics?) -> String {
+    /// environment, publishes, how long the shared database has been unreachable (0 while it is reachable or there is
+    /// none), and the HTTP server's connection counters when `server` is given.
+    public func render(snapshots: [String: Snapshot], server: HTTPServerMetrics?, databaseUnreachableSeconds: Int = 0) -> String {
         var out = ""
         out += "# HELP flagserver_requests_total Requests answered, by route and status.\n"
         out += "# TYPE flagserver_requests_total counter\n"
@@ -170,6 +171,9 @@ public final class ServiceMetrics: Sendable {
         for (name, snapshot) in snapshots.sorted(by: { $0.key < $1.key }) {
             out += "flagserver_document_version{environment=\"\(name)\"} \(snapshot.version)\n"
         }
+        out += "# HELP flagserver_database_unreachable_seconds Seconds since the snapshots were last confirmed by the shared database, while this node cannot reach it (0 while it can).\n"
+        out += "# TYPE flagserver_database_unreachable_seconds gauge\n"
+        out += "flagserver_database_unreachable_seconds \(databaseUnreachableSeconds)\n"
         out += "# HELP flagserver_publishes_total Writes by outcome (published: a new version was committed).\n"
         out += "# TYPE flagserver_publishes_total counter\n"
         out += "flagserver_publishes_total{outcome=\"published\"} \(published.load(ordering: .relaxed))\n"
