@@ -56,43 +56,7 @@ struct DocumentsController: RouteController {
             return Self.json(["environments": .array(list)])
         }
 
-        // The hot path: a lock, a lookup, and a prebuilt response returned by reference. Never SQLite, never zlib:
-        // the gzip variant was compressed when the snapshot was built. The closure holds the snapshot store itself.
-        routes.sync(.GET, "/v1/environments/{env}/document", access: .reader) { [snapshots, reachability] request, context, _ in
-            let name = context.pathParameters["env"] ?? ""
-            // Both fields are read as the bytes they arrived as: no string is made for either. Either tag of this
-            // version matches, whichever coding is asked for now (the 304 names the asked one).
-            let headers = request.headers
-            let gzip = HTTPAcceptEncoding.acceptsGzip(headers)
-            func answer(_ snapshot: Snapshot, notModified: Bool) -> HTTPResponse {
-                if notModified { return gzip ? snapshot.gzipNotModifiedResponse : snapshot.notModifiedResponse }
-                return gzip ? snapshot.gzipOkResponse : snapshot.okResponse
-            }
-            // A client's tag or two is matched under the lock every GET takes; a long list (up to the 16 KiB header
-            // limit: microseconds of parsing) is matched outside it, on a retained snapshot, so that one client's
-            // long lists cannot hold the other loops' GETs and the writer's install.
-            let underLock = snapshots.withSnapshot(name) { snapshot -> HTTPResponse? in
-                snapshot.ifNoneMatch(headers, fieldLinesUpTo: Self.tagsMatchedUnderLock).map { answer(snapshot, notModified: $0) }
-            }
-            let response: HTTPResponse?
-            switch underLock {
-            case .some(.some(let decided)): response = decided
-            case .some(.none): response = snapshots.snapshot(name).map { answer($0, notModified: $0.ifNoneMatch(headers)) }
-            case .none: response = nil
-            }
-            guard let response else {
-                _ = try snapshots.requestedEnvironment(context)
-                throw ServiceError(.notFound, code: "no_version", message: "\(name) has no published version yet")
-            }
-            // Cut off from the shared database, the node still serves what it has and says how old that may be; the
-            // copy with the field is made only then (the body is shared, the head encoded again).
-            if let seconds = reachability.unreachableSeconds() {
-                var stale = response
-                stale.headers.add(name: .databaseUnreachableSeconds, value: String(seconds))
-                return stale
-            }
-            return response
-        }
+        addDocumentRoute(to: &routes)
 
         routes.deferred(.GET, "/v1/environments/{env}/versions", access: .reader) { [self] request, context, _, _ in
             let name = try snapshots.requestedEnvironment(context)
@@ -139,6 +103,66 @@ struct DocumentsController: RouteController {
                                      headers: [.eTag: etag, .cacheControl: "public, max-age=86400, immutable"])
         }
     }
+
+    /// The document GET, the hot path.
+    private func addDocumentRoute(to routes: inout ServiceRoutes) {
+        // The hot path: a lock, a lookup, and a prebuilt response returned by reference. Never SQLite, never zlib:
+        // the gzip variant was compressed when the snapshot was built. The closure holds the snapshot store itself.
+        // Only a node of several can be cut off from the database: one process on SQLite registers the GET without the
+        // check (on every request it cost a retain, a release and a call, measured by Benchmarks/instructions.sh).
+        guard store.topology == .shared else {
+            routes.sync(.GET, Self.documentPath, access: .reader) { [snapshots] request, context, _ in
+                try Self.document(snapshots, request, context)
+            }
+            return
+        }
+        routes.sync(.GET, Self.documentPath, access: .reader) { [snapshots, reachability] request, context, _ in
+            let response = try Self.document(snapshots, request, context)
+            // Cut off from the shared database, the node still serves what it has and says how old that may be; the
+            // copy with the field is made only then (the body is shared, the head encoded again).
+            if let seconds = reachability.unreachableSeconds() {
+                var stale = response
+                stale.headers.add(name: .databaseUnreachableSeconds, value: String(seconds))
+                return stale
+            }
+            return response
+        }
+    }
+
+    /// The document route's path.
+    static let documentPath = "/v1/environments/{env}/document"
+
+    /// The document GET's answer from the snapshot of the requested environment: 200 or 304, identity or gzip.
+    @inline(__always)
+    static func document(_ snapshots: SnapshotStore, _ request: HTTPRequest, _ context: HTTPRequestContext) throws -> HTTPResponse {
+        let name = context.pathParameters["env"] ?? ""
+        // Both fields are read as the bytes they arrived as: no string is made for either. Either tag of this
+        // version matches, whichever coding is asked for now (the 304 names the asked one).
+        let headers = request.headers
+        let gzip = HTTPAcceptEncoding.acceptsGzip(headers)
+        func answer(_ snapshot: Snapshot, notModified: Bool) -> HTTPResponse {
+            if notModified { return gzip ? snapshot.gzipNotModifiedResponse : snapshot.notModifiedResponse }
+            return gzip ? snapshot.gzipOkResponse : snapshot.okResponse
+        }
+        // A client's tag or two is matched under the lock every GET takes; a long list (up to the 16 KiB header
+        // limit: microseconds of parsing) is matched outside it, on a retained snapshot, so that one client's
+        // long lists cannot hold the other loops' GETs and the writer's install.
+        let underLock = snapshots.withSnapshot(name) { snapshot -> HTTPResponse? in
+            snapshot.ifNoneMatch(headers, fieldLinesUpTo: Self.tagsMatchedUnderLock).map { answer(snapshot, notModified: $0) }
+        }
+        let response: HTTPResponse?
+        switch underLock {
+        case .some(.some(let decided)): response = decided
+        case .some(.none): response = snapshots.snapshot(name).map { answer($0, notModified: $0.ifNoneMatch(headers)) }
+        case .none: response = nil
+        }
+        guard let response else {
+            _ = try snapshots.requestedEnvironment(context)
+            throw ServiceError(.notFound, code: "no_version", message: "\(name) has no published version yet")
+        }
+        return response
+    }
+
 
     /// A stream subscribed to the environment. A `Last-Event-ID` (WHATWG HTML §9.2.4: the id of the last
     /// event the client saw) naming another version than the current one gets the current version's event
