@@ -319,6 +319,16 @@ import Testing
             return document?.header("Flagserver-Database-Unreachable-Seconds").flatMap { Int($0) } != nil
         }, "\(document?.status ?? 0) \(document?.text.prefix(200) ?? "")")
         #expect(document?.status == 200)
+        // Every form of the GET says so: gzip, and a 304 to a client that has this version.
+        let etag = try #require(document?.header("ETag"))
+        let answers = [
+            try await cluster.request(0, "GET", "/v1/environments/production/document", headers: [("Accept-Encoding", "gzip")]),
+            try await cluster.request(0, "GET", "/v1/environments/production/document", headers: [("If-None-Match", etag)]),
+        ]
+        #expect(answers.map(\.status) == [200, 304])
+        for answer in answers {
+            #expect(answer.header("Flagserver-Database-Unreachable-Seconds").flatMap { Int($0) } != nil, "\(answer.status)")
+        }
         let degraded = try await cluster.request(0, "GET", "/readyz")
         #expect((try? degraded.json()["databaseUnreachableSeconds"])?.integerValue != nil, "\(degraded.text)")
         // Back: the same process writes again (once its connections' wait after their last failed connect is over,

@@ -38,17 +38,19 @@ import Testing
         #expect(reachability.unreachableSeconds(now: 9 * Self.second) == nil)
     }
 
-    /// The node's record drives the document GET (200 and 304, plain and gzip), `/metrics`, and nothing else.
-    @Test func documentGETsAndMetricsSayHowOldTheSnapshotsAreWhileTheDatabaseIsUnreachable() async throws {
+    /// One process on SQLite cannot be cut off from its database: its document GET carries no check (the hot path
+    /// stays as short as it was), while `/metrics` reports the record whatever the store. The GET's field on a node of
+    /// several, 200, gzip and 304, is checked against real processes on PostgreSQL (`FlagServerClusterTests`).
+    @Test func aSingleProcessGETCarriesNoCheckAndMetricsReportTheRecord() async throws {
         let server = try TestServer()
         defer { server.stop() }
         let path = "/v1/environments/production/document"
         let reachability = server.service.node.reachability
-        #expect(try await server.get(path).header("Flagserver-Database-Unreachable-Seconds") == nil)
         #expect(try await server.get("/metrics").text.contains("\nflagserver_database_unreachable_seconds 0\n"))
 
         reachability.confirm(startedAt: MonotonicClock.nanoseconds() - 7 * Self.second)
         reachability.lose()
+        #expect(reachability.unreachableSeconds().map { $0 >= 7 } == true)
         let etag = try await server.etag()
         let answers = [
             try await server.get(path),
@@ -57,18 +59,13 @@ import Testing
         ]
         #expect(answers.map(\.status) == [200, 200, 304])
         for answer in answers {
-            let seconds = answer.header("Flagserver-Database-Unreachable-Seconds").flatMap { Int($0) }
-            #expect(seconds.map { $0 >= 7 && $0 < 600 } == true, "\(answer.status) \(seconds.map(String.init) ?? "none")")
+            #expect(answer.header("Flagserver-Database-Unreachable-Seconds") == nil, "\(answer.status)")
         }
-        // The snapshot's own prepared response is untouched: the field was added to a copy.
-        let snapshot = try #require(server.service.snapshots.snapshot("production"))
-        #expect(!snapshot.okResponse.headers.contains(.databaseUnreachableSeconds))
         let metric = try await server.get("/metrics").text.split(separator: "\n")
             .first { $0.hasPrefix("flagserver_database_unreachable_seconds ") }
         #expect((metric?.split(separator: " ").last).flatMap { Int($0) }.map { $0 >= 7 } == true, "\(metric ?? "none")")
 
         reachability.confirm(startedAt: MonotonicClock.nanoseconds())
-        #expect(try await server.get(path).header("Flagserver-Database-Unreachable-Seconds") == nil)
         #expect(try await server.get("/metrics").text.contains("\nflagserver_database_unreachable_seconds 0\n"))
     }
 }
