@@ -68,6 +68,8 @@ extension FlagStore {
                 // document it was built on before, so it is rebuilt on this head directly (no head check that must
                 // fail, no read of what this transaction just wrote).
                 var rebuiltHead: [String: VersionRecord] = [:]
+                // Each environment's head as this transaction last read or wrote it (`PublishHead`): read once per batch.
+                var heads: [String: PublishHead] = [:]
                 return try zip(requests.indices, zip(requests, hashes)).map { index, pair -> Result<PublishOutcome, FlagStoreError> in
                     let (request, hash) = pair
                     let environment = request.environment
@@ -80,14 +82,17 @@ extension FlagStore {
                     if request.chainedOnPrevious, let head = rebuiltHead[environment], let rebase {
                         let refusal = FlagStoreError.versionConflict(environment: environment,
                                                                      expected: request.expectedCurrentVersion ?? head.number, current: head.number)
-                        let again = try rebased(request, index: index, rebase, database, newest: head)
+                        let again = try rebased(request, index: index, rebase, database, newest: head, head: &heads[environment])
                         result = again ?? .failure(refusal)
                         rebuilt = again != nil
                     } else {
-                        result = try publishOne(request, hash, database)
+                        result = try publishOne(request, hash, database, head: &heads[environment])
                         if case .failure(.versionConflict) = result, let rebase,
                            let again = try rebased(request, index: index, rebase, database,
-                                                   newest: try Self.verifiedNewestVersion(database, environment: environment)) {
+                                                   newest: try heads[environment]?.current
+                                                       ?? Self.verifiedNewestVersion(database, environment: environment,
+                                                                                     environmentID: heads[environment]?.environmentID),
+                                                   head: &heads[environment]) {
                             result = again
                             rebuilt = true
                         }
@@ -114,7 +119,8 @@ extension FlagStore {
     /// The head check writes nothing before it throws, so this is still under the write lock with nothing of the
     /// request written.
     private func rebased(_ request: PublishRequest, index: Int, _ rebase: (Int, VersionRecord?) -> [UInt8]?,
-                         _ database: Database, newest: VersionRecord?) throws -> Result<PublishOutcome, FlagStoreError>? {
+                         _ database: Database, newest: VersionRecord?,
+                         head: inout PublishHead?) throws -> Result<PublishOutcome, FlagStoreError>? {
         guard let document = rebase(index, newest) else { return nil }
         var again = request
         again.document = document
@@ -127,13 +133,14 @@ extension FlagStore {
         } catch {
             hash = .failure(FlagStoreError.wrap(error))
         }
-        return try publishOne(again, hash, database)
+        if let newest, head?.number == newest.number { head?.current = newest }
+        return try publishOne(again, hash, database, head: &head)
     }
 
     /// One request of `publish(batch:)`, in a savepoint of the batch's transaction: a refusal is a `.failure`; a
     /// database error (busy, I/O) throws and fails the whole batch.
     private func publishOne(_ request: PublishRequest, _ hash: Result<String, FlagStoreError>,
-                            _ database: Database) throws -> Result<PublishOutcome, FlagStoreError> {
+                            _ database: Database, head: inout PublishHead?) throws -> Result<PublishOutcome, FlagStoreError> {
         switch hash {
         case .failure(let error):
             return .failure(error)
@@ -146,7 +153,7 @@ extension FlagStore {
                         author: request.author, message: request.message,
                         expectedCurrentVersion: request.expectedCurrentVersion,
                         expectedCurrentHash: request.expectedCurrentHash, rolledBackFrom: nil,
-                        target: request.target, client: request.client)
+                        target: request.target, client: request.client, head: &head)
                     if case .unchanged(let current) = outcome {
                         // Accepted, yet nothing to publish: the attempt's line commits with the batch rather
                         // than waiting for a commit (a second fsync) of its own.
@@ -217,6 +224,38 @@ extension FlagStore {
         }
     }
 
+    /// What a publish checks against and builds on: the environment's row id, its newest version (number and content
+    /// hash; the record itself when this transaction wrote it) and the epoch. Read in one query (`publishHead`), or
+    /// known from the request before it in the same transaction: under the write lock nobody else changes it, so a
+    /// group commit reads each environment's head once and sends the rest of its requests without waiting for an answer.
+    struct PublishHead {
+        var environmentID: Int64
+        /// 0: no version yet.
+        var number: Int
+        var hash: String?
+        var epoch: Int64
+        /// The newest version's record, when this transaction wrote (or read) it.
+        var current: VersionRecord?
+    }
+
+    /// The head of `environment` as stored; `unknownEnvironment` when there is no such environment.
+    static func publishHead(_ database: Database, environment: String) throws -> PublishHead {
+        // The subquery walks the (environment_id, number) index backwards and stops at the first row.
+        let found = try database.queryFirst("""
+            SELECT e.id, v.number, v.content_hash, (SELECT value FROM meta WHERE key = 'epoch') FROM environments e
+            LEFT JOIN versions v ON v.id = (SELECT id FROM versions WHERE environment_id = e.id ORDER BY number DESC LIMIT 1)
+            WHERE e.name = ?
+            """, [.text(environment)]) { row in
+            (head: PublishHead(environmentID: row.int64(0), number: row.optionalInt(1) ?? 0, hash: row.optionalText(2),
+                               epoch: row.int64(3), current: nil), hasEpoch: !row.isNull(3))
+        }
+        guard let found else { throw FlagStoreError.unknownEnvironment(environment, known: try environmentNames(database)) }
+        guard found.hasEpoch else {
+            throw FlagStoreError.database(DatabaseError(extendedResultCode: 1, message: "meta has no epoch", sql: nil))
+        }
+        return found.head
+    }
+
     /// Publishes inside the caller's transaction (also `applyChange`'s): the expected-version check (and the expected
     /// content hash's, when given: `PublishRequest.expectedCurrentHash`), the unchanged check, the insert and its
     /// `publish` audit line (with `target`, a flip's flag key, and `client`).
@@ -225,31 +264,46 @@ extension FlagStore {
         message: String, expectedCurrentVersion: Int?, expectedCurrentHash: String? = nil, rolledBackFrom: Int?,
         target: String? = nil, client: String? = nil
     ) throws -> PublishOutcome {
-        let environmentID = try environmentID(database, environment)
-        let head = try database.queryFirst(
-            "SELECT number, content_hash FROM versions WHERE environment_id = ? ORDER BY number DESC LIMIT 1",
-            [.integer(environmentID)]) { (number: $0.int(0), hash: $0.text(1)) }
-        let currentNumber = head?.number ?? 0
+        var head: PublishHead?
+        return try publishInTransaction(database, environment: environment, document: document, hash: hash, author: author,
+                                        message: message, expectedCurrentVersion: expectedCurrentVersion,
+                                        expectedCurrentHash: expectedCurrentHash, rolledBackFrom: rolledBackFrom,
+                                        target: target, client: client, head: &head)
+    }
+
+    /// `publishInTransaction` on `head` when it is known (read when nil), which is then the environment's head after
+    /// the publish (or as read, when the publish was refused: nothing was written). The insert, its audit line and the
+    /// notification are queued (`Database.enqueue`): on PostgreSQL they go with the transaction's next exchange.
+    static func publishInTransaction(
+        _ database: Database, environment: String, document: [UInt8], hash: String, author: String,
+        message: String, expectedCurrentVersion: Int?, expectedCurrentHash: String? = nil, rolledBackFrom: Int?,
+        target: String? = nil, client: String? = nil, head: inout PublishHead?
+    ) throws -> PublishOutcome {
+        let known = try head ?? publishHead(database, environment: environment)
+        head = known
+        let currentNumber = known.number
         if let expected = expectedCurrentVersion, expected != currentNumber {
             throw FlagStoreError.versionConflict(environment: environment, expected: expected, current: currentNumber)
         }
-        if let expectedCurrentHash, expectedCurrentHash != head?.hash {
+        if let expectedCurrentHash, expectedCurrentHash != known.hash {
             // The number is right but the content is not what the publisher built on: another writer's version.
             throw FlagStoreError.versionConflict(environment: environment, expected: expectedCurrentVersion ?? currentNumber,
                                                  current: currentNumber)
         }
-        if let head, head.hash == hash,
-           let current = try fetchVersion(database, environmentID: environmentID, name: environment, number: head.number),
+        if currentNumber > 0, known.hash == hash,
+           let current = try known.current ?? fetchVersion(database, environmentID: known.environmentID, name: environment,
+                                                            number: currentNumber),
            current.document == document {
+            head?.current = current
             return .unchanged(current)
         }
         let record = VersionRecord(environment: environment, number: currentNumber + 1, document: document,
                                    contentHash: hash, author: author, createdAtMilliseconds: currentMilliseconds(),
-                                   message: message, rolledBackFrom: rolledBackFrom, epoch: try epoch(database))
-        try database.run("""
+                                   message: message, rolledBackFrom: rolledBackFrom, epoch: known.epoch)
+        try database.enqueue("""
             INSERT INTO versions (environment_id, number, document, content_hash, author, created_at, message, rolled_back_from)
             VALUES (?, ?, ?, ?, ?, ?, ?, ?)
-            """, [.integer(environmentID), .integer(Int64(record.number)), .blob(document), .text(hash), .text(author),
+            """, [.integer(known.environmentID), .integer(Int64(record.number)), .blob(document), .text(hash), .text(author),
                   .integer(record.createdAtMilliseconds), .text(message), .optionalInteger(rolledBackFrom)])
         var detail = "version \(record.number) sha256 \(hash)"
         if let rolledBackFrom { detail += " rollback of \(rolledBackFrom)" }
@@ -257,6 +311,7 @@ extension FlagStore {
                                         version: record.number, detail: detail), now: record.createdAtMilliseconds)
         // Delivered at COMMIT to every node's `StoreListener`, so they install the version at once.
         try database.notifyAtCommit(channel: StoreListener.channel, payload: environment)
+        head = PublishHead(environmentID: known.environmentID, number: record.number, hash: hash, epoch: known.epoch, current: record)
         return .published(record)
     }
 
@@ -351,8 +406,16 @@ extension FlagStore {
     }
 
     /// `newestVersion` with its hash verified: what a rebase under the write lock builds on (it is republished).
-    static func verifiedNewestVersion(_ database: Database, environment: String) throws -> VersionRecord? {
-        let record = try newestVersion(database, environment: environment)
+    /// `environmentID`: the environment's row id when the caller has it (one query less).
+    static func verifiedNewestVersion(_ database: Database, environment: String, environmentID: Int64? = nil) throws -> VersionRecord? {
+        let record: VersionRecord?
+        if let environmentID {
+            record = try database.queryFirst(
+                "SELECT \(versionColumns) FROM versions v WHERE v.environment_id = ? ORDER BY v.number DESC LIMIT 1",
+                [.integer(environmentID)]) { Self.record(from: $0, environment: environment) }
+        } else {
+            record = try newestVersion(database, environment: environment)
+        }
         if let record { try verify(record) }
         return record
     }
