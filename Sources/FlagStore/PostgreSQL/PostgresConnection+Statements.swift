@@ -30,18 +30,27 @@ extension PostgresConnection {
     /// the previous holder committed); `.read` is a REPEATABLE READ transaction: one snapshot, no lock.
     ///
     /// A write's BEGIN and lock are one round trip, answered before this returns: the lock is held from here on, and a
-    /// wait past `lock_timeout` fails here (`55P03`, busy) with the transaction ended. A read's BEGIN is queued and sent
-    /// with its first query (its snapshot is taken there anyway). A transaction whose first exchange finds the session
+    /// wait past `lock_timeout` fails here (`55P03`, busy) with the transaction ended. A group commit's and a read's
+    /// BEGIN (and lock) are queued and sent with the first query (a read's snapshot is taken there anyway). A transaction whose first exchange finds the session
     /// lost (nothing was done yet) is sent again on a new one (`answer`), so the first write after a server restart
     /// succeeds. A connect that failed is not tried again at once (`isConnectFailure`).
     func begin(_ kind: Database.TransactionKind) throws {
         _ = try answer(nil)
-        pending.append(PostgresStatement(sql: kind == .write ? "BEGIN" : "BEGIN ISOLATION LEVEL REPEATABLE READ"))
+        pending.append(PostgresStatement(sql: kind == .read ? "BEGIN ISOLATION LEVEL REPEATABLE READ" : "BEGIN"))
         pendingBegin = true
         notified = []
-        guard kind == .write else { return }
+        let lock = PostgresStatement(sql: "SELECT pg_advisory_xact_lock(\(PostgresLock.writes.rawValue))", waitsForLock: true)
+        switch kind {
+        case .read:
+            return
+        case .groupCommit:
+            pending.append(lock)
+            return
+        case .write:
+            break
+        }
         do {
-            _ = try answer(PostgresStatement(sql: "SELECT pg_advisory_xact_lock(\(PostgresLock.writes.rawValue))", waitsForLock: true))
+            _ = try answer(lock)
         } catch {
             // lock_timeout (busy) or a lost connection: the transaction is open and aborted; end it.
             if isInTransaction { try? rollback() }

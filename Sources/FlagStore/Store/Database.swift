@@ -21,6 +21,10 @@ package enum Database {
         /// IMMEDIATE`, no `SQLITE_BUSY` at the first write; PostgreSQL: the advisory lock `PostgresLock.writes`, so
         /// writers on every node serialize).
         case write
+        /// `.write` for a group commit, whose first statement is a query and whose every error fails it whole: on
+        /// PostgreSQL BEGIN and the lock are not a round trip of their own but go with that first statement, so a lock
+        /// wait past `lock_timeout` fails it (busy). SQLite: `.write`.
+        case groupCommit
     }
 
     /// Opens the SQLite file at `path` (`SQLiteConnection`).

@@ -59,7 +59,8 @@ extension FlagStore {
             }
         }
         return try write { database in
-            try database.transaction(.write) { () throws -> [Result<PublishOutcome, FlagStoreError>] in
+            // The first statement is the first request's head (a query): BEGIN and the lock go with it.
+            try database.transaction(.groupCommit) { () throws -> [Result<PublishOutcome, FlagStoreError>] in
                 if !entries.isEmpty { try Self.audit(database, entries) }
                 // The newest version of each environment whose last request was refused with `versionConflict`: a
                 // request chained on it (`PublishRequest.chainedOnPrevious`) is refused too.
@@ -89,7 +90,7 @@ extension FlagStore {
                         result = try publishOne(request, hash, database, head: &heads[environment])
                         if case .failure(.versionConflict) = result, let rebase,
                            let again = try rebased(request, index: index, rebase, database,
-                                                   newest: try heads[environment]?.current
+                                                   newest: try heads[environment]?.newest()
                                                        ?? Self.verifiedNewestVersion(database, environment: environment,
                                                                                      environmentID: heads[environment]?.environmentID),
                                                    head: &heads[environment]) {
@@ -234,20 +235,41 @@ extension FlagStore {
         var number: Int
         var hash: String?
         var epoch: Int64
-        /// The newest version's record, when this transaction wrote (or read) it.
+        /// The newest version's record, when this transaction wrote it or read it and verified its hash.
         var current: VersionRecord?
+        /// The newest version's record as the head query read it when its content was not the one expected (another
+        /// writer came first), not yet verified: what a rebuild under the lock builds on, without a query of its own.
+        var unverified: VersionRecord?
+
+        /// The newest version to build on: `current`, `unverified` once its hash is checked, nil when neither is known.
+        func newest() throws -> VersionRecord? {
+            if let current { return current }
+            guard let unverified else { return nil }
+            try FlagStore.verify(unverified)
+            return unverified
+        }
     }
 
-    /// The head of `environment` as stored; `unknownEnvironment` when there is no such environment.
-    static func publishHead(_ database: Database, environment: String) throws -> PublishHead {
+    /// The head of `environment` as stored; `unknownEnvironment` when there is no such environment. With `expecting`
+    /// (the content hash the publisher built on), a head with other content comes with its whole record (`unverified`),
+    /// so that a rebuild on it needs no second query; the document is read only then.
+    static func publishHead(_ database: Database, environment: String, expecting hash: String? = nil) throws -> PublishHead {
         // The subquery walks the (environment_id, number) index backwards and stops at the first row.
         let found = try database.queryFirst("""
-            SELECT e.id, v.number, v.content_hash, (SELECT value FROM meta WHERE key = 'epoch') FROM environments e
+            SELECT e.id, v.number, v.content_hash, (SELECT value FROM meta WHERE key = 'epoch'), other.document, other.author,
+            other.created_at, other.message, other.rolled_back_from FROM environments e
             LEFT JOIN versions v ON v.id = (SELECT id FROM versions WHERE environment_id = e.id ORDER BY number DESC LIMIT 1)
+            LEFT JOIN versions other ON other.id = v.id AND CAST(? AS TEXT) IS NOT NULL AND v.content_hash <> ?
             WHERE e.name = ?
-            """, [.text(environment)]) { row in
-            (head: PublishHead(environmentID: row.int64(0), number: row.optionalInt(1) ?? 0, hash: row.optionalText(2),
-                               epoch: row.int64(3), current: nil), hasEpoch: !row.isNull(3))
+            """, [.optionalText(hash), .optionalText(hash), .text(environment)]) { row in
+            var head = PublishHead(environmentID: row.int64(0), number: row.optionalInt(1) ?? 0, hash: row.optionalText(2),
+                                   epoch: row.int64(3), current: nil, unverified: nil)
+            if !row.isNull(4) {
+                head.unverified = VersionRecord(environment: environment, number: head.number, document: row.blob(4),
+                                                contentHash: head.hash ?? "", author: row.text(5), createdAtMilliseconds: row.int64(6),
+                                                message: row.text(7), rolledBackFrom: row.optionalInt(8), epoch: head.epoch)
+            }
+            return (head: head, hasEpoch: !row.isNull(3))
         }
         guard let found else { throw FlagStoreError.unknownEnvironment(environment, known: try environmentNames(database)) }
         guard found.hasEpoch else {
@@ -279,7 +301,7 @@ extension FlagStore {
         message: String, expectedCurrentVersion: Int?, expectedCurrentHash: String? = nil, rolledBackFrom: Int?,
         target: String? = nil, client: String? = nil, head: inout PublishHead?
     ) throws -> PublishOutcome {
-        let known = try head ?? publishHead(database, environment: environment)
+        let known = try head ?? publishHead(database, environment: environment, expecting: expectedCurrentHash)
         head = known
         let currentNumber = known.number
         if let expected = expectedCurrentVersion, expected != currentNumber {
@@ -311,7 +333,8 @@ extension FlagStore {
                                         version: record.number, detail: detail), now: record.createdAtMilliseconds)
         // Delivered at COMMIT to every node's `StoreListener`, so they install the version at once.
         try database.notifyAtCommit(channel: StoreListener.channel, payload: environment)
-        head = PublishHead(environmentID: known.environmentID, number: record.number, hash: hash, epoch: known.epoch, current: record)
+        head = PublishHead(environmentID: known.environmentID, number: record.number, hash: hash, epoch: known.epoch,
+                           current: record, unverified: nil)
         return .published(record)
     }
 
