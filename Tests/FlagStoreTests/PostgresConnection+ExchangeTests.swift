@@ -19,8 +19,8 @@ import Testing
     }
 
     /// BEGIN with the write lock and the environment's head, then every insert, audit line and notification with
-    /// COMMIT: two round trips for 1, 8 or 64 flips (one statement at a time, 9 per flip and 3 per commit, made it 12,
-    /// 75 and 579); another environment in the same commit adds one (its head).
+    /// COMMIT: two round trips for 1, 8 or 64 flips (one statement at a time, 8 per flip and 3 per commit, made it 11,
+    /// 67 and 515); another environment in the same commit adds one (its head).
     @Test func aGroupCommitCostsTwoRoundTripsWhateverItsSize() throws {
         let store = try FlagStore.open(location: try PostgresTestCluster.shared().createDatabase())
         defer { store.close() }
