@@ -102,6 +102,43 @@ import Testing
         #expect(next.map { try? $0.get().record.number } == [2, 3])
     }
 
+    /// A transaction whose session is lost stays lost: a statement of it after the failure (a caller that swallowed the
+    /// error) is refused rather than sent on a new session, where it would run outside any transaction and its lock;
+    /// the next transaction runs on the new session.
+    @Test func aStatementOfATransactionIsNeverSentOnAnotherSession() throws {
+        let uri = try PostgresTestCluster.shared().createDatabase()
+        let connection = try PostgresConnection(conninfo: uri)
+        defer { connection.close() }
+        let database = Database.postgres(connection)
+        try database.execute("CREATE TABLE t (n BIGINT)")
+        let other = try Database(postgres: uri)
+        defer { other.close() }
+        let pid = Int64(connection.session.backendPID.load(ordering: .relaxed))
+        var terminated = false
+        var second: DatabaseError?
+        do {
+            try database.transaction(.write) {
+                try database.run("INSERT INTO t VALUES (1)")
+                try other.run("SELECT pg_terminate_backend(CAST(? AS INTEGER))", [.integer(pid)])
+                terminated = try poll(timeout: .seconds(10)) {
+                    try other.queryFirst("SELECT count(*) FROM pg_stat_activity WHERE pid = CAST(? AS INTEGER)", [.integer(pid)]) {
+                        $0.int(0)
+                    } == 0
+                }
+                do { try database.run("INSERT INTO t VALUES (2)") } catch let error as DatabaseError { second = error }
+                try database.run("INSERT INTO t VALUES (3)")
+            }
+            Issue.record("the transaction committed on another session")
+        } catch let error as DatabaseError {
+            #expect(error.isUnavailable && error.sql == "INSERT INTO t VALUES (3)", "\(error)")
+        }
+        #expect(terminated)
+        #expect(second?.isUnavailable == true, "\(String(describing: second))")
+        #expect(try other.query("SELECT n FROM t") { $0.int(0) } == [])
+        try database.transaction(.write) { try database.run("INSERT INTO t VALUES (4)") }
+        #expect(try other.query("SELECT n FROM t") { $0.int(0) } == [4])
+    }
+
     /// A stopped server (SIGSTOP of every process) answers nothing: a write and a read fail as unavailable (`08006`)
     /// after about the deadline, not instantly and not never; so do the jobs' lease and a listener's LISTEN; once the
     /// server continues, the same store writes and reads again without a restart.

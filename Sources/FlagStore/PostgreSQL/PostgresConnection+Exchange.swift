@@ -41,15 +41,26 @@ extension PostgresConnection {
         pendingBegin = false
         guard !statements.isEmpty else { return nil }
         do {
-            return try exchange(statements, committing: committing)
-        } catch let error as DatabaseError where began && !committing && error.isUnavailable && !error.isConnectFailure {
-            return try exchange(statements, committing: committing)
+            let result = try exchange(statements, committing: committing)
+            if began { transactionSession = connections }
+            return result
+        } catch let error as DatabaseError where began && !committing && error.isUnavailable && !error.isConnectFailure
+                    && connectFailure == nil {
+            // Not after an unanswered call (`timedOut` sets `connectFailure`): the server is there but silent, and the
+            // caller hears of the deadline it met.
+            let result = try exchange(statements, committing: committing)
+            transactionSession = connections
+            return result
         }
     }
 
     /// One pipeline on the live connection (connecting first when needed).
     private func exchange(_ statements: [PostgresStatement], committing: Bool) throws -> PostgresResult {
         let connection = try liveConnection(for: statements.last?.sql)
+        if let transactionSession, transactionSession != connections {
+            throw DatabaseError(sqlState: "08006", message: "the connection was lost inside a transaction, which the server rolled back",
+                                sql: statements.last?.sql)
+        }
         return try exchange(statements, on: connection, committing: committing)
     }
 
@@ -99,6 +110,9 @@ extension PostgresConnection {
 
         var firstError: DatabaseError?
         var last: OpaquePointer?
+        var handedOver = false
+        // A result kept for the caller is cleared here when the exchange fails after all.
+        defer { if !handedOver, let last { PQclear(last) } }
         var index = 0
         while true {
             guard let result = try nextResult(connection, until: deadline, sql: sql, committing: committing) else {
@@ -135,17 +149,14 @@ extension PostgresConnection {
                 PQclear(result)
             }
         }
-        guard PQexitPipelineMode(connection) == 1 else {
-            if let last { PQclear(last) }
-            throw lost(connection, sql: sql)
-        }
+        guard PQexitPipelineMode(connection) == 1 else { throw lost(connection, sql: sql) }
         if let firstError {
-            if let last { PQclear(last) }
             failed(firstError, connection: connection)
             throw firstError
         }
-        guard let last, let final = statements.last else { throw lost(connection, sql: sql) }
-        return PostgresResult(handle: last, sql: final.sql)
+        guard let kept = last, let final = statements.last else { throw lost(connection, sql: sql) }
+        handedOver = true
+        return PostgresResult(handle: kept, sql: final.sql)
     }
 
     /// Runs SQL that may hold several statements and takes no parameters (schema, `LISTEN`), in the simple query

@@ -36,6 +36,7 @@ extension PostgresConnection {
     /// succeeds. A connect that failed is not tried again at once (`isConnectFailure`).
     func begin(_ kind: Database.TransactionKind) throws {
         _ = try answer(nil)
+        transactionSession = nil
         pending.append(PostgresStatement(sql: kind == .read ? "BEGIN ISOLATION LEVEL REPEATABLE READ" : "BEGIN"))
         pendingBegin = true
         notified = []
@@ -52,8 +53,8 @@ extension PostgresConnection {
         do {
             _ = try answer(lock)
         } catch {
-            // lock_timeout (busy) or a lost connection: the transaction is open and aborted; end it.
-            if isInTransaction { try? rollback() }
+            // lock_timeout (busy) or a lost connection: the transaction is open and aborted, or gone; end it.
+            try? rollback()
             throw error
         }
     }
@@ -63,22 +64,26 @@ extension PostgresConnection {
     func commit() throws {
         notified = []
         _ = try answer(PostgresStatement(sql: "COMMIT"), committing: true)
+        transactionSession = nil
     }
 
-    /// Rolls the open transaction back. Queued statements are dropped unsent; a transaction the server never saw (its
-    /// BEGIN still queued) needs no round trip.
+    /// Rolls the open transaction back and ends it here. Queued statements are dropped unsent; a transaction the server
+    /// never saw (its BEGIN still queued), or whose session is gone (the server rolled it back), needs no round trip.
     func rollback() throws {
         notified = []
         let unsent = pendingBegin
         pending = []
         pendingBegin = false
-        if unsent { return }
+        defer { transactionSession = nil }
+        guard !unsent, isInTransaction else { return }
         _ = try answer(PostgresStatement(sql: "ROLLBACK"))
     }
 
-    /// Queues a savepoint statement (`SAVEPOINT`, `RELEASE`, `ROLLBACK TO`) of the open transaction. A rollback to a
-    /// savepoint undoes the notifications queued after it, so each is sent again when asked.
+    /// Queues a savepoint statement (`SAVEPOINT`, `RELEASE`, `ROLLBACK TO`) of the open transaction; nothing when the
+    /// transaction is gone with its session (a lost or unanswered connection). A rollback to a savepoint undoes the
+    /// notifications queued after it, so each is sent again when asked.
     func savepoint(_ sql: String) throws {
+        guard isInTransaction else { return }
         if sql.hasPrefix("ROLLBACK") { notified = [] }
         try enqueue(sql)
     }

@@ -52,6 +52,9 @@ package final class PostgresConnection {
     var pending: [PostgresStatement] = []
     /// A BEGIN is among `pending`: the transaction is open for the caller though the server has not seen it.
     var pendingBegin = false
+    /// The session (`connections`) the open transaction began on, once the server has seen its BEGIN: a statement of it
+    /// is never sent on another session (it would run outside any transaction, its lock and its atomicity).
+    var transactionSession: Int?
     /// Channel and payload of every `pg_notify` of the open transaction: the server sends one notification per
     /// distinct pair at commit anyway, so a second one is not sent.
     var notified: Set<String> = []

@@ -146,12 +146,13 @@ package enum Database {
             }
             return value
         } catch {
-            // SQLite may already have rolled back (SQLITE_FULL, SQLITE_IOERR): then ROLLBACK fails, harmlessly.
-            if isInTransaction {
-                switch self {
-                case .sqlite(let connection): try? connection.execute("ROLLBACK")
-                case .postgres(let connection): try? connection.rollback()
-                }
+            switch self {
+            case .sqlite(let connection):
+                // SQLite may already have rolled back (SQLITE_FULL, SQLITE_IOERR): then ROLLBACK fails, harmlessly.
+                if connection.isInTransaction { try? connection.execute("ROLLBACK") }
+            case .postgres(let connection):
+                // Also when the session is gone: the connection then forgets the transaction it began there.
+                try? connection.rollback()
             }
             throw error
         }
