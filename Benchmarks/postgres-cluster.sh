@@ -8,10 +8,10 @@
 #      them all. PostgreSQL: spread over three nodes, the PUTs on one of them; the figure that matters is the
 #      other two nodes' subscribers (the event crosses the database: NOTIFY, then the node's catch-up).
 #   3. durable flips per second: PUT of one flag's value through the HTTP API (a new version, acknowledged after
-#      the commit), wrk with PUT_CONNECTIONS connections as Benchmarks/flagserver-vs-nginx.sh does: SQLite one
+#      the commit, which waits for the primary's fsync and its synchronous standby's), wrk with PUT_CONNECTIONS connections as Benchmarks/flagserver-vs-nginx.sh does: SQLite one
 #      node, PostgreSQL one node, PostgreSQL three nodes with the connections spread over them (the same flag on
 #      every node, no If-Match). Acknowledged = 2xx; non-2xx answers counted by cause; CPU per flip of flagserver
-#      and of PostgreSQL (every process of the cluster), flips per group commit.
+#      and of PostgreSQL (every process of the primary and its standby), flips per group commit.
 #   4. seconds without writes after a promotion: a primary with a synchronous standby (synchronous_standby_names
 #      '*', synchronous_commit on) on loopback, flagserver given both with target_session_attrs=read-write, one
 #      client flipping as fast as acknowledgements come; SIGKILL of every process of the primary, `pg_ctl
@@ -126,6 +126,16 @@ pg_uri() {  # NAME... -> a URI over the clusters' loopback ports (several: libpq
   echo "postgresql://$PG_USER@$hosts/flags${2:+?target_session_attrs=read-write&connect_timeout=2}"
 }
 
+pg_sync() {  # PRIMARY: makes its standby synchronous and waits until it is
+  pg_sql "$1" "ALTER SYSTEM SET synchronous_standby_names = '*'" >/dev/null
+  pg_sql "$1" "SELECT pg_reload_conf()" >/dev/null
+  for _ in $(seq 600); do
+    [ "$(pg_sql "$1" "SELECT count(*) FROM pg_stat_replication WHERE sync_state = 'sync'")" = 1 ] && return 0
+    sleep 0.1
+  done
+  echo "the standby of $1 never became synchronous" >&2; exit 1
+}
+
 # ---- flagserver nodes: NODE_PORT[NAME], NODE_PID[NAME]; output in $DIR/NAME.out, log (warnings) in $DIR/NAME.err.
 start_node() {  # NAME DATABASE [options...]
   local name=$1 database=$2 port=""; shift 2
@@ -164,12 +174,17 @@ TICK_US=$((1000000 / $(getconf CLK_TCK)))
 ratio() { python3 -c "import sys; a, b = float(sys.argv[1]), float(sys.argv[2]); print('%.2f' % (a / b) if b else 'n/a')" "$1" "$2"; }
 
 echo "== machine: $(nproc) cores, load average $(load) before the run; $(date -u +%Y-%m-%dT%H:%MZ), commit $(git rev-parse --short HEAD)$(git diff --quiet HEAD -- Sources Benchmarks || echo ' (with local changes)')"
-echo "== PostgreSQL $("$PG_BIN/postgres" --version | awk '{print $3}') ($PG_BIN), fsync on, synchronous_commit on, TCP on 127.0.0.1${PG_SETTINGS:+, $PG_SETTINGS}; flagserver release build"
+echo "== PostgreSQL $("$PG_BIN/postgres" --version | awk '{print $3}') ($PG_BIN), fsync on, synchronous_commit on with a synchronous standby, TCP on 127.0.0.1${PG_SETTINGS:+, $PG_SETTINGS}; flagserver release build"
 note "load average before: $(load)"
 
 # ---- the stores: a SQLite file and one PostgreSQL cluster, each seeded from flags/ by its first node
 pg_new main
 pg_sql main "CREATE DATABASE flags"
+# Every flip waits for a synchronous standby too (as deploy/cluster runs: Patroni with synchronous_mode), so a flip
+# acknowledged is on two PostgreSQL servers.
+pg_new main-standby main
+pg_sync main
+[ "$(pg_sql main "SHOW synchronous_commit")" = on ] || { echo "synchronous_commit is not on" >&2; exit 1; }
 SQLITE_DB=$DIR/flags.sqlite
 PG_DB=$(pg_uri main)
 start_node sqlite "$SQLITE_DB" --max-connections $((SUBSCRIBERS + 1000)) --max-streams $((SUBSCRIBERS + 100))
@@ -301,7 +316,12 @@ part_flips() {
     done
     echo "$total"
   }
-  pg_pids() { local postmaster; postmaster=$(head -1 "$DIR/pg-main/data/postmaster.pid"); echo "$postmaster" $(ps -o pid= --ppid "$postmaster"); }
+  pg_pids() {  # every process of the primary and of its standby
+    local name postmaster
+    for name in main main-standby; do
+      postmaster=$(head -1 "$DIR/pg-$name/data/postmaster.pid"); echo "$postmaster" $(ps -o pid= --ppid "$postmaster")
+    done
+  }
   flips() {  # label node...: wrk on each node at once (PUT_CONNECTIONS spread), prints and records the figures
     local label=$1; shift
     local nodes=("$@") count=$# i=0 pids=() node_pids=() v0 v1 ok=0 bad=0 seconds=0 p99s="" refused0 refused1 exhausted0 exhausted1 c0 c1 r0 r1
@@ -369,15 +389,6 @@ part_failover() {
   pg_new fa
   pg_sql fa "CREATE DATABASE flags"
   pg_new fb fa
-  pg_sync() {  # PRIMARY: makes its standby synchronous and waits until it is
-    pg_sql "$1" "ALTER SYSTEM SET synchronous_standby_names = '*'" >/dev/null
-    pg_sql "$1" "SELECT pg_reload_conf()" >/dev/null
-    for _ in $(seq 600); do
-      [ "$(pg_sql "$1" "SELECT count(*) FROM pg_stat_replication WHERE sync_state = 'sync'")" = 1 ] && return 0
-      sleep 0.1
-    done
-    echo "the standby of $1 never became synchronous" >&2; exit 1
-  }
   pg_sync fa
   [ "$(pg_sql fa "SHOW synchronous_commit")" = on ] || { echo "synchronous_commit is not on" >&2; exit 1; }
   FAILOVER_DB=$(pg_uri fa fb)

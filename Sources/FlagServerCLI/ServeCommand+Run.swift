@@ -14,7 +14,7 @@ extension ServeCommand {
         let database = context.database
         let store: FlagStore
         do {
-            store = try FlagStore.open(location: database)
+            store = try FlagStore.open(location: database, databaseTimeout: databaseTimeout)
             // A file that opens but is damaged inside fails here, not at the first request. Bounded: the history
             // tables are checked by `flagserver check` and by every backup (FlagStore.startupCheck).
             let check = try store.startupCheck()

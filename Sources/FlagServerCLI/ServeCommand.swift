@@ -1,5 +1,6 @@
 import CommandLineKit
 import FlagService
+import FlagStore
 import HTTPServer
 
 /// `flagserver [options]`: serve the flag documents over HTTP. Every option has an environment variable fallback;
@@ -11,7 +12,7 @@ public struct ServeCommand: ParsableCommand {
         options: [hostOption, portOption, flagsDirectoryOption, loopsOption, maxBodyBytesOption, maxBufferedBodyBytesOption, maxHeaderBytesOption, maxConnectionsOption,
                   logLevelOption, requireReadTokenSwitch, ofrepEnvironmentOption, ofrepRateLimitOption, ofrepBurstOption, consoleDirectoryOption,
                   authFailureLimitOption, trustedProxyOption, eventHeartbeatOption, maxStreamsOption, webhookRetryBaseOption,
-                  webhookAllowNetworkOption])
+                  webhookAllowNetworkOption, databaseTimeoutOption])
 
     static let hostOption = Option<String>("host", valueName: "address", help: "listen address, default 127.0.0.1", environment: "FLAGSERVER_HOST")
     static let portOption = integer("port", 0...65535, help: "TCP port, 0 picks a free one, default 8080", environment: "FLAGSERVER_PORT")
@@ -67,6 +68,16 @@ public struct ServeCommand: ParsableCommand {
     static let webhookRetryBaseOption = integer(
         "webhook-retry-base-ms", 1...3_600_000, help: "wait before a failed webhook delivery's first retry, doubling for each later one, "
             + "default 1000", environment: "FLAGSERVER_WEBHOOK_RETRY_BASE_MS")
+    static let databaseTimeoutOption = Option(
+        "database-timeout", valueName: "seconds",
+        help: "PostgreSQL: how long a call waits for the database's answer (a write also waits its lock wait) before "
+            + "the connection is dropped and the request answered 503, default 5", environment: "FLAGSERVER_DATABASE_TIMEOUT"
+    ) { text throws(UsageError) in
+        guard let seconds = Double(text), seconds.isFinite, seconds >= 0.1, seconds <= 3600 else {
+            throw UsageError("--database-timeout must be a number of seconds between 0.1 and 3600, got '\(text)'")
+        }
+        return Duration.milliseconds(Int64((seconds * 1000).rounded()))
+    }
 
     static let webhookAllowNetworkOption = Option(
         "webhook-allow-network", valueName: "cidr",
@@ -123,6 +134,8 @@ public struct ServeCommand: ParsableCommand {
     public var webhookRetryBaseMilliseconds = 1000
     /// Networks inside that webhooks may reach (`WebhookDestinationPolicy.allowedNetworks`); none by default.
     public var webhookAllowedNetworks: [IPNetwork] = []
+    /// PostgreSQL: how long a call waits for the database's answer before it fails as unavailable (503).
+    public var databaseTimeout = FlagStore.defaultDatabaseTimeout
 
     /// The defaults.
     public init() {}
@@ -151,6 +164,7 @@ public struct ServeCommand: ParsableCommand {
         maxStreams = try parsed.value(Self.maxStreamsOption) ?? maxStreams
         webhookRetryBaseMilliseconds = try parsed.value(Self.webhookRetryBaseOption) ?? webhookRetryBaseMilliseconds
         webhookAllowedNetworks = try parsed.values(Self.webhookAllowNetworkOption).flatMap { $0 }
+        databaseTimeout = try parsed.value(Self.databaseTimeoutOption) ?? databaseTimeout
         ofrepEnvironment = try parsed.value(Self.ofrepEnvironmentOption) ?? ofrepEnvironment
         ofrepRateLimit = try parsed.value(Self.ofrepRateLimitOption)
         ofrepBurst = try parsed.value(Self.ofrepBurstOption) ?? ofrepBurst

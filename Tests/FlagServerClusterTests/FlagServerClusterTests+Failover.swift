@@ -181,4 +181,36 @@ extension FlagServerClusterTests {
         })
         #expect(try await cluster.version(0) == before + 1)
     }
+
+    /// The database stops answering while the node's sessions are alive (every server process stopped: SIGSTOP, as a hung
+    /// machine or a cut link looks to the client): a write answers 503 `database_unavailable` after about
+    /// `--database-timeout` (the write's lock wait comes on top), never hangs; reads go on from memory; once the server
+    /// continues, the same process writes again.
+    @Test func aWriteAnswers503WhileTheDatabaseIsStoppedAndWritesAgainAfter() async throws {
+        let postgres = try await offPool { try PostgresTestCluster() }
+        defer { postgres.stop() }
+        try postgres.psql("CREATE DATABASE flags")
+        let cluster = try await Cluster(nodes: 1, uri: postgres.uri(database: "flags", connectTimeout: 2),
+                                        options: ["--database-timeout", "1"])
+        defer { cluster.finish() }
+        #expect(try await cluster.request(0, "PUT", Self.banner, token: cluster.token, json: Self.flip(true)).status == 200)
+        let before = try #require(try await cluster.version(0))
+
+        try postgres.freeze()
+        var thawed = false
+        defer { if !thawed { try? postgres.thaw() } }
+        let began = ContinuousClock.now
+        let answer = try await cluster.request(0, "PUT", Self.banner, token: cluster.token, json: Self.flip(false))
+        let took = ContinuousClock.now - began
+        #expect(answer.status == 503 && (try? answer.errorCode()) == "database_unavailable", "\(answer.status) \(answer.text)")
+        #expect(took >= .seconds(1) && took < .seconds(30), "the write took \(took)")
+        #expect(try await cluster.version(0) == before, "reads are served from memory")
+
+        try postgres.thaw()
+        thawed = true
+        #expect(await eventually(within: .seconds(30)) {
+            (try? await cluster.request(0, "PUT", Self.banner, token: cluster.token, json: Self.flip(false)).status) == 200
+        })
+        #expect(try await cluster.version(0) == before + 1)
+    }
 }

@@ -26,10 +26,13 @@ import Testing
         let uri: String
         let token: String
         var nodes: [FlagServerProcess] = []
+        /// Options every node is started with, beyond the database and the flags.
+        let options: [String]
         static let flags = repositoryRoot.appendingPathComponent("flags").path
 
-        /// `count` nodes on `uri`, or on a fresh database of the tests' shared cluster.
-        init(nodes count: Int, uri: String? = nil) async throws {
+        /// `count` nodes on `uri`, or on a fresh database of the tests' shared cluster, each started with `options` too.
+        init(nodes count: Int, uri: String? = nil, options: [String] = []) async throws {
+            self.options = options
             directory = try makeTemporaryDirectory()
             self.uri = try uri ?? PostgresTestCluster.shared().createDatabase()
             let store = try FlagStore.open(location: self.uri)
@@ -43,7 +46,7 @@ import Testing
         func start() async throws -> FlagServerProcess {
             // The webhook test's receiver listens on 127.0.0.1, which webhooks may reach only when allowed.
             let node = try FlagServerProcess(["--port", "0", "--database", uri, "--flags-dir", Self.flags, "--log-level", "info",
-                                              "--webhook-allow-network", "127.0.0.0/8"], directory: directory)
+                                              "--webhook-allow-network", "127.0.0.0/8"] + options, directory: directory)
             try await node.waitUntilReady()
             nodes.append(node)
             return node

@@ -119,6 +119,17 @@ package final class PostgresTestCluster: Sendable {
         for pid in try processIDs() { kill(pid, SIGKILL) }
     }
 
+    /// Stops every process of the server (SIGSTOP), as when it hangs rather than dies: its sockets stay open and
+    /// connects are queued by the kernel, but nothing answers. `thaw()` continues them.
+    package func freeze() throws {
+        for pid in try processIDs() { kill(pid, SIGSTOP) }
+    }
+
+    /// Continues every process `freeze()` stopped (SIGCONT).
+    package func thaw() throws {
+        for pid in try processIDs() { kill(pid, SIGCONT) }
+    }
+
     /// Promotes a standby to primary (`pg_ctl promote`, waiting until it takes writes).
     package func promote() throws {
         try run(binaries + "/pg_ctl", ["-D", directory + "/data", "-w", "-t", "60", "promote"], asUser: runAs)

@@ -36,6 +36,11 @@ extension WriteQueue {
                     // A request chained on one rebuilt here builds on that one's document: no decode of its bytes.
                     if let last = lastRebuilt, last.bytes == newest.document {
                         now = last.document
+                    } else if let installed = snapshots.snapshot(job.environment), installed.version == newest.number,
+                              installed.record.contentHash == newest.contentHash {
+                        // Usually the other node's version is installed already (its notification came first): decoded
+                        // then, not again here under the lock. Both hashes were verified; equal hashes, equal bytes.
+                        now = installed.document
                     } else {
                         guard let decoded = try? FlagDocument.decode(newest.document) else { return nil }
                         now = decoded

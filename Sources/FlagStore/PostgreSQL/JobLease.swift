@@ -13,8 +13,8 @@ public final class JobLease: @unchecked Sendable {
     private let connection: PostgresConnection
     private var heldOn = 0
 
-    init(conninfo: String) throws {
-        connection = try PostgresConnection(conninfo: conninfo)
+    init(conninfo: String, timeout: Duration = PostgresConnection.defaultTimeout) throws {
+        connection = try PostgresConnection(conninfo: conninfo, timeout: timeout)
     }
 
     /// Takes the lock when no node holds it, or checks that this node still does; true when this node leads.

@@ -4,9 +4,18 @@ import Synchronization
 
 /// One PostgreSQL connection (libpq), the counterpart of `SQLiteConnection`: `Database.postgres`.
 ///
-/// Parameters are always bound (`PQexecParams`: text format, blobs in binary), never spliced into SQL text.
-/// The store's SQL is written with SQLite's `?` placeholders; each distinct text is translated once to
-/// PostgreSQL's `$1, $2, ...` and cached. Errors are `DatabaseError` with the SQLSTATE and the SQL.
+/// Parameters are always bound (text format, blobs in binary), never spliced into SQL text. The store's SQL is
+/// written with SQLite's `?` placeholders; each distinct text is translated once to PostgreSQL's `$1, $2, ...` and
+/// cached, and prepared once per session. Errors are `DatabaseError` with the SQLSTATE and the SQL.
+///
+/// Round trips: statements whose answer the caller does not need (a read's BEGIN, savepoints, a publish's inserts,
+/// audit lines, `pg_notify`) are queued (`enqueue`) and sent with the next statement whose answer is needed, or with
+/// COMMIT, in one pipeline (`PostgresConnection+Exchange`): a group commit of any number of flips on one environment
+/// costs two round trips (BEGIN with the write lock and the environment's head, then everything else with COMMIT).
+///
+/// Deadline: every call waits for the server at most `timeout` (plus `lock_timeout` when a statement may wait for a
+/// lock); past it the connection is closed and the call fails with SQLSTATE `08006` (`08007` for a COMMIT), which
+/// `DatabaseError.isUnavailable` reports. `statement_timeout` would not do: a stopped server enforces nothing.
 ///
 /// Threading: like `SQLiteConnection`, not `Sendable`; one serial context at a time.
 ///
@@ -18,36 +27,60 @@ import Synchronization
 /// is away no caller waits on a connect attempt another caller just made, yet a promoted standby is found
 /// within half a second.
 package final class PostgresConnection {
-    /// The `PGconn*`; nil after `close()`.
+    /// The `PGconn*`; nil after `close()` or a lost connection.
     private(set) var handle: OpaquePointer?
     /// The connection string or URI as given (may hold a password: never logged, see `FlagStore.displayName`).
     private let conninfo: String
     /// SQL texts with `?` placeholders to their `$n` form.
     private var translations: [String: String] = [:]
     /// Set by a connection-level failure: connect again before the next statement.
-    private var needsReconnect = false
+    var needsReconnect = false
     /// How many times this value has connected (1 after `init`): a listener LISTENs again when it grows.
     private(set) var connections = 1
     /// The server process of the current session (`PQbackendPID`), readable from any thread: the node's listener
     /// skips the notifications of its own writer's commits (`StoreListener`).
     package let session = PostgresSession()
-    /// `lock_timeout` of every session, in milliseconds: how long a write waits for another node's write lock
-    /// (SQLite's busy timeout) before failing with `55P03` (busy).
-    private let lockTimeoutMilliseconds: Int64
-    /// The last failed connect and when the next may be tried (monotonic nanoseconds); nil after a success.
-    private var connectFailure: (error: DatabaseError, retryAt: UInt64, delay: UInt64)?
+    /// `lock_timeout` of every session: how long a write waits for another node's write lock (SQLite's busy timeout)
+    /// before failing with `55P03` (busy).
+    let lockTimeoutNanoseconds: UInt64
+    /// How long a call waits for the server's answer (beyond `lock_timeout` when it may wait for a lock).
+    let timeoutNanoseconds: UInt64
+    /// The last failed connect (or unanswered call) and when the next connect may be tried (monotonic nanoseconds);
+    /// nil after a success.
+    var connectFailure: (error: DatabaseError, retryAt: UInt64, delay: UInt64)?
+    /// Statements queued for the next exchange (`enqueue`), all of the open transaction.
+    var pending: [PostgresStatement] = []
+    /// A BEGIN is among `pending`: the transaction is open for the caller though the server has not seen it.
+    var pendingBegin = false
+    /// The session (`connections`) the open transaction began on, once the server has seen its BEGIN: a statement of it
+    /// is never sent on another session (it would run outside any transaction, its lock and its atomicity).
+    var transactionSession: Int?
+    /// Channel and payload of every `pg_notify` of the open transaction: the server sends one notification per
+    /// distinct pair at commit anyway, so a second one is not sent.
+    var notified: Set<String> = []
+    /// Prepared statements of this session: SQL (and argument types) to name.
+    var preparedStatements: [String: String] = [:]
+    /// Names handed out, for the next one.
+    var preparedStatementsMade = 0
+    /// Round trips to the server since `init` (each exchange is one), for tests and measurements.
+    package internal(set) var roundTrips = 0
 
+    /// At most this many statements are prepared per session; others are sent unnamed (texts built at run time, such
+    /// as the audit query's filters, would otherwise fill the server's memory).
+    static let preparedStatementCapacity = 256
     /// The first wait after a failed connect before the next is tried; it doubles with each failure in a row.
     package static let retryDelay: Duration = .milliseconds(50)
     /// The longest wait between two connect attempts while the database stays away.
     package static let maximumRetryDelay: Duration = .milliseconds(500)
+    /// How long a call waits for the server by default (`flagserver --database-timeout`).
+    package static let defaultTimeout: Duration = .seconds(5)
 
     /// libpq settings given before the connection string's own, which win when it has them:
     /// - `connect_timeout` 3 s, per host: a host that does not answer at all (its machine is gone,
-    ///   packets dropped) costs each connect this long before libpq tries the next host of a multi-host URI. Not
-    ///   libpq's minimum, 2 s: a connect to a live server over its unix socket can take longer on a loaded machine
-    ///   (libpq then fails with an empty message), and a server slow to accept after a failover must not be dropped
-    ///   for it; `deploy/cluster` sets 3 s too;
+    ///   packets dropped, or the server stopped) costs each connect this long before libpq tries the next host of a
+    ///   multi-host URI. Not libpq's minimum, 2 s: a connect to a live server over its unix socket can take longer on a
+    ///   loaded machine (libpq then fails with an empty message), and a server slow to accept after a failover must not
+    ///   be dropped for it; `deploy/cluster` sets 3 s too;
     /// - TCP keepalives (5 s idle, then 3 probes 2 s apart) and `tcp_user_timeout` 10 s, so a session to a machine that
     ///   vanished fails within about 10 s instead of the kernel's ~15 minutes of retransmissions (an idle `LISTEN`
     ///   connection would otherwise never notice). Unix sockets ignore all but `connect_timeout`.
@@ -58,12 +91,12 @@ package final class PostgresConnection {
     ]
 
     /// Connects to `conninfo` (a `postgresql://` URI or `key=value` string, libpq's syntax, several hosts included),
-    /// with `defaultParameters` where the string sets nothing else.
-    package init(conninfo: String, lockTimeout: Duration = .seconds(5)) throws {
+    /// with `defaultParameters` where the string sets nothing else. `timeout`: how long any call waits for an answer.
+    package init(conninfo: String, lockTimeout: Duration = .seconds(5), timeout: Duration = PostgresConnection.defaultTimeout) throws {
         self.conninfo = conninfo
-        let (seconds, attoseconds) = lockTimeout.components
-        lockTimeoutMilliseconds = max(1, seconds * 1000 + attoseconds / 1_000_000_000_000_000)
-        let handle = try Self.connect(conninfo, lockTimeoutMilliseconds: lockTimeoutMilliseconds)
+        lockTimeoutNanoseconds = MonotonicClock.nanoseconds(max(lockTimeout, .milliseconds(1)))
+        timeoutNanoseconds = MonotonicClock.nanoseconds(max(timeout, .milliseconds(1)))
+        let handle = try connect()
         self.handle = handle
         session.backendPID.store(PQbackendPID(handle), ordering: .relaxed)
     }
@@ -79,42 +112,53 @@ package final class PostgresConnection {
     /// Set by `close()`: never connect again.
     private var isClosed = false
 
-    private func drop() {
+    /// Closes the current session (no cancel request, no waiting): the next call connects again. What was queued or
+    /// prepared belonged to it.
+    func drop() {
         if let handle { PQfinish(handle) }
         handle = nil
+        pending = []
+        pendingBegin = false
+        notified = []
+        preparedStatements = [:]
     }
 
-    private static func connect(_ conninfo: String, lockTimeoutMilliseconds: Int64) throws -> OpaquePointer {
+    /// A new session: libpq's connect (bounded by `connect_timeout`), non-blocking from then on, and `lock_timeout` set
+    /// in a round trip of its own (not queued with the first transaction: a rolled-back transaction would undo it).
+    private func connect() throws -> OpaquePointer {
         // Keywords are read in order and later ones win; `dbname` is expanded (expand_dbname = 1) into the
         // URI's own parameters, so defaults go first.
-        let keywords = defaultParameters.map(\.keyword) + ["dbname"]
-        let values = defaultParameters.map(\.value) + [conninfo]
+        let keywords = Self.defaultParameters.map(\.keyword) + ["dbname"]
+        let values = Self.defaultParameters.map(\.value) + [conninfo]
         let connection = withCStrings(keywords) { keywordPointers in
             withCStrings(values) { valuePointers in PQconnectdbParams(keywordPointers, valuePointers, 1) }
         }
         guard let connection else {
             throw DatabaseError(sqlState: "08001", message: "libpq could not allocate a connection", sql: nil)
         }
-        guard PQstatus(connection) == CONNECTION_OK else {
+        guard PQstatus(connection) == CONNECTION_OK, PQsetnonblocking(connection, 1) == 0 else {
             let message = Self.trimmed(PQerrorMessage(connection))
             PQfinish(connection)
             throw DatabaseError(sqlState: "08001", message: "cannot connect: \(message)", sql: nil)
         }
         // Notices (e.g. "relation already exists, skipping") are not errors; keep them off standard error.
         PQsetNoticeProcessor(connection, { _, _ in }, nil)
-        let setting = PQexec(connection, "SET lock_timeout = \(lockTimeoutMilliseconds)")
-        defer { PQclear(setting) }
-        guard PQresultStatus(setting) == PGRES_COMMAND_OK else {
-            let message = Self.trimmed(PQerrorMessage(connection))
-            PQfinish(connection)
-            throw DatabaseError(sqlState: "08001", message: "cannot set lock_timeout: \(message)", sql: nil)
+        let previous = handle
+        handle = connection
+        defer { if handle == connection { handle = previous } }
+        do {
+            _ = try exchange([PostgresStatement(sql: "SET lock_timeout = \(lockTimeoutNanoseconds / 1_000_000)")], on: connection)
+        } catch let error as DatabaseError {
+            if handle == connection { PQfinish(connection) }
+            handle = nil
+            throw DatabaseError(sqlState: "08001", message: "cannot set lock_timeout: \(error.message)", sql: nil)
         }
         return connection
     }
 
     /// The open connection, connecting again first when the last one was lost and no transaction is open; within
     /// the wait after a failed connect, that failure again (`08001`) without trying.
-    private func liveConnection(for sql: String?) throws -> OpaquePointer {
+    func liveConnection(for sql: String?) throws -> OpaquePointer {
         if let handle, !needsReconnect, PQstatus(handle) == CONNECTION_OK { return handle }
         guard !isClosed else {
             throw DatabaseError(sqlState: "08003", message: "connection is closed", sql: sql)
@@ -124,7 +168,7 @@ package final class PostgresConnection {
         if let connectFailure, now < connectFailure.retryAt { throw connectFailure.error }
         let fresh: OpaquePointer
         do {
-            fresh = try Self.connect(conninfo, lockTimeoutMilliseconds: lockTimeoutMilliseconds)
+            fresh = try connect()
         } catch let error as DatabaseError {
             let first = MonotonicClock.nanoseconds(Self.retryDelay)
             let delay = connectFailure.map { min($0.delay * 2, MonotonicClock.nanoseconds(Self.maximumRetryDelay)) } ?? first
@@ -154,86 +198,32 @@ package final class PostgresConnection {
         _ = try liveConnection(for: nil)
     }
 
-    /// Whether a transaction is open (or failed and not yet rolled back).
+    /// Whether a transaction is open (or failed and not yet rolled back), BEGIN queued included.
     package var isInTransaction: Bool {
-        guard let handle else { return false }
+        if pendingBegin { return true }
+        guard let handle, !needsReconnect else { return false }
         let status = PQtransactionStatus(handle)
         return status == PQTRANS_INTRANS || status == PQTRANS_INERROR || status == PQTRANS_ACTIVE
     }
 
-    /// Runs SQL that may hold several statements and takes no parameters (schema, BEGIN/COMMIT).
-    package func execute(_ sql: String) throws {
-        let connection = try liveConnection(for: sql)
-        let result = PQexec(connection, sql)
-        defer { PQclear(result) }
-        try check(result, connection: connection, sql: sql)
-    }
-
-    /// Runs one statement with `arguments` bound to `?` placeholders and returns its result, whose rows are read
-    /// through `Row.postgres`.
+    /// Runs one statement with `arguments` bound to `?` placeholders, after the queued ones in the same round trip, and
+    /// returns its result, whose rows are read through `Row.postgres`.
     package func result(_ sql: String, _ arguments: [DatabaseValue]) throws -> PostgresResult {
-        let connection = try liveConnection(for: sql)
-        let text = translated(sql)
-        let count = arguments.count
-        var values = [UnsafeMutablePointer<CChar>?](repeating: nil, count: count)
-        var lengths = [Int32](repeating: 0, count: count)
-        var formats = [Int32](repeating: 0, count: count)
-        var types = [Oid](repeating: 0, count: count)
-        defer { for value in values { free(value) } }
-        for (index, argument) in arguments.enumerated() {
-            switch argument {
-            case .null:
-                break
-            case .integer(let number):
-                values[index] = strdup(String(number))
-                types[index] = 20  // int8
-            case .real(let number):
-                values[index] = strdup("\(number)")
-                types[index] = 701  // float8
-            case .text(let string):
-                // Type left to the server (0), as for a quoted literal: the column decides.
-                values[index] = strdup(string)
-            case .blob(let bytes):
-                guard let memory = malloc(max(bytes.count, 1)) else {
-                    throw DatabaseError(sqlState: "53200", message: "out of memory binding \(bytes.count) bytes", sql: sql)
-                }
-                bytes.withUnsafeBytes { raw in
-                    if let base = raw.baseAddress { memcpy(memory, base, raw.count) }
-                }
-                values[index] = memory.assumingMemoryBound(to: CChar.self)
-                lengths[index] = Int32(bytes.count)
-                formats[index] = 1  // binary
-                types[index] = 17  // bytea
-            }
+        guard let result = try answer(PostgresStatement(sql: sql, arguments: arguments)) else {
+            throw DatabaseError(sqlState: "08006", message: "no result", sql: sql)
         }
-        let constants = values.map { UnsafePointer($0) }
-        let result = count == 0
-            ? PQexec(connection, text)
-            : PQexecParams(connection, text, Int32(count), types, constants, lengths, formats, 0)
-        do {
-            try check(result, connection: connection, sql: sql)
-        } catch {
-            PQclear(result)
-            throw error
-        }
-        return PostgresResult(handle: result!, sql: sql)
+        return result
     }
 
-    /// Throws the error `result` carries (nil: the connection failed), marking the connection for a reconnect
-    /// when the failure says the server is gone or is not a primary any more.
-    private func check(_ result: OpaquePointer?, connection: OpaquePointer, sql: String) throws {
-        guard let result else {
-            needsReconnect = true
-            throw DatabaseError(sqlState: "08006", message: Self.trimmed(PQerrorMessage(connection)), sql: sql)
+    /// Queues one statement of the open transaction whose answer the caller does not need: it is sent with the next
+    /// statement that needs one (or COMMIT), and its error, if any, is thrown there (the transaction is then
+    /// aborted and rolled back whole). Outside a transaction it runs at once.
+    package func enqueue(_ sql: String, _ arguments: [DatabaseValue] = []) throws {
+        guard isInTransaction else {
+            _ = try result(sql, arguments)
+            return
         }
-        let status = PQresultStatus(result)
-        if status == PGRES_COMMAND_OK || status == PGRES_TUPLES_OK { return }
-        let state = PQresultErrorField(result, CLIBPQ_DIAG_SQLSTATE).map { String(cString: $0) }
-        let message = PQresultErrorField(result, CLIBPQ_DIAG_MESSAGE_PRIMARY).map { String(cString: $0) }
-            ?? Self.trimmed(PQerrorMessage(connection))
-        let error = DatabaseError(sqlState: state ?? "08006", message: message, sql: sql)
-        if state == nil || PQstatus(connection) != CONNECTION_OK || error.isUnavailable { needsReconnect = true }
-        throw error
+        pending.append(PostgresStatement(sql: sql, arguments: arguments))
     }
 
     /// `sql` with each `?` outside quotes replaced by `$1`, `$2`, ... (cached per text).
@@ -281,7 +271,7 @@ package final class PostgresConnection {
         return received
     }
 
-    private static func trimmed(_ message: UnsafePointer<CChar>?) -> String {
+    static func trimmed(_ message: UnsafePointer<CChar>?) -> String {
         guard let message else { return "unknown libpq error" }
         var text = String(cString: message)
         while text.last?.isWhitespace == true { text.removeLast() }

@@ -6,6 +6,8 @@ struct PostgresEngine {
     let conninfo: String
     /// The session of the store's write connection, whose commits' notifications this node's listener skips.
     let writerSession: PostgresSession
+    /// How long any call waits for the server (`PostgresConnection`), for the listener's and the lease's too.
+    let timeout: Duration
 
     /// Whether `location` names PostgreSQL (`postgresql://` or `postgres://`, as libpq accepts) rather than a file.
     static func isURI(_ location: String) -> Bool {
@@ -14,11 +16,11 @@ struct PostgresEngine {
 
     /// Connects to PostgreSQL at `uri` (a writer and a reader connection) and migrates the schema under the store's
     /// write lock, so several nodes starting at once on an empty database migrate it once (`FlagStore.openPostgres`).
-    static func open(uri: String, lockTimeout: Duration) throws -> FlagStore {
+    static func open(uri: String, lockTimeout: Duration, timeout: Duration) throws -> FlagStore {
         let shown = displayName(of: uri)
         func connect(_ configure: (PostgresConnection) throws -> Void) throws -> PostgresConnection {
             do {
-                let connection = try PostgresConnection(conninfo: uri, lockTimeout: lockTimeout)
+                let connection = try PostgresConnection(conninfo: uri, lockTimeout: lockTimeout, timeout: timeout)
                 try configure(connection)
                 return connection
             } catch let error as DatabaseError {
@@ -27,7 +29,7 @@ struct PostgresEngine {
         }
         let writer = try connect { try PostgresMigrations.migrate($0, path: shown) }
         let reader = try connect { _ = try PostgresMigrations.version($0) }
-        let engine = PostgresEngine(conninfo: uri, writerSession: writer.session)
+        let engine = PostgresEngine(conninfo: uri, writerSession: writer.session, timeout: timeout)
         return FlagStore(location: shown, engine: .postgres(engine), writer: .postgres(writer), reader: .postgres(reader))
     }
 
@@ -63,12 +65,12 @@ struct PostgresEngine {
 
     /// A listener for other nodes' publishes and changes, on a connection of its own.
     func makeListener() throws -> StoreListener {
-        do { return try StoreListener(conninfo: conninfo, ownSession: writerSession) } catch { throw FlagStoreError.wrap(error) }
+        do { return try StoreListener(conninfo: conninfo, ownSession: writerSession, timeout: timeout) } catch { throw FlagStoreError.wrap(error) }
     }
 
     /// The jobs' lease, on a connection of its own.
     func makeJobLease() throws -> JobLease {
-        do { return try JobLease(conninfo: conninfo) } catch { throw FlagStoreError.wrap(error) }
+        do { return try JobLease(conninfo: conninfo, timeout: timeout) } catch { throw FlagStoreError.wrap(error) }
     }
 }
 

@@ -44,8 +44,8 @@ public final class StoreListener: @unchecked Sendable {
     /// The node's write connection, whose notifications are its own.
     private let ownSession: PostgresSession?
 
-    init(conninfo: String, ownSession: PostgresSession?) throws {
-        connection = try PostgresConnection(conninfo: conninfo)
+    init(conninfo: String, ownSession: PostgresSession?, timeout: Duration = PostgresConnection.defaultTimeout) throws {
+        connection = try PostgresConnection(conninfo: conninfo, timeout: timeout)
         self.ownSession = ownSession
     }
 

@@ -132,7 +132,7 @@ package final class SQLiteConnection {
     /// Opens a transaction of `kind` (https://sqlite.org/lang_transaction.html): `.write` is `BEGIN IMMEDIATE`,
     /// which takes the file's write lock at BEGIN, waiting up to the busy timeout for another connection's.
     func begin(_ kind: Database.TransactionKind) throws {
-        try execute(kind == .write ? "BEGIN IMMEDIATE" : "BEGIN DEFERRED")
+        try execute(kind == .read ? "BEGIN DEFERRED" : "BEGIN IMMEDIATE")
     }
 
     /// Nothing: on SQLite the one process that writes is the one that reads what it wrote, so no other node is

@@ -21,6 +21,10 @@ package enum Database {
         /// IMMEDIATE`, no `SQLITE_BUSY` at the first write; PostgreSQL: the advisory lock `PostgresLock.writes`, so
         /// writers on every node serialize).
         case write
+        /// `.write` for a group commit, whose first statement is a query and whose every error fails it whole: on
+        /// PostgreSQL BEGIN and the lock are not a round trip of their own but go with that first statement, so a lock
+        /// wait past `lock_timeout` fails it (busy). SQLite: `.write`.
+        case groupCommit
     }
 
     /// Opens the SQLite file at `path` (`SQLiteConnection`).
@@ -28,9 +32,11 @@ package enum Database {
         self = .sqlite(try SQLiteConnection(path: path, mode: mode, busyTimeout: busyTimeout))
     }
 
-    /// Connects to PostgreSQL (`conninfo`: a `postgresql://` URI or libpq's `key=value` string).
-    package init(postgres conninfo: String, lockTimeout: Duration = .seconds(5)) throws {
-        self = .postgres(try PostgresConnection(conninfo: conninfo, lockTimeout: lockTimeout))
+    /// Connects to PostgreSQL (`conninfo`: a `postgresql://` URI or libpq's `key=value` string); `timeout`: how long a
+    /// call waits for the server's answer (`PostgresConnection`).
+    package init(postgres conninfo: String, lockTimeout: Duration = .seconds(5),
+                 timeout: Duration = PostgresConnection.defaultTimeout) throws {
+        self = .postgres(try PostgresConnection(conninfo: conninfo, lockTimeout: lockTimeout, timeout: timeout))
     }
 
     /// Closes the connection; later calls fail (`SQLITE_MISUSE`, SQLSTATE `08003`).
@@ -55,6 +61,17 @@ package enum Database {
         switch self {
         case .sqlite(let connection): try connection.run(sql, arguments)
         case .postgres(let connection): try connection.run(sql, arguments)
+        }
+    }
+
+    /// Runs one statement of the open transaction whose answer the caller does not need (an INSERT whose id nobody
+    /// reads, an audit line): SQLite runs it now; PostgreSQL sends it with the transaction's next statement that needs
+    /// an answer, or with COMMIT, in the same round trip, and an error it meets fails that exchange (the transaction is
+    /// then rolled back whole). So it must not be a statement whose error a caller catches to decide something.
+    package func enqueue(_ sql: String, _ arguments: [DatabaseValue] = []) throws {
+        switch self {
+        case .sqlite(let connection): _ = try connection.run(sql, arguments)
+        case .postgres(let connection): try connection.enqueue(sql, arguments)
         }
     }
 
@@ -106,14 +123,14 @@ package enum Database {
     @discardableResult
     package func transaction<T>(_ kind: TransactionKind = .write, _ body: () throws -> T) throws -> T {
         if isInTransaction {
-            try execute("SAVEPOINT nested")
+            try savepoint("SAVEPOINT nested")
             do {
                 let value = try body()
-                try execute("RELEASE nested")
+                try savepoint("RELEASE nested")
                 return value
             } catch {
-                try? execute("ROLLBACK TO nested")
-                try? execute("RELEASE nested")
+                try? savepoint("ROLLBACK TO nested")
+                try? savepoint("RELEASE nested")
                 throw error
             }
         }
@@ -123,12 +140,29 @@ package enum Database {
         }
         do {
             let value = try body()
-            try execute("COMMIT")
+            switch self {
+            case .sqlite(let connection): try connection.execute("COMMIT")
+            case .postgres(let connection): try connection.commit()
+            }
             return value
         } catch {
-            // SQLite may already have rolled back (SQLITE_FULL, SQLITE_IOERR): then ROLLBACK fails, harmlessly.
-            if isInTransaction { try? execute("ROLLBACK") }
+            switch self {
+            case .sqlite(let connection):
+                // SQLite may already have rolled back (SQLITE_FULL, SQLITE_IOERR): then ROLLBACK fails, harmlessly.
+                if connection.isInTransaction { try? connection.execute("ROLLBACK") }
+            case .postgres(let connection):
+                // Also when the session is gone: the connection then forgets the transaction it began there.
+                try? connection.rollback()
+            }
             throw error
+        }
+    }
+
+    /// A savepoint statement: SQLite runs it now; PostgreSQL sends it with the next statement that needs an answer.
+    private func savepoint(_ sql: String) throws {
+        switch self {
+        case .sqlite(let connection): try connection.execute(sql)
+        case .postgres(let connection): try connection.savepoint(sql)
         }
     }
 }

@@ -23,7 +23,8 @@ extension FlagStore {
     /// Appends one audit line inside the caller's transaction, each text cut to its bound (`AuditRecord.bounded`).
     static func audit(_ database: Database, _ entry: AuditRecord, now: Int64? = nil) throws {
         let entry = entry.bounded()
-        try database.run("""
+        // Queued: on PostgreSQL the line goes with the transaction's next exchange (`Database.enqueue`).
+        try database.enqueue("""
             INSERT INTO audit (at, actor, action, environment, detail, outcome, status, reason, client, target, version)
             VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
             """, [.integer(entry.atMilliseconds ?? now ?? currentMilliseconds()), .text(entry.actor), .text(entry.action),

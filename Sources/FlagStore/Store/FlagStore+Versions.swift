@@ -32,7 +32,7 @@ extension FlagStore {
     /// Publishes several documents in ONE durable commit (group commit), for a service that queues
     /// concurrent writes: one fsync then acknowledges them all.
     ///
-    /// Requests apply in order, each in its own savepoint, with exactly `publish`'s rules: a later request
+    /// Requests apply in order, each decided before it writes anything, with exactly `publish`'s rules: a later request
     /// sees the versions earlier ones created (two requests expecting the same version: the second gets
     /// `versionConflict`). A refused request (conflict, unknown environment, invalid input) is a `.failure`
     /// and does not affect the others, except a request chained on a refused one (`PublishRequest.chainedOnPrevious`). When the transaction itself fails (busy, I/O), this throws and
@@ -45,7 +45,7 @@ extension FlagStore {
     ///
     /// `rebase`: when another writer's version came first (another node's, on PostgreSQL) and a request is refused
     /// with `versionConflict`, it is called under the write lock with the request's index and the version current
-    /// now (hash verified); the bytes it returns are published on that version in the request's savepoint (no other
+    /// now (hash verified); the bytes it returns are published on that version in the same transaction (no other
     /// writer can come first again), nil leaves the conflict. A request chained on one that stays refused is refused
     /// without asking. It runs inside the store's write: it must not call the store.
     public func publish(batch requests: [PublishRequest], audit entries: [AuditRecord] = [],
@@ -59,7 +59,8 @@ extension FlagStore {
             }
         }
         return try write { database in
-            try database.transaction(.write) { () throws -> [Result<PublishOutcome, FlagStoreError>] in
+            // The first statement is the first request's head (a query): BEGIN and the lock go with it.
+            try database.transaction(.groupCommit) { () throws -> [Result<PublishOutcome, FlagStoreError>] in
                 if !entries.isEmpty { try Self.audit(database, entries) }
                 // The newest version of each environment whose last request was refused with `versionConflict`: a
                 // request chained on it (`PublishRequest.chainedOnPrevious`) is refused too.
@@ -68,6 +69,8 @@ extension FlagStore {
                 // document it was built on before, so it is rebuilt on this head directly (no head check that must
                 // fail, no read of what this transaction just wrote).
                 var rebuiltHead: [String: VersionRecord] = [:]
+                // Each environment's head as this transaction last read or wrote it (`PublishHead`): read once per batch.
+                var heads: [String: PublishHead] = [:]
                 return try zip(requests.indices, zip(requests, hashes)).map { index, pair -> Result<PublishOutcome, FlagStoreError> in
                     let (request, hash) = pair
                     let environment = request.environment
@@ -80,14 +83,17 @@ extension FlagStore {
                     if request.chainedOnPrevious, let head = rebuiltHead[environment], let rebase {
                         let refusal = FlagStoreError.versionConflict(environment: environment,
                                                                      expected: request.expectedCurrentVersion ?? head.number, current: head.number)
-                        let again = try rebased(request, index: index, rebase, database, newest: head)
+                        let again = try rebased(request, index: index, rebase, database, newest: head, head: &heads[environment])
                         result = again ?? .failure(refusal)
                         rebuilt = again != nil
                     } else {
-                        result = try publishOne(request, hash, database)
+                        result = try publishOne(request, hash, database, head: &heads[environment])
                         if case .failure(.versionConflict) = result, let rebase,
                            let again = try rebased(request, index: index, rebase, database,
-                                                   newest: try Self.verifiedNewestVersion(database, environment: environment)) {
+                                                   newest: try heads[environment]?.newest()
+                                                       ?? Self.verifiedNewestVersion(database, environment: environment,
+                                                                                     environmentID: heads[environment]?.environmentID),
+                                                   head: &heads[environment]) {
                             result = again
                             rebuilt = true
                         }
@@ -114,7 +120,8 @@ extension FlagStore {
     /// The head check writes nothing before it throws, so this is still under the write lock with nothing of the
     /// request written.
     private func rebased(_ request: PublishRequest, index: Int, _ rebase: (Int, VersionRecord?) -> [UInt8]?,
-                         _ database: Database, newest: VersionRecord?) throws -> Result<PublishOutcome, FlagStoreError>? {
+                         _ database: Database, newest: VersionRecord?,
+                         head: inout PublishHead?) throws -> Result<PublishOutcome, FlagStoreError>? {
         guard let document = rebase(index, newest) else { return nil }
         var again = request
         again.document = document
@@ -127,36 +134,37 @@ extension FlagStore {
         } catch {
             hash = .failure(FlagStoreError.wrap(error))
         }
-        return try publishOne(again, hash, database)
+        if let newest, head?.number == newest.number { head?.current = newest }
+        return try publishOne(again, hash, database, head: &head)
     }
 
-    /// One request of `publish(batch:)`, in a savepoint of the batch's transaction: a refusal is a `.failure`; a
+    /// One request of `publish(batch:)`, in the batch's transaction: a refusal is a `.failure` and has written nothing; a
     /// database error (busy, I/O) throws and fails the whole batch.
     private func publishOne(_ request: PublishRequest, _ hash: Result<String, FlagStoreError>,
-                            _ database: Database) throws -> Result<PublishOutcome, FlagStoreError> {
+                            _ database: Database, head: inout PublishHead?) throws -> Result<PublishOutcome, FlagStoreError> {
         switch hash {
         case .failure(let error):
             return .failure(error)
         case .success(let hash):
             do {
-                // A nested transaction is a savepoint: a refused request leaves nothing behind.
-                return .success(try database.transaction {
-                    let outcome = try Self.publishInTransaction(
-                        database, environment: request.environment, document: request.document, hash: hash,
-                        author: request.author, message: request.message,
-                        expectedCurrentVersion: request.expectedCurrentVersion,
-                        expectedCurrentHash: request.expectedCurrentHash, rolledBackFrom: nil,
-                        target: request.target, client: request.client)
-                    if case .unchanged(let current) = outcome {
-                        // Accepted, yet nothing to publish: the attempt's line commits with the batch rather
-                        // than waiting for a commit (a second fsync) of its own.
-                        try Self.audit(database, AuditRecord(
-                            actor: request.author, action: "publish", environment: request.environment,
-                            target: request.target, client: request.client, version: current.number,
-                            detail: "unchanged: version \(current.number) already has this content"))
-                    }
-                    return outcome
-                })
+                // No savepoint: a request writes nothing before it is decided (its insert, audit line and notification
+                // come after every check), so a refused one leaves nothing behind, and a database error fails the whole
+                // batch either way. On PostgreSQL that is two statements per flip fewer.
+                let outcome = try Self.publishInTransaction(
+                    database, environment: request.environment, document: request.document, hash: hash,
+                    author: request.author, message: request.message,
+                    expectedCurrentVersion: request.expectedCurrentVersion,
+                    expectedCurrentHash: request.expectedCurrentHash, rolledBackFrom: nil,
+                    target: request.target, client: request.client, head: &head)
+                if case .unchanged(let current) = outcome {
+                    // Accepted, yet nothing to publish: the attempt's line commits with the batch rather
+                    // than waiting for a commit (a second fsync) of its own.
+                    try Self.audit(database, AuditRecord(
+                        actor: request.author, action: "publish", environment: request.environment,
+                        target: request.target, client: request.client, version: current.number,
+                        detail: "unchanged: version \(current.number) already has this content"))
+                }
+                return .success(outcome)
             } catch let error as FlagStoreError {
                 return .failure(error)
             }
@@ -217,49 +225,6 @@ extension FlagStore {
         }
     }
 
-    /// Publishes inside the caller's transaction (also `applyChange`'s): the expected-version check (and the expected
-    /// content hash's, when given: `PublishRequest.expectedCurrentHash`), the unchanged check, the insert and its
-    /// `publish` audit line (with `target`, a flip's flag key, and `client`).
-    static func publishInTransaction(
-        _ database: Database, environment: String, document: [UInt8], hash: String, author: String,
-        message: String, expectedCurrentVersion: Int?, expectedCurrentHash: String? = nil, rolledBackFrom: Int?,
-        target: String? = nil, client: String? = nil
-    ) throws -> PublishOutcome {
-        let environmentID = try environmentID(database, environment)
-        let head = try database.queryFirst(
-            "SELECT number, content_hash FROM versions WHERE environment_id = ? ORDER BY number DESC LIMIT 1",
-            [.integer(environmentID)]) { (number: $0.int(0), hash: $0.text(1)) }
-        let currentNumber = head?.number ?? 0
-        if let expected = expectedCurrentVersion, expected != currentNumber {
-            throw FlagStoreError.versionConflict(environment: environment, expected: expected, current: currentNumber)
-        }
-        if let expectedCurrentHash, expectedCurrentHash != head?.hash {
-            // The number is right but the content is not what the publisher built on: another writer's version.
-            throw FlagStoreError.versionConflict(environment: environment, expected: expectedCurrentVersion ?? currentNumber,
-                                                 current: currentNumber)
-        }
-        if let head, head.hash == hash,
-           let current = try fetchVersion(database, environmentID: environmentID, name: environment, number: head.number),
-           current.document == document {
-            return .unchanged(current)
-        }
-        let record = VersionRecord(environment: environment, number: currentNumber + 1, document: document,
-                                   contentHash: hash, author: author, createdAtMilliseconds: currentMilliseconds(),
-                                   message: message, rolledBackFrom: rolledBackFrom, epoch: try epoch(database))
-        try database.run("""
-            INSERT INTO versions (environment_id, number, document, content_hash, author, created_at, message, rolled_back_from)
-            VALUES (?, ?, ?, ?, ?, ?, ?, ?)
-            """, [.integer(environmentID), .integer(Int64(record.number)), .blob(document), .text(hash), .text(author),
-                  .integer(record.createdAtMilliseconds), .text(message), .optionalInteger(rolledBackFrom)])
-        var detail = "version \(record.number) sha256 \(hash)"
-        if let rolledBackFrom { detail += " rollback of \(rolledBackFrom)" }
-        try audit(database, AuditRecord(actor: author, action: "publish", environment: environment, target: target, client: client,
-                                        version: record.number, detail: detail), now: record.createdAtMilliseconds)
-        // Delivered at COMMIT to every node's `StoreListener`, so they install the version at once.
-        try database.notifyAtCommit(channel: StoreListener.channel, payload: environment)
-        return .published(record)
-    }
-
     /// Throws `damagedVersion` unless `record.document` hashes to `record.contentHash`. Every read that
     /// hands out a document to serve or republish goes through this: the hash is the ETag and what clients
     /// verify, so bytes changed on disk must never be sent under it.
@@ -296,11 +261,15 @@ extension FlagStore {
     }
 
     /// The newest version of `environment` on `database`, nil when it has none (not verified).
+    /// One query when the environment has a version (a node's catch-up asks this after every other node's commit); the
+    /// environment is looked up on its own only when none is found, to tell "no version yet" from an unknown name.
     static func newestVersion(_ database: Database, environment: String) throws -> VersionRecord? {
-        let environmentID = try environmentID(database, environment)
-        return try database.queryFirst(
-            "SELECT \(versionColumns) FROM versions v WHERE v.environment_id = ? ORDER BY v.number DESC LIMIT 1",
-            [.integer(environmentID)]) { record(from: $0, environment: environment) }
+        let found = try database.queryFirst(
+            "SELECT \(versionColumns) FROM versions v WHERE v.environment_id = (SELECT id FROM environments WHERE name = ?) "
+                + "ORDER BY v.number DESC LIMIT 1",
+            [.text(environment)]) { record(from: $0, environment: environment) }
+        if found == nil { _ = try environmentID(database, environment) }
+        return found
     }
 
     /// Version `number` of `environment`; `versionNotFound` when there is none. Not verified: callers that
@@ -351,13 +320,21 @@ extension FlagStore {
     }
 
     /// `newestVersion` with its hash verified: what a rebase under the write lock builds on (it is republished).
-    static func verifiedNewestVersion(_ database: Database, environment: String) throws -> VersionRecord? {
-        let record = try newestVersion(database, environment: environment)
+    /// `environmentID`: the environment's row id when the caller has it (one query less).
+    static func verifiedNewestVersion(_ database: Database, environment: String, environmentID: Int64? = nil) throws -> VersionRecord? {
+        let record: VersionRecord?
+        if let environmentID {
+            record = try database.queryFirst(
+                "SELECT \(versionColumns) FROM versions v WHERE v.environment_id = ? ORDER BY v.number DESC LIMIT 1",
+                [.integer(environmentID)]) { Self.record(from: $0, environment: environment) }
+        } else {
+            record = try newestVersion(database, environment: environment)
+        }
         if let record { try verify(record) }
         return record
     }
 
-    private static func fetchVersion(_ database: Database, environmentID: Int64, name: String,
+    static func fetchVersion(_ database: Database, environmentID: Int64, name: String,
                                      number: Int) throws -> VersionRecord? {
         try database.queryFirst(
             "SELECT \(versionColumns) FROM versions v WHERE v.environment_id = ? AND v.number = ?",

@@ -40,19 +40,31 @@ public final class FlagStore: @unchecked Sendable {
     ///
     /// A `postgresql://` or `postgres://` URI (libpq's syntax: several hosts, `target_session_attrs=read-write`,
     /// ...) opens PostgreSQL instead (`openPostgres`).
-    public static func open(location: String, busyTimeout: Duration = .seconds(5)) throws -> FlagStore {
-        if PostgresEngine.isURI(location) { return try openPostgres(uri: location, lockTimeout: busyTimeout) }
+    ///
+    /// `databaseTimeout` (PostgreSQL only): how long any call waits for the server's answer before the connection is
+    /// dropped and the call fails as `unavailable` (a stopped server, a cut link); a write waits that long beyond the
+    /// busy timeout.
+    public static func open(location: String, busyTimeout: Duration = .seconds(5),
+                            databaseTimeout: Duration = defaultDatabaseTimeout) throws -> FlagStore {
+        if PostgresEngine.isURI(location) {
+            return try openPostgres(uri: location, lockTimeout: busyTimeout, timeout: databaseTimeout)
+        }
         return try SQLiteEngine.open(path: location, busyTimeout: busyTimeout)
     }
 
     /// Connects to PostgreSQL at `uri` (a writer and a reader connection) and migrates the schema under the
     /// store's write lock, so several nodes starting at once on an empty database migrate it once.
-    /// `lockTimeout` bounds how long a write waits for another node's (`busy` after it).
+    /// `lockTimeout` bounds how long a write waits for another node's (`busy` after it); `timeout`, how long any call
+    /// waits for the server's answer beyond that (`unavailable` after it: the server stopped or the link is cut).
     ///
     /// Fails with `cannotOpen` when the server cannot be reached or refuses the login, `schemaTooNew`.
-    public static func openPostgres(uri: String, lockTimeout: Duration = .seconds(5)) throws -> FlagStore {
-        try PostgresEngine.open(uri: uri, lockTimeout: lockTimeout)
+    public static func openPostgres(uri: String, lockTimeout: Duration = .seconds(5),
+                                    timeout: Duration = defaultDatabaseTimeout) throws -> FlagStore {
+        try PostgresEngine.open(uri: uri, lockTimeout: lockTimeout, timeout: timeout)
     }
+
+    /// How long a PostgreSQL call waits for the server's answer unless told otherwise (`flagserver --database-timeout`).
+    public static let defaultDatabaseTimeout: Duration = PostgresConnection.defaultTimeout
 
     /// `location` fit for logs and errors: a PostgreSQL URI's password (`user:secret@` or `password=`) masked.
     public static func displayName(of location: String) -> String {
@@ -63,6 +75,13 @@ public final class FlagStore: @unchecked Sendable {
     public func close() {
         writeLock.withLock { _ in writer.close() }
         readLock.withLock { _ in reader.close() }
+    }
+
+    /// Round trips the write connection made to PostgreSQL since it was opened (0 on SQLite), for tests and measurements.
+    package var writerRoundTrips: Int {
+        writeLock.withLock { _ in
+            if case .postgres(let connection) = writer { connection.roundTrips } else { 0 }
+        }
     }
 
     /// Runs `body` on the writer connection, serialized, with errors mapped to `FlagStoreError`.
@@ -173,7 +192,7 @@ public final class FlagStore: @unchecked Sendable {
 
     /// Appends one audit line inside the caller's transaction, so it commits or rolls back with the change.
     static func audit(_ database: Database, actor: String, action: String, environment: String?, detail: String) throws {
-        try database.run("INSERT INTO audit (at, actor, action, environment, detail) VALUES (?, ?, ?, ?, ?)",
+        try database.enqueue("INSERT INTO audit (at, actor, action, environment, detail) VALUES (?, ?, ?, ?, ?)",
                          [.integer(currentMilliseconds()), .text(actor), .text(action), .optionalText(environment), .text(detail)])
     }
 }
