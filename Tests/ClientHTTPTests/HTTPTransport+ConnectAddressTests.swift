@@ -6,6 +6,8 @@ import TransportTestSupport
 /// `ClientRequest.connectAddress`: libcurl connects to the given address whatever the URL's host resolves to (or
 /// whatever host it names), keeps the URL's host in `Host` and in the certificate check; URLSession refuses.
 @Suite struct HTTPTransportConnectAddressTests {
+    // libcurl pins; the app's build (FLAGCLIENT_TRANSPORT=urlsession) has no libcurl, only the refusal below.
+    #if canImport(CCurl)
     static let transport = TransportKind.curl.makeTransport(options: TransportOptions(connectTimeout: .seconds(5), totalTimeout: .seconds(10)))
 
     @Test func aPinnedRequestReachesTheAddressAndKeepsTheURLsHost() async throws {
@@ -48,6 +50,7 @@ import TransportTestSupport
             #expect(error.kind == .tls, "\(error)")
         }
     }
+    #endif
 
     @Test func aConnectAddressThatIsNotNumericOrOnURLSessionIsRefused() async throws {
         let url = try #require(URL(string: "http://127.0.0.1:9/"))
