@@ -33,6 +33,27 @@ import Testing
         #expect(syntax.sqlState == "42601" && !syntax.isUnavailable)
     }
 
+    /// A document stored out of line is compressed with lz4 where the server has it (Debian's PostgreSQL does), not
+    /// with pglz, the server's default: pglz was most of PostgreSQL's CPU per flip.
+    @Test func documentsAreCompressedWithLZ4() throws {
+        let uri = try PostgresTestCluster.shared().createDatabase()
+        let store = try FlagStore.open(location: uri)
+        defer { store.close() }
+        let large = document(String(repeating: "compressible ", count: 400))
+        #expect(large.count > 4_000)
+        let number = try store.publish(environment: "production", document: large, author: "a").record.number
+        let database = try Database(postgres: uri)
+        defer { database.close() }
+        let available = try database.queryFirst("SELECT 'lz4' = ANY(enumvals) AS lz4 FROM pg_settings WHERE name = 'default_toast_compression'") {
+            try $0.int64("lz4") != 0
+        }
+        try #require(available == true, "this server has no lz4: nothing to check")
+        let method = try database.queryFirst("SELECT pg_column_compression(document) AS method FROM versions WHERE number = ?",
+                                             [.integer(Int64(number))]) { try $0.text("method") }
+        #expect(method == "lz4")
+        #expect(try store.version(environment: "production", number: number).document == large)
+    }
+
     @Test func aLostConnectionIsConnectedAgainAndAnUnreachableServerIsUnavailable() throws {
         let cluster = try PostgresTestCluster.shared()
         let uri = try cluster.createDatabase()

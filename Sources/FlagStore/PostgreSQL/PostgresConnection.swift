@@ -123,8 +123,19 @@ package final class PostgresConnection {
         preparedStatements = [:]
     }
 
-    /// A new session: libpq's connect (bounded by `connect_timeout`), non-blocking from then on, and `lock_timeout` set
-    /// in a round trip of its own (not queued with the first transaction: a rolled-back transaction would undo it).
+    /// The session compresses the values it stores out of line (every version's document: TOAST, over ~2 KB) with lz4
+    /// where the server has it (PostgreSQL 14 and later, built with lz4 as Debian's is), not with the default pglz:
+    /// compressing each flip's whole document was most of PostgreSQL's CPU per flip (Benchmarks/RESULTS.md, Cluster).
+    /// Set only where `pg_settings` lists lz4 among the values, so a server without it keeps pglz instead of failing
+    /// the connect; values already stored keep their method, and reading either needs nothing.
+    static let toastCompression = """
+        SELECT set_config('default_toast_compression', 'lz4', false) FROM pg_settings
+        WHERE name = 'default_toast_compression' AND 'lz4' = ANY(enumvals)
+        """
+
+    /// A new session: libpq's connect (bounded by `connect_timeout`), non-blocking from then on, and `lock_timeout` and
+    /// `toastCompression` set in a round trip of their own (not queued with the first transaction: a rolled-back
+    /// transaction would undo them).
     private func connect() throws -> OpaquePointer {
         // Keywords are read in order and later ones win; `dbname` is expanded (expand_dbname = 1) into the
         // URI's own parameters, so defaults go first.
@@ -147,11 +158,12 @@ package final class PostgresConnection {
         handle = connection
         defer { if handle == connection { handle = previous } }
         do {
-            _ = try exchange([PostgresStatement(sql: "SET lock_timeout = \(lockTimeoutNanoseconds / 1_000_000)")], on: connection)
+            _ = try exchange([PostgresStatement(sql: "SET lock_timeout = \(lockTimeoutNanoseconds / 1_000_000)"),
+                              PostgresStatement(sql: Self.toastCompression)], on: connection)
         } catch let error as DatabaseError {
             if handle == connection { PQfinish(connection) }
             handle = nil
-            throw DatabaseError(sqlState: "08001", message: "cannot set lock_timeout: \(error.message)", sql: nil)
+            throw DatabaseError(sqlState: "08001", message: "cannot set up the session: \(error.message)", sql: nil)
         }
         return connection
     }
