@@ -203,7 +203,7 @@ extension FlagServerClusterTests {
         let answer = try await cluster.request(0, "PUT", Self.banner, token: cluster.token, json: Self.flip(false))
         let took = ContinuousClock.now - began
         #expect(answer.status == 503 && (try? answer.errorCode()) == "database_unavailable", "\(answer.status) \(answer.text)")
-        #expect(took >= .seconds(1) && took < .seconds(30), "the write took \(took)")
+        #expect(took >= .seconds(1) && took < .seconds(120), "the write took \(took) (the deadline is 1 s; a hang lasts until the thaw)")
         #expect(try await cluster.version(0) == before, "reads are served from memory")
 
         try postgres.thaw()

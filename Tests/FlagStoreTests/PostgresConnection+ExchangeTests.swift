@@ -176,7 +176,7 @@ import Testing
         failsUnavailable("a read") { _ = try store.latestVersions() }
         let began = ContinuousClock.now
         #expect(!lease.renew())
-        #expect(ContinuousClock.now - began < .seconds(10))
+        #expect(ContinuousClock.now - began < .seconds(120))
 
         try cluster.thaw()
         thawed = true
@@ -209,12 +209,12 @@ import Testing
         defer { if !thawed { try? cluster.thaw() } }
         var began = ContinuousClock.now
         #expect(try listener.wait(timeout: .milliseconds(300)) == StoreListener.Heard())
-        #expect(ContinuousClock.now - began < .seconds(10))
+        #expect(ContinuousClock.now - began < .seconds(120))
         began = ContinuousClock.now
         let error = try #require(throws: DatabaseError.self) { try connection.execute("UNLISTEN a; LISTEN c") }
         let took = ContinuousClock.now - began
         #expect(error.isUnavailable && error.sqlState == "08006", "\(error)")
-        #expect(took >= .milliseconds(500) && took < .seconds(10), "took \(took)")
+        #expect(took >= .milliseconds(500) && took < .seconds(120), "took \(took) (the deadline is 0.5 s; a hang lasts until the thaw)")
 
         try cluster.thaw()
         thawed = true
