@@ -25,6 +25,7 @@ let package = Package(
         .library(name: "FlagOFREP", targets: ["FlagOFREP"]),
         .library(name: "SymiSchema", targets: ["SymiSchema"]),
         .library(name: "SymiPlus", targets: ["SymiPlus"]),
+        .library(name: "AppStoreNotifications", targets: ["AppStoreNotifications"]),
         .executable(name: "flagserver", targets: ["flagserver"]),
         .executable(name: "flagctl", targets: ["flagctl"]),
     ],
@@ -54,7 +55,11 @@ let package = Package(
         // libcrypto's SHA-256 for the content hash of every publish (the CPU's SHA instructions); FlagKit's Swift SHA256 stays the
         // client's (and gives the same digest, tested).
         .systemLibrary(name: "CCrypto", path: "Sources/CCrypto", providers: [.apt(["libssl-dev"])]),
-        .target(name: "FlagStore", dependencies: ["FlagKit", "CSQLite", "CLibPQ", "ServerLock", "CCrypto"]),
+        // App Store Server Notifications V2: the signed payload verified (JWS, X.509 chain, Apple's markers) with libcrypto, what
+        // is kept of it, the outcomes counted from it (docs/appstore.md).
+        .target(name: "AppStoreNotifications", dependencies: ["CCrypto"]),
+        .testTarget(name: "AppStoreNotificationsTests", dependencies: ["AppStoreNotifications"]),
+        .target(name: "FlagStore", dependencies: ["FlagKit", "CSQLite", "CLibPQ", "ServerLock", "CCrypto", "AppStoreNotifications"]),
         .executableTarget(name: "flagstore-crash-helper", dependencies: ["FlagStore"], path: "Tests/flagstore-crash-helper"),
         .executableTarget(name: "flagstore-bench", dependencies: ["FlagStore"], path: "Benchmarks/flagstore-bench"),
         // What the test targets share (no product; tests only): real `flagserver` processes started with posix_spawn,
