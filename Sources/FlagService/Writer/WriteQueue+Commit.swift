@@ -11,7 +11,7 @@ extension WriteQueue {
     ///
     /// Another node came first (`Overtaking` decides): a job without `If-Match` whose request found another node's
     /// version is built again under the write lock on the newest version (its edit applied to it, or its whole document
-    /// as sent) and published there, when it needs no approval on it (`store.publish(batch:audit:rebase:)`), so a node
+    /// as sent) and published there, when it needs no approval on it (`store.publish(batch:audit:knownHeads:rebase:)`), so a node
     /// writing flat out cannot overtake it every time. The jobs whose request found another version than the one it was
     /// built on (`versionConflict`) and were not rebuilt (`If-Match`, an edit that now needs approval or fails) are,
     /// while `overtaking` says so, not completed but returned, in order, to be taken again on the newest version.
@@ -26,8 +26,16 @@ extension WriteQueue {
         var rebuilt: [Int: FlagDocument] = [:]
         var lastRebuilt: (bytes: [UInt8], document: FlagDocument)?
         let jobs = batch.map(\.job)
+        // On a shared store the batch is built on the versions this node has installed, which the database checks in
+        // the commit's one round trip; a single process reads its heads for nothing (no round trip to save).
+        var installed: [String: VersionRecord] = [:]
+        if store.topology == .shared {
+            for entry in batch where installed[entry.request.environment] == nil {
+                installed[entry.request.environment] = snapshots.snapshot(entry.request.environment)?.record
+            }
+        }
         do {
-            results = try store.publish(batch: batch.map(\.request), audit: lines, rebase: !overtaking.rebuildsUnderLock ? nil : { [self] index, newest in
+            results = try store.publish(batch: batch.map(\.request), audit: lines, knownHeads: installed, rebase: !overtaking.rebuildsUnderLock ? nil : { [self] index, newest in
                 // Under the write lock, on the writer thread: no store calls, only the policy table in memory.
                 let job = jobs[index]
                 guard Overtaking.mayRebuild(job) else { return nil }

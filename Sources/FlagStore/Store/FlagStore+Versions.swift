@@ -48,7 +48,13 @@ extension FlagStore {
     /// now (hash verified); the bytes it returns are published on that version in the same transaction (no other
     /// writer can come first again), nil leaves the conflict. A request chained on one that stays refused is refused
     /// without asking. It runs inside the store's write: it must not call the store.
+    ///
+    /// `knownHeads`: each environment's newest version as the caller has it installed. On PostgreSQL, when every
+    /// requested environment has one (and this store has published there before), the batch is built on them without
+    /// reading the heads and costs one round trip; the server checks them in the same transaction (`HeadGuard`), and a
+    /// head that was not the stored one costs that transaction and the usual two round trips.
     public func publish(batch requests: [PublishRequest], audit entries: [AuditRecord] = [],
+                        knownHeads: [String: VersionRecord] = [:],
                         rebase: ((_ index: Int, _ newest: VersionRecord?) -> [UInt8]?)? = nil) throws -> [Result<PublishOutcome, FlagStoreError>] {
         let hashes: [Result<String, FlagStoreError>] = requests.map { request in
             do {
@@ -59,60 +65,109 @@ extension FlagStore {
             }
         }
         return try write { database in
-            // The first statement is the first request's head (a query): BEGIN and the lock go with it.
-            try database.transaction(.groupCommit) { () throws -> [Result<PublishOutcome, FlagStoreError>] in
-                if !entries.isEmpty { try Self.audit(database, entries) }
-                // The newest version of each environment whose last request was refused with `versionConflict`: a
-                // request chained on it (`PublishRequest.chainedOnPrevious`) is refused too.
-                var conflicted: [String: Int] = [:]
-                // The head of each environment whose last request `rebase` rebuilt: a request chained on it names the
-                // document it was built on before, so it is rebuilt on this head directly (no head check that must
-                // fail, no read of what this transaction just wrote).
-                var rebuiltHead: [String: VersionRecord] = [:]
-                // Each environment's head as this transaction last read or wrote it (`PublishHead`): read once per batch.
-                var heads: [String: PublishHead] = [:]
-                return try zip(requests.indices, zip(requests, hashes)).map { index, pair -> Result<PublishOutcome, FlagStoreError> in
-                    let (request, hash) = pair
-                    let environment = request.environment
-                    if request.chainedOnPrevious, let current = conflicted[environment] {
-                        return .failure(.versionConflict(environment: environment,
-                                                         expected: request.expectedCurrentVersion ?? current, current: current))
+            if case .postgres = database, let assumed = assumedHeads(for: requests, knownHeads) {
+                // One round trip: the heads are not read but checked by the server, in the same pipeline as the writes
+                // and COMMIT (`HeadGuard`). Where the caller's head was not the stored one, the guard aborts the whole
+                // transaction and the batch is decided again below on the heads as read.
+                do {
+                    var heads = assumed
+                    return try database.transaction(.groupCommit) {
+                        for head in assumed.values { try HeadGuard.enqueue(head, database) }
+                        return try publishBatch(requests, hashes, entries, database, heads: &heads, rebase: nil,
+                                                declineConflicts: true)
                     }
-                    var result: Result<PublishOutcome, FlagStoreError>
-                    var rebuilt = false
-                    if request.chainedOnPrevious, let head = rebuiltHead[environment], let rebase {
-                        let refusal = FlagStoreError.versionConflict(environment: environment,
-                                                                     expected: request.expectedCurrentVersion ?? head.number, current: head.number)
-                        let again = try rebased(request, index: index, rebase, database, newest: head, head: &heads[environment])
-                        result = again ?? .failure(refusal)
-                        rebuilt = again != nil
-                    } else {
-                        result = try publishOne(request, hash, database, head: &heads[environment])
-                        if case .failure(.versionConflict) = result, let rebase,
-                           let again = try rebased(request, index: index, rebase, database,
-                                                   newest: try heads[environment]?.newest()
-                                                       ?? Self.verifiedNewestVersion(database, environment: environment,
-                                                                                     environmentID: heads[environment]?.environmentID),
-                                                   head: &heads[environment]) {
-                            result = again
-                            rebuilt = true
-                        }
-                    }
-                    switch result {
-                    case .success(.published(let record)) where rebuilt, .success(.unchanged(let record)) where rebuilt:
-                        rebuiltHead[environment] = record
-                    default:
-                        rebuiltHead[environment] = nil
-                    }
-                    if case .failure(.versionConflict(_, _, let current)) = result {
-                        conflicted[request.environment] = current
-                    } else {
-                        conflicted[request.environment] = nil
-                    }
-                    return result
+                } catch HeadGuard.Declined.conflict {
+                    // A request did not fit the caller's head: nothing was sent, the stored head decides.
+                } catch let error as DatabaseError where HeadGuard.isGuard(error) {
+                    headGuardMisses.withLock { $0 += 1 }
                 }
             }
+            // The first statement is the first request's head (a query): BEGIN and the lock go with it.
+            var heads: [String: PublishHead] = [:]
+            let results = try database.transaction(.groupCommit) {
+                try publishBatch(requests, hashes, entries, database, heads: &heads, rebase: rebase, declineConflicts: false)
+            }
+            environmentIDs.withLock { known in
+                for (name, head) in heads { known[name] = head.environmentID }
+            }
+            return results
         }
+    }
+
+    /// Each requested environment's head as the caller knows it (`knownHeads`) with the row id this store read before;
+    /// nil when one of them is unknown (no version yet, or not seen by this store): then the heads are read.
+    private func assumedHeads(for requests: [PublishRequest], _ knownHeads: [String: VersionRecord]) -> [String: PublishHead]? {
+        guard !knownHeads.isEmpty else { return nil }
+        return environmentIDs.withLock { known -> [String: PublishHead]? in
+            var heads: [String: PublishHead] = [:]
+            for request in requests where heads[request.environment] == nil {
+                guard let record = knownHeads[request.environment], let id = known[request.environment] else { return nil }
+                heads[request.environment] = PublishHead(environmentID: id, number: record.number, hash: record.contentHash,
+                                                         epoch: record.epoch, current: record, unverified: nil)
+            }
+            return heads
+        }
+    }
+
+    /// The requests of `publish(batch:)` in the open transaction, on `heads` (read when missing). With
+    /// `declineConflicts`, a request that does not fit its head throws `HeadGuard.Declined` instead: the heads were
+    /// assumed, so only the stored ones may refuse it.
+    private func publishBatch(_ requests: [PublishRequest], _ hashes: [Result<String, FlagStoreError>], _ entries: [AuditRecord],
+                              _ database: Database, heads: inout [String: PublishHead],
+                              rebase: ((_ index: Int, _ newest: VersionRecord?) -> [UInt8]?)?,
+                              declineConflicts: Bool) throws -> [Result<PublishOutcome, FlagStoreError>] {
+        if !entries.isEmpty { try Self.audit(database, entries) }
+        // The newest version of each environment whose last request was refused with `versionConflict`: a
+        // request chained on it (`PublishRequest.chainedOnPrevious`) is refused too.
+        var conflicted: [String: Int] = [:]
+        // The head of each environment whose last request `rebase` rebuilt: a request chained on it names the
+        // document it was built on before, so it is rebuilt on this head directly (no head check that must
+        // fail, no read of what this transaction just wrote).
+        var rebuiltHead: [String: VersionRecord] = [:]
+        var results: [Result<PublishOutcome, FlagStoreError>] = []
+        results.reserveCapacity(requests.count)
+        for (index, (request, hash)) in zip(requests.indices, zip(requests, hashes)) {
+            let environment = request.environment
+            if request.chainedOnPrevious, let current = conflicted[environment] {
+                results.append(.failure(.versionConflict(environment: environment,
+                                                         expected: request.expectedCurrentVersion ?? current, current: current)))
+                continue
+            }
+            var result: Result<PublishOutcome, FlagStoreError>
+            var rebuilt = false
+            if request.chainedOnPrevious, let head = rebuiltHead[environment], let rebase {
+                let refusal = FlagStoreError.versionConflict(environment: environment,
+                                                             expected: request.expectedCurrentVersion ?? head.number, current: head.number)
+                let again = try rebased(request, index: index, rebase, database, newest: head, head: &heads[environment])
+                result = again ?? .failure(refusal)
+                rebuilt = again != nil
+            } else {
+                result = try publishOne(request, hash, database, head: &heads[environment])
+                if case .failure(.versionConflict) = result, declineConflicts { throw HeadGuard.Declined.conflict }
+                if case .failure(.versionConflict) = result, let rebase,
+                   let again = try rebased(request, index: index, rebase, database,
+                                           newest: try heads[environment]?.newest()
+                                               ?? Self.verifiedNewestVersion(database, environment: environment,
+                                                                             environmentID: heads[environment]?.environmentID),
+                                           head: &heads[environment]) {
+                    result = again
+                    rebuilt = true
+                }
+            }
+            switch result {
+            case .success(.published(let record)) where rebuilt, .success(.unchanged(let record)) where rebuilt:
+                rebuiltHead[environment] = record
+            default:
+                rebuiltHead[environment] = nil
+            }
+            if case .failure(.versionConflict(_, _, let current)) = result {
+                conflicted[request.environment] = current
+            } else {
+                conflicted[request.environment] = nil
+            }
+            results.append(result)
+        }
+        return results
     }
 
     /// A request of `publish(batch:)` that found another writer's version, built again by `rebase` on `newest` (read

@@ -1,0 +1,34 @@
+/// A group commit on heads the caller already knows, in one round trip on PostgreSQL (`publish(batch:knownHeads:)`).
+extension FlagStore {
+    /// The server's check that an environment's head is still the one a batch was built on without reading it: one
+    /// statement queued right after the write lock, so it runs under the lock before any of the batch's writes, and
+    /// fails the whole pipeline (COMMIT included) when the head moved: another node's version, a restore (a new
+    /// epoch), a deleted version. A statement cannot raise an error of its own choosing in plain SQL; a division by
+    /// the count of the rows that match is zero exactly when the head is not the one assumed (SQLSTATE 22012). The
+    /// count comes from tables, so the planner cannot fold it to a constant and fail a head that did match.
+    enum HeadGuard {
+        /// The column name that tells this statement's failure from any other division by zero.
+        static let marker = "publish_head_guard"
+
+        static let sql = """
+            SELECT 1 / (SELECT COUNT(*) FROM meta WHERE key = 'epoch' AND value = ?
+                AND EXISTS (SELECT 1 FROM versions WHERE environment_id = ? AND number = ? AND content_hash = ?)
+                AND NOT EXISTS (SELECT 1 FROM versions WHERE environment_id = ? AND number > ?)) AS \(marker)
+            """
+
+        /// Raised inside the transaction when a request does not fit the head it was given: nothing was sent yet, so
+        /// ending the transaction costs nothing, and the batch is decided on the stored heads.
+        enum Declined: Error { case conflict }
+
+        /// Queues the check of `head` (number, content hash and epoch as the caller knows them).
+        static func enqueue(_ head: PublishHead, _ database: Database) throws {
+            try database.enqueue(sql, [.integer(head.epoch), .integer(head.environmentID), .integer(Int64(head.number)),
+                                       .optionalText(head.hash), .integer(head.environmentID), .integer(Int64(head.number))])
+        }
+
+        /// Whether `error` is this check failing (the head had moved), not anything else going wrong.
+        static func isGuard(_ error: DatabaseError) -> Bool {
+            error.sqlState == "22012" && (error.sql?.contains(marker) ?? false)
+        }
+    }
+}
