@@ -98,8 +98,9 @@ final class X509TrustStore: @unchecked Sendable {
 
     deinit { X509_STORE_free(store) }
 
-    /// Verifies leaf → intermediate → a configured root at `time` (seconds since 1970) with `X509_V_FLAG_X509_STRICT`
-    /// (RFC 5280 profile checks, as Apple's Python library sets), and that the chain built is exactly those three.
+    /// Verifies leaf → intermediate → a configured root with `X509_V_FLAG_X509_STRICT` (RFC 5280 profile checks, as
+    /// Apple's Python library sets), that the chain built is exactly those three, and that each is valid at `time`
+    /// (seconds since 1970).
     func verify(leaf: X509Certificate, intermediate: X509Certificate, at time: Int64) -> Verdict {
         defer { LibCrypto.clearErrors() }
         guard let context = X509_STORE_CTX_new(), let untrusted = OPENSSL_sk_new_null() else {
@@ -113,22 +114,28 @@ final class X509TrustStore: @unchecked Sendable {
               X509_STORE_CTX_init(context, store, leaf.pointer, untrusted) == 1 else {
             return .invalid("X509_STORE_CTX_init: \(LibCrypto.takeError())")
         }
-        X509_STORE_CTX_set_flags(context, UInt(X509_V_FLAG_X509_STRICT))
-        X509_STORE_CTX_set_time(context, 0, time_t(time))
+        // The validity dates are checked below, inclusive of notAfter as RFC 5280 §4.1.2.5 says and as the OpenSSL
+        // of Apple's Python library reads them (OpenSSL 3.0's own check treats the notAfter second as expired).
+        X509_STORE_CTX_set_flags(context, UInt(X509_V_FLAG_X509_STRICT | X509_V_FLAG_NO_CHECK_TIME))
         guard X509_verify_cert(context) == 1 else {
             let code = X509_STORE_CTX_get_error(context)
             let depth = X509_STORE_CTX_get_error_depth(context)
-            let message = "certificate \(depth): \(String(cString: X509_verify_cert_error_string(Int(code))))"
-            if code == X509_V_ERR_CERT_HAS_EXPIRED || code == X509_V_ERR_CERT_NOT_YET_VALID {
-                return .notValidAtTime(message)
-            }
-            return .invalid(message)
+            return .invalid("certificate \(depth): \(String(cString: X509_verify_cert_error_string(Int(code))))")
         }
         guard let chain = X509_STORE_CTX_get0_chain(context), OPENSSL_sk_num(chain) == 3,
               let first = OPENSSL_sk_value(chain, 0), let second = OPENSSL_sk_value(chain, 1),
               X509_cmp(OpaquePointer(first), leaf.pointer) == 0,
               X509_cmp(OpaquePointer(second), intermediate.pointer) == 0 else {
             return .invalid("the chain built is not leaf, intermediate, configured root")
+        }
+        for depth in 0..<3 {
+            guard let element = OPENSSL_sk_value(chain, Int32(depth)) else { return .invalid("certificate \(depth) missing") }
+            let certificate = OpaquePointer(element)
+            let notBefore = ASN1_TIME_cmp_time_t(X509_get0_notBefore(certificate), time_t(time))
+            let notAfter = ASN1_TIME_cmp_time_t(X509_get0_notAfter(certificate), time_t(time))
+            guard notBefore != -2, notAfter != -2 else { return .invalid("certificate \(depth): unreadable validity dates") }
+            if notBefore > 0 { return .notValidAtTime("certificate \(depth) is not yet valid") }
+            if notAfter < 0 { return .notValidAtTime("certificate \(depth) has expired") }
         }
         return .valid
     }
