@@ -92,7 +92,7 @@ let package = Package(
         .target(name: "FlagServiceTestSupport", dependencies: ["FlagService", "FlagKit", "HTTPServer"], path: "Tests/FlagServiceTestSupport"),
         .testTarget(name: "FlagServiceTests", dependencies: ["FlagService", "FlagStore", "FlagKit", "HTTPServer", "RawHTTPClient", "ClientHTTP", "TestSupport", "FlagServiceTestSupport", "AppStoreNotifications", "AppStoreTestSupport"]),
         .testTarget(name: "FlagServerProcessTests", dependencies: ["FlagService", "FlagStore", "FlagKit", "RawHTTPClient", "flagserver", "PostgresTestSupport", "TestSupport", "FlagServiceTestSupport", "AppStoreNotifications", "AppStoreTestSupport"]),
-        .testTarget(name: "FlagServerClusterTests", dependencies: ["FlagService", "FlagStore", "FlagKit", "RawHTTPClient", "ClientHTTP", "flagserver", "PostgresTestSupport", "TestSupport", "FlagServiceTestSupport"]),
+        .testTarget(name: "FlagServerClusterTests", dependencies: ["FlagService", "FlagStore", "FlagKit", "RawHTTPClient", "ClientHTTP", "flagserver", "PostgresTestSupport", "TestSupport", "FlagServiceTestSupport", "AppStoreTestSupport"]),
         .testTarget(name: "FlagServerCLITests", dependencies: ["FlagServerCLI", "CommandLineKit", "FlagKit", "FlagStore", "FlagService", "HTTPServer", "PostgresTestSupport", "TestSupport", "AppStoreNotifications", "AppStoreTestSupport"]),
 
         // Client-side HTTP: request/response types, HTTPTransport, URLSessionTransport everywhere, CurlTransport on Linux.
