@@ -1,0 +1,36 @@
+@testable import AppStoreNotifications
+import Testing
+
+/// The compact serialization and base64url (RFC 7515 §2, §7.1), strictly.
+@Suite struct CompactJWSTests {
+    @Test func base64URLRoundTripsWithoutPadding() {
+        for length in 0..<40 {
+            let bytes = (0..<length).map { UInt8(truncatingIfNeeded: $0 &* 37 &+ 250) }
+            let text = Base64URL.encode(bytes)
+            #expect(!text.contains("=") && !text.contains("+") && !text.contains("/"))
+            #expect(Base64URL.decode(Array(text.utf8)) == bytes)
+        }
+    }
+
+    @Test(arguments: ["A", "AB=", "AB==", "a+b/", "ab c", "ab\n", "é"])
+    func base64URLRefusesAnythingElse(text: String) {
+        #expect(Base64URL.decode(Array(text.utf8)) == nil)
+    }
+
+    @Test func theSigningInputIsTheFirstTwoPartsAsSent() throws {
+        let header = Base64URL.encode(Array(#"{"alg":"ES256","x5c":["a"],"kid":"k"}"#.utf8))
+        let payload = Base64URL.encode(Array(#"{"x":1}"#.utf8))
+        let jws = try CompactJWS("\(header).\(payload).\(Base64URL.encode([1, 2, 3]))")
+        #expect(jws.header.alg == "ES256" && jws.header.x5c == ["a"])
+        #expect(jws.payload == Array(#"{"x":1}"#.utf8) && jws.signature == [1, 2, 3])
+        #expect(jws.signingInput == Array("\(header).\(payload)".utf8))
+    }
+
+    @Test func aHeaderOfTheWrongShapeIsNotAJWS() {
+        for header in [#"{"alg":1}"#, #"{"x5c":"abc"}"#, #"[]"#, "not json"] {
+            let text = "\(Base64URL.encode(Array(header.utf8))).e30.AA"
+            let error = #expect(throws: AppStoreVerificationError.self) { try CompactJWS(text) }
+            #expect(error?.reason == .invalidJWS, "\(header)")
+        }
+    }
+}
