@@ -143,7 +143,7 @@ package struct AppStoreTestNotification: Sendable {
 
     /// The POST body Apple sends: `{"signedPayload": "..."}`.
     package func body(_ signer: AppStoreTestSigner, signing: Signing = Signing()) throws -> [UInt8] {
-        let object = ["signedPayload": try signedPayload(signer, signing: signing)]
-        return [UInt8](try JSONSerialization.data(withJSONObject: object))
+        // A JWS is base64url and dots: nothing to escape in a JSON string.
+        Array(#"{"signedPayload":""#.utf8) + Array(try signedPayload(signer, signing: signing).utf8) + Array(#""}"#.utf8)
     }
 }
