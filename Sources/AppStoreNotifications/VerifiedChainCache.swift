@@ -26,6 +26,13 @@ final class VerifiedChainCache: @unchecked Sendable {
         return chains[key]
     }
 
+    /// How many chains are remembered.
+    var count: Int {
+        lock.lock()
+        defer { lock.unlock() }
+        return chains.count
+    }
+
     func insert(_ chain: Chain, for key: String) {
         lock.lock()
         defer { lock.unlock() }
