@@ -63,4 +63,23 @@ import Testing
         #expect(digest.map { String($0, radix: 16).count == 1 ? "0" + String($0, radix: 16) : String($0, radix: 16) }.joined()
             == "5bdcc146bf60754e6a042426089575c75a003f089d2739839dec58b964ec3843")
     }
+
+    /// Apple's real chain passes the same checks (X509_STRICT on this machine's libcrypto, the markers, the order).
+    @Test func applesRealChainVerifies() throws {
+        let root = try X509Certificate(der: AppleChainFixture.root)
+        let intermediate = try X509Certificate(der: AppleChainFixture.intermediate)
+        let leaf = try X509Certificate(der: AppleChainFixture.leaf)
+        #expect(!leaf.isCA && leaf.isIssued(by: intermediate))
+        #expect(leaf.hasExtension(oid: SignedPayloadVerifier.leafMarker))
+        #expect(intermediate.hasExtension(oid: SignedPayloadVerifier.intermediateMarker))
+        let store = try X509TrustStore(roots: [root])
+        guard case .valid(let notBefore, let notAfter) = store.verify(leaf: leaf, intermediate: intermediate) else {
+            Issue.record("Apple's chain does not verify: \(store.verify(leaf: leaf, intermediate: intermediate))")
+            return
+        }
+        #expect(notBefore <= AppleChainFixture.effectiveDate && AppleChainFixture.effectiveDate <= notAfter)
+        // The leaf's dates bound the chain: 2021-08-25T02:50:34Z through 2023-09-24T02:50:33Z.
+        #expect(notBefore == 1_629_859_834 && notAfter == 1_695_523_833)
+        #expect(try AppStoreVerifierConfiguration.certificates(fromFile: AppleChainFixture.root) == [AppleChainFixture.root])
+    }
 }

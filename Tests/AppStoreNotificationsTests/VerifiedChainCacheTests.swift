@@ -37,4 +37,26 @@ import Testing
         #expect(cache.chain(for: "chain \(VerifiedChainCache.capacity * 3 - 1)") != nil)
         #expect(cache.chain(for: "never inserted") == nil)
     }
+
+    /// One verifier (its trust store, its cache, the certificates in it) serves every thread of the server at once.
+    @Test func manyTasksShareOneVerifier() async throws {
+        let first = try AppStoreTestCA(), second = try AppStoreTestCA()
+        let signers = [AppStoreTestSigner(ca: first), AppStoreTestSigner(ca: second)]
+        let verifier = try SignedPayloadVerifier(configuration: AppStoreVerifierConfiguration(
+            rootCertificates: [first.rootDER, second.rootDER], bundleID: "app.symi.journal", appAppleID: 6_450_000_001,
+            environments: [.production]))
+        var bodies: [[UInt8]] = []
+        for index in 0..<200 {
+            var signing = AppStoreTestNotification.Signing()
+            signing.payload = index % 10 == 0 ? .flippedSignatureByte : .none
+            bodies.append(try AppStoreTestNotification().body(signers[index % 2], signing: signing))
+        }
+        let accepted = await withTaskGroup(of: Bool.self) { group in
+            for body in bodies {
+                group.addTask { (try? verifier.verifyNotificationBody(body)) != nil }
+            }
+            return await group.reduce(0) { $0 + ($1 ? 1 : 0) }
+        }
+        #expect(accepted == 180)
+    }
 }
