@@ -19,6 +19,8 @@ package struct AppStoreTestSigner: Sendable {
         case chainOutOfOrder
         /// `x5c` as these indices of [leaf, intermediate, root] (`[0, 1, 2]` is Apple's order).
         case x5cOrder([Int])
+        /// `x5c[2]`, the root as sent, replaced by these bytes (not a refusal: Apple's library does not read it).
+        case rootAsSent([UInt8])
         /// A member added to the payload after signing (the signature stays that of the original).
         case payloadEditedAfterSigning
     }
@@ -55,6 +57,7 @@ package struct AppStoreTestSigner: Sendable {
         case .algorithmHS256: header = Self.header(alg: "HS256", x5c: x5c)
         case .chainOutOfOrder: header = Self.header(alg: "ES256", x5c: [x5c[1], x5c[0], x5c[2]])
         case .x5cOrder(let order): header = Self.header(alg: "ES256", x5c: order.map { x5c[$0] })
+        case .rootAsSent(let der): header = Self.header(alg: "ES256", x5c: [x5c[0], x5c[1], Data(der).base64EncodedString()])
         default: header = appleHeader
         }
         let signingInput = header + "." + Base64URL.encode(payload)
