@@ -25,8 +25,10 @@ public struct OutcomeReport: Sendable, Equatable {
     ///
     /// `history` is every record signed before the end of the last bucket (`to` ceiled: `bucket.ceil(to)`), in
     /// `signedDate` order (the store's order; it is sorted here when it is not): the records before `from` count
-    /// nothing themselves but give each subscription its state, which the conversions and `active` need. A count lands in the bucket of the record's `signedDate`, under its
-    /// `productID` and offer; with `product`, only that product's records count.
+    /// nothing themselves but give each subscription its state, which the conversions and `active` need. A count
+    /// lands in the bucket of the record's `signedDate`, under its `productID` and offer; with `product`, only that
+    /// product's records count. The report holds an `OutcomeCounts` per bucket and group: the caller bounds the
+    /// range's number of buckets.
     ///
     /// - The conversions follow each subscription (its `subscription` hash) through the whole history: a start
     ///   with `offerType` 1 makes its next `DID_RENEW` without `offerType` 1 a conversion (a free trial's also a
@@ -43,7 +45,8 @@ public struct OutcomeReport: Sendable, Equatable {
         let start = bucket.floor(from)
         let end = max(start, bucket.ceil(to))
         let buckets = Array(stride(from: start, to: end, by: Int(bucket.milliseconds)))
-        let records = isOrdered(history) ? history : history.sorted { ($0.signedDate, $0.notificationUUID) < ($1.signedDate, $1.notificationUUID) }
+        let records = isOrdered(history) ? history
+            : history.sorted { ($0.signedDate, $0.notificationUUID) < ($1.signedDate, $1.notificationUUID) }
         var counting = Counting(buckets: buckets.count)
         var subscriptions: [String: SubscriptionState] = [:]
         var next = 0

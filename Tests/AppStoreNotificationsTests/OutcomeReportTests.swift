@@ -275,7 +275,8 @@ import Testing
             Self.note("3", "SUBSCRIBED", "INITIAL_BUY", at: day + 3, product: "monthly", offerType: 1, discount: "FREE_TRIAL"),
             Self.note("4", "DID_RENEW", at: day + hour + 4, product: "monthly"),
             Self.note("5", "DID_RENEW", at: day + hour + 5, product: "monthly"),
-            Self.note("6", "OFFER_REDEEMED", "RESUBSCRIBE", at: day + hour + 6, product: "monthly", offerType: 2, offerIdentifier: "winback10"),
+            Self.note("6", "OFFER_REDEEMED", "RESUBSCRIBE", at: day + hour + 6, product: "monthly", offerType: 2,
+                      offerIdentifier: "winback10"),
             Self.note("7", "SUBSCRIBED", "INITIAL_BUY", at: day + hour + 7, product: "monthly", offerType: 2, offerIdentifier: "A"),
             Self.note("8", "TEST", at: day + 8, product: nil),
         ]
