@@ -10,7 +10,8 @@ under an existing root, so each defect can be tested alone against a chain that 
 The library verifies with OpenSSL's X509_STRICT flag, so the certificates carry what strict mode demands: a critical
 basicConstraints, keyUsage, subject and authority key identifiers.
 
-Command line: `appstore_ca.py --out DIR` writes root.pem and root.der (the root a server is configured with).
+Command line: `appstore_ca.py --out DIR` writes root.pem and root.der (the root a server is configured with) and
+chain.pem (the three certificates with their keys, for `replay.py --chain DIR` to sign with).
 """
 
 from __future__ import annotations
@@ -118,6 +119,29 @@ class Chain:
         return pem_path, der_path
 
 
+def save_chain(chain: Chain, directory: str) -> None:
+    """root.pem, root.der and chain.pem (leaf, intermediate, root: each key then its certificate)."""
+    chain.write_root(directory)
+    with open(os.path.join(directory, "chain.pem"), "wb") as f:
+        for authority in (chain.leaf, chain.intermediate, chain.root):
+            f.write(authority.key.private_bytes(serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8,
+                                                serialization.NoEncryption()))
+            f.write(authority.certificate.public_bytes(serialization.Encoding.PEM))
+
+
+def load_chain(directory: str) -> Chain:
+    """The chain `save_chain` wrote."""
+    with open(os.path.join(directory, "chain.pem"), "rb") as f:
+        text = f.read()
+    blocks = [b"-----BEGIN" + part for part in text.split(b"-----BEGIN")[1:]]
+    keys = [serialization.load_pem_private_key(b, None) for b in blocks if b"PRIVATE KEY" in b.split(b"\n")[0]]
+    certificates = [x509.load_pem_x509_certificate(b) for b in blocks if b"CERTIFICATE" in b.split(b"\n")[0]]
+    if len(keys) != 3 or len(certificates) != 3:
+        raise ValueError(f"{directory}/chain.pem: want 3 keys and 3 certificates, found {len(keys)} and {len(certificates)}")
+    leaf, intermediate, root = (Authority(k, c) for k, c in zip(keys, certificates))
+    return Chain(root, intermediate, leaf)
+
+
 def make_chain(root: Optional[Authority] = None, *, leaf_marker: bool = True, intermediate_marker: bool = True,
                leaf_window: Optional[Window] = None, intermediate_window: Optional[Window] = None,
                root_name: str = "Symi Test Root CA") -> Chain:
@@ -138,13 +162,12 @@ def make_chain(root: Optional[Authority] = None, *, leaf_marker: bool = True, in
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description="Write a throw-away App Store-shaped root (PEM and DER).")
-    parser.add_argument("--out", required=True, help="directory for root.pem and root.der")
+    parser = argparse.ArgumentParser(description="Write a throw-away App Store-shaped chain and its root (PEM and DER).")
+    parser.add_argument("--out", required=True, help="directory for root.pem, root.der and chain.pem")
     args = parser.parse_args()
     os.makedirs(args.out, exist_ok=True)
-    pem, der = make_chain().write_root(args.out)
-    print(pem)
-    print(der)
+    save_chain(make_chain(), args.out)
+    print(os.path.join(args.out, "root.pem"))
 
 
 if __name__ == "__main__":
