@@ -23,6 +23,7 @@ import http.client
 import itertools
 import json
 import os
+import socket
 import subprocess
 import sys
 import tempfile
@@ -103,8 +104,15 @@ def post_all(base_url: str, path: str, offsets: List[int], lengths: List[int], c
     problems: List[str] = []
     lock = threading.Lock()
 
-    def worker():
+    def connect() -> http.client.HTTPConnection:
+        # No Nagle: a request must not wait for the previous response's delayed ACK.
         conn = http.client.HTTPConnection(target.hostname, target.port, timeout=60)
+        conn.connect()
+        conn.sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+        return conn
+
+    def worker():
+        conn = connect()
         mine, my_statuses, my_stored, my_problems = [], {}, {"true": 0, "false": 0}, []
         with open(path, "rb") as bodies:
             while True:
@@ -123,8 +131,11 @@ def post_all(base_url: str, path: str, offsets: List[int], lengths: List[int], c
                         status = response.status
                     except (OSError, http.client.HTTPException) as error:
                         conn.close()
-                        conn = http.client.HTTPConnection(target.hostname, target.port, timeout=60)
                         status, answer = 0, str(error).encode()
+                        try:
+                            conn = connect()
+                        except OSError:
+                            pass
                     mine.append(time.perf_counter() - began)
                     my_statuses[status] = my_statuses.get(status, 0) + 1
                     if status == 200:

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import os
+import socket
 import subprocess
 import sys
 
@@ -126,3 +127,93 @@ def test_replay_through_flagserver_matches_the_truth(tmp_path):
                              "--connections", "4", "--json", str(tmp_path / "summary.json")],
                             capture_output=True, text=True, timeout=900)
     assert result.returncode == 0, result.stdout[-4000:] + result.stderr[-4000:]
+
+
+class StandIn:
+    """A loopback stand-in for the receiver's HTTP shapes (docs/appstore.md), with no verification: it decodes the
+    JWS unverified, stores by notificationUUID and answers outcomes with outcome_truth. It proves the replay's client
+    side (keep-alive connections, duplicates, the comparison), not the server; `lose_every` makes it drop notifications
+    so the comparison must fail."""
+
+    def __init__(self, lose_every=0):
+        import threading
+        from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+        from urllib.parse import parse_qs, urlsplit
+        from appstore_sign import decode_unverified
+        import datetime
+        self.records, self.lock, received = {}, threading.Lock(), [0]
+        stand_in = self
+
+        def ms(day):
+            return int(datetime.datetime.strptime(day, "%Y-%m-%d").replace(
+                tzinfo=datetime.timezone.utc).timestamp() * 1000)
+
+        class Handler(BaseHTTPRequestHandler):
+            protocol_version = "HTTP/1.1"
+
+            def setup(self):
+                super().setup()
+                self.request.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+
+            def answer(self, status, value):
+                body = json.dumps(value).encode()
+                self.send_response(status)
+                self.send_header("Content-Length", str(len(body)))
+                self.end_headers()
+                self.wfile.write(body)
+
+            def do_POST(self):
+                payload = decode_unverified(json.loads(self.rfile.read(int(self.headers["Content-Length"])))
+                                            ["signedPayload"])
+                data = payload["data"]
+                t = decode_unverified(data["signedTransactionInfo"]) if "signedTransactionInfo" in data else {}
+                r = decode_unverified(data["signedRenewalInfo"]) if "signedRenewalInfo" in data else {}
+                record = {"notificationUUID": payload["notificationUUID"],
+                          "notificationType": payload["notificationType"], "subtype": payload.get("subtype"),
+                          "signedDate": payload["signedDate"], "productId": t.get("productId"),
+                          "offerType": t.get("offerType"), "offerDiscountType": t.get("offerDiscountType"),
+                          "expiresDate": t.get("expiresDate"),
+                          "gracePeriodExpiresDate": r.get("gracePeriodExpiresDate"),
+                          "subscription": t.get("originalTransactionId")}
+                with stand_in.lock:
+                    received[0] += 1
+                    new = record["notificationUUID"] not in stand_in.records
+                    if new and not (lose_every and received[0] % lose_every == 0):
+                        stand_in.records[record["notificationUUID"]] = record
+                self.answer(200, {"stored": new})
+
+            def do_GET(self):
+                query = {k: v[0] for k, v in parse_qs(urlsplit(self.path).query).items()}
+                with stand_in.lock:
+                    records = list(stand_in.records.values())
+                report = outcomes(records, ms(query["from"]), ms(query["to"]), DAY_MS, query.get("product"))
+                self.answer(200, {"metrics": METRICS, "series": report["series"], "totals": report["totals"]})
+
+            def log_message(self, *args):
+                pass
+
+        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.url = f"http://127.0.0.1:{self.server.server_address[1]}"
+        threading.Thread(target=self.server.serve_forever, daemon=True).start()
+
+
+@pytest.mark.parametrize("lose_every, exit_code", [(0, 0), (97, 1)])
+def test_replay_client_against_a_stand_in(tmp_path, lose_every, exit_code):
+    from appstore_ca import save_chain
+    save_chain(make_chain(), str(tmp_path))
+    stand_in = StandIn(lose_every)
+    try:
+        result = subprocess.run([sys.executable, os.path.join(os.path.dirname(__file__), "replay.py"),
+                                 "--base-url", stand_in.url, "--token", "unused", "--chain", str(tmp_path),
+                                 "--count", "1500", "--connections", "4", "--json", str(tmp_path / "s.json")],
+                                capture_output=True, text=True, timeout=600)
+    finally:
+        stand_in.server.shutdown()
+    assert result.returncode == exit_code, result.stdout[-3000:] + result.stderr[-3000:]
+    summary = json.loads((tmp_path / "s.json").read_text())
+    assert summary["post"]["statuses"] == {"200": 1500}
+    assert summary["post"]["stored"] == {"true": summary["unique"], "false": summary["duplicates"]}
+    if exit_code:
+        assert any("truth" in line for line in summary["differences"])
+    else:
+        assert len(stand_in.records) == summary["unique"] and summary["differences"] == []
