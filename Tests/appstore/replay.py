@@ -24,6 +24,7 @@ import itertools
 import json
 import os
 import socket
+import sqlite3
 import subprocess
 import sys
 import tempfile
@@ -220,10 +221,18 @@ def table(truth: Dict[str, dict], server: Dict[str, dict]) -> str:
 
 
 def database_size(path: Optional[str], command: Optional[str]) -> Optional[int]:
+    """Bytes the store uses: `command`'s output, or the SQLite file's pages in use (page_count - freelist_count,
+    read through a read-only connection, so the WAL's committed pages count and its preallocated size does not)."""
     if command:
         return int(subprocess.run(command, shell=True, check=True, capture_output=True, text=True).stdout.strip())
     if path:
-        return sum(os.path.getsize(path + s) for s in ("", "-wal") if os.path.exists(path + s))
+        connection = sqlite3.connect(f"file:{urllib.parse.quote(path)}?mode=ro", uri=True, timeout=30)
+        try:
+            pages, free, size = (connection.execute(f"PRAGMA {name}").fetchone()[0]
+                                 for name in ("page_count", "freelist_count", "page_size"))
+        finally:
+            connection.close()
+        return (pages - free) * size
     return None
 
 
