@@ -225,7 +225,7 @@ def database_size(path: Optional[str], command: Optional[str]) -> Optional[int]:
     read through a read-only connection, so the WAL's committed pages count and its preallocated size does not)."""
     if command:
         return int(subprocess.run(command, shell=True, check=True, capture_output=True, text=True).stdout.strip())
-    if path:
+    if path and os.path.exists(path):
         connection = sqlite3.connect(f"file:{urllib.parse.quote(path)}?mode=ro", uri=True, timeout=30)
         try:
             pages, free, size = (connection.execute(f"PRAGMA {name}").fetchone()[0]
