@@ -13,8 +13,8 @@ def pytest_terminal_summary(terminalreporter):
         return
     write = terminalreporter.write_line
     write("")
-    write(f"{'case':<40} {'Apple (VerificationStatus)':<28} {'flagserver':<10} reason")
+    write(f"{'case':<40} {'Apple (VerificationStatus)':<28} {'flagserver':<10} {'reason':<38} note")
     for case in module.WORLD.cases:
         row = module.TABLE.get(case.name, {})
         http = row.get("http", "-")
-        write(f"{case.name:<40} {row.get('apple', '-'):<28} {str(http):<10} {row.get('code') or ''}")
+        write(f"{case.name:<40} {row.get('apple', '-'):<28} {str(http):<10} {row.get('code') or '':<38} {case.note}")

@@ -221,3 +221,21 @@ def test_flagserver_refuses_bad_json_and_stores_nothing(server):
         assert status == 400, (body, status, answer)
         assert error_code(answer) in REASON_CODES, answer
     assert len(stored(server)) == before
+
+
+def test_flagserver_refuses_a_body_over_64_kib_on_the_head(server):
+    """Apple's notifications are a few KiB; a head announcing more than 64 KiB is answered 413 before any body byte
+    is sent (a server that waited for the body would time this request out)."""
+    import http.client
+    import urllib.parse
+    target = urllib.parse.urlsplit(server.url)
+    conn = http.client.HTTPConnection(target.hostname, target.port, timeout=30)
+    conn.putrequest("POST", "/v1/appstore/notifications")
+    conn.putheader("Content-Type", "application/json")
+    conn.putheader("Content-Length", str(65_537))
+    conn.endheaders()
+    response = conn.getresponse()
+    assert (response.status, error_code(response.read())) == (413, "body_too_large")
+    conn.close()
+    ok_status, _ = post(server, CASES["test"].signed_payload)
+    assert ok_status == 200, "a refused body leaves the receiver working"
