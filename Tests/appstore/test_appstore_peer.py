@@ -200,6 +200,13 @@ def test_flagserver_stores_what_apple_decoded(server):
             subscriptions.setdefault(record["subscription"], set()).add(t.originalTransactionId)
     assert all(len(originals) == 1 for originals in subscriptions.values()), "one hash, one subscription"
     assert len(subscriptions) == sum(1 for c in WORLD.cases if c.accepted and c.name != "test")
+    # Nor on disk: the database and its WAL hold neither the appAccountToken nor an originalTransactionId.
+    on_disk = b"".join(open(server.database + suffix, "rb").read() for suffix in ("", "-wal")
+                       if suffix == "" or os.path.exists(server.database + suffix))
+    assert b"7e3fb20b-4cdb-47cc-936d-99d65f608138" not in on_disk
+    for originals in subscriptions.values():
+        for original in originals:
+            assert original.encode() not in on_disk, f"originalTransactionId {original} is in the database file"
 
 
 def test_flagserver_stores_a_duplicate_once(server):

@@ -28,6 +28,7 @@ def test_replayed_notifications_verify_with_apple_and_match_the_truth_records(tm
     events = launch_week(600, WEEK, seed=5)
     offsets, lengths, records = sign_to_file(events, Signer(chain), str(tmp_path / "bodies.jsonl"))
     assert len(offsets) == 600
+    assert max(lengths) < 65_536, "every body fits the receiver's 64 KiB"
     verifier = SignedDataVerifier([chain.root_der], False, Environment.PRODUCTION, BUNDLE_ID, APP_APPLE_ID)
     by_uuid = {r["notificationUUID"]: r for r in records}
     with open(tmp_path / "bodies.jsonl", "rb") as bodies:
