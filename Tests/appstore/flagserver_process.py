@@ -1,6 +1,7 @@
 """Starts a real flagserver with the App Store receiver on, as scripts/interop-flagserver starts its servers:
-`--port 0` on loopback, its own SQLite file and flags directory in a temporary directory, a writer token created
-with `flagserver token create` before the server opens the database, the URL read from the "listening on" line.
+`--port 0` on loopback, its own SQLite file (or the empty PostgreSQL database given) and flags directory in a
+temporary directory, a writer token created with `flagserver token create` before the server opens the database,
+the URL read from the "listening on" line.
 """
 
 from __future__ import annotations
@@ -23,10 +24,14 @@ class FlagServerError(RuntimeError):
 
 class FlagServer:
     def __init__(self, binary: str, root_pem: str, bundle_id: str, app_apple_id: int,
-                 environments: Iterable[str] = ("Production", "Sandbox"), extra: Iterable[str] = ()):
+                 environments: Iterable[str] = ("Production", "Sandbox"), extra: Iterable[str] = (),
+                 database: Optional[str] = None):
+        """`database`: a PostgreSQL URI of an EMPTY database (the tests count what they stored); None: a new
+        SQLite file."""
         self.binary = binary
         self.work = tempfile.mkdtemp(prefix="appstore-peer-")
-        self.database = os.path.join(self.work, "flags.sqlite")
+        self.database = database or os.path.join(self.work, "flags.sqlite")
+        self.is_sqlite = not self.database.startswith(("postgres://", "postgresql://"))
         os.mkdir(os.path.join(self.work, "flags"))
         self.log_path = os.path.join(self.work, "flagserver.log")
         self.token = self._create_token()
@@ -81,6 +86,8 @@ class FlagServer:
 
     def database_bytes(self) -> int:
         """The SQLite file with its WAL: what the store occupies on disk now."""
+        if not self.is_sqlite:
+            raise FlagServerError("database_bytes reads a SQLite file; this server uses PostgreSQL")
         return sum(os.path.getsize(self.database + suffix) for suffix in ("", "-wal")
                    if os.path.exists(self.database + suffix))
 

@@ -246,7 +246,8 @@ def main() -> int:
     parser.add_argument("--base-url", help="a running flagserver")
     parser.add_argument("--token", help="a writer token of the running flagserver (reads the outcomes)")
     parser.add_argument("--chain", help="directory of appstore_ca.py --out whose root.pem the running server trusts")
-    parser.add_argument("--database", help="the running server's SQLite file, for bytes per notification")
+    parser.add_argument("--database", help="the running server's SQLite file, for bytes per notification; with "
+                        "--flagserver-bin: the EMPTY PostgreSQL database (URI) to start it on instead of a new SQLite file")
     parser.add_argument("--database-size-cmd", help="a shell command printing the store's size in bytes "
                         "(e.g. psql -Atc \"select pg_total_relation_size('appstore_notifications')\")")
     parser.add_argument("--json", help="also write the JSON summary here")
@@ -286,8 +287,9 @@ def main() -> int:
     try:
         if args.flagserver_bin:
             server = FlagServer(args.flagserver_bin, os.path.join(work, "root.pem"), BUNDLE_ID, APP_APPLE_ID,
-                                ("Production",)).start()
-            base_url, token, database = server.url, server.token, server.database
+                                ("Production",), database=args.database).start()
+            base_url, token = server.url, server.token
+            database = server.database if server.is_sqlite else None
         else:
             base_url, token, database = (args.base_url or "").rstrip("/"), args.token, args.database
         observed: Dict[str, dict] = {}
