@@ -58,7 +58,10 @@ let package = Package(
         // App Store Server Notifications V2: the signed payload verified (JWS, X.509 chain, Apple's markers) with libcrypto, what
         // is kept of it, the outcomes counted from it (docs/appstore.md).
         .target(name: "AppStoreNotifications", dependencies: ["CCrypto"]),
-        .testTarget(name: "AppStoreNotificationsTests", dependencies: ["AppStoreNotifications"]),
+        // A throw-away chain shaped like Apple's and an ES256 signer for every test target that needs signed notifications
+        // (no product; tests only).
+        .target(name: "AppStoreTestSupport", dependencies: ["AppStoreNotifications", "CCrypto"], path: "Tests/AppStoreTestSupport"),
+        .testTarget(name: "AppStoreNotificationsTests", dependencies: ["AppStoreNotifications", "AppStoreTestSupport"]),
         .target(name: "FlagStore", dependencies: ["FlagKit", "CSQLite", "CLibPQ", "ServerLock", "CCrypto", "AppStoreNotifications"]),
         .executableTarget(name: "flagstore-crash-helper", dependencies: ["FlagStore"], path: "Tests/flagstore-crash-helper"),
         .executableTarget(name: "flagstore-bench", dependencies: ["FlagStore"], path: "Benchmarks/flagstore-bench"),
