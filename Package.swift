@@ -69,8 +69,8 @@ let package = Package(
         // temporary directories, a clock moved by hand, a raw-socket client for the server's API, a webhook receiver.
         .target(name: "TestSupport", dependencies: ["FlagKit", "HTTPServer"], path: "Tests/TestSupport"),
         // A throw-away PostgreSQL cluster (initdb/pg_ctl in a temp dir) for the tests of both engines (no product; tests only).
-        .target(name: "PostgresTestSupport", dependencies: ["FlagStore", "FlagKit"], path: "Tests/PostgresTestSupport"),
-        .testTarget(name: "FlagStoreTests", dependencies: ["FlagStore", "FlagKit", "CSQLite", "flagstore-crash-helper", "PostgresTestSupport", "TestSupport"]),
+        .target(name: "PostgresTestSupport", dependencies: ["FlagStore", "FlagKit", "AppStoreNotifications"], path: "Tests/PostgresTestSupport"),
+        .testTarget(name: "FlagStoreTests", dependencies: ["FlagStore", "FlagKit", "AppStoreNotifications", "CSQLite", "flagstore-crash-helper", "PostgresTestSupport", "TestSupport"]),
 
         // OpenFeature Remote Evaluation Protocol on FlagKit and HTTPServer, mounted by FlagService.
         .target(name: "FlagOFREP", dependencies: ["FlagKit", "HTTPServer", "ServerLock"]),
