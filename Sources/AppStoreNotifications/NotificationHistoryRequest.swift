@@ -5,8 +5,11 @@ import Foundation
 /// (`notificationType`, `notificationSubtype`, `onlyFailures`, `transactionId`) are not sent: a backfill asks for
 /// everything and lets the store decide what is new, so a notification the receiver answered but lost is found too.
 public struct NotificationHistoryRequest: Codable, Sendable, Equatable {
-    /// How far back Apple keeps the history (its documented limit on `startDate`).
-    public static let retentionDays: Int64 = 180
+    /// How far back Apple keeps an environment's history (its documented limit on `startDate`): 180 days in
+    /// Production, 30 in Sandbox.
+    public static func retentionDays(_ environment: AppStoreEnvironment) -> Int64 {
+        environment == .production ? 180 : 30
+    }
     /// The path of the endpoint under the API's base URL.
     public static let path = "/inApps/v1/notifications/history"
     /// The query parameter that asks for the page after the one that gave the token.

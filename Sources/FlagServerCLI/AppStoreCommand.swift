@@ -22,14 +22,14 @@ public enum AppStoreCommand {
                 Notification History for [--since, --until) with the team's In-App Purchase key, verifies every \
                 notification as the receiver does (the same --appstore-root-certificate, --appstore-bundle-id and \
                 --appstore-app-apple-id), and stores those not stored yet; running it again stores nothing twice. Apple \
-                keeps 180 days of history. Prints "fetched N, stored M new, K already stored, R refused (reasons)"; \
+                keeps 180 days of history in Production, 30 in Sandbox (where it does not retry at all). Prints "fetched N, stored M new, K already stored, R refused (reasons)"; \
                 each refused notification is named on standard error and not stored. Exits 1 when the history could \
                 not be read to the end (what was stored until then stays stored). Dates are YYYY-MM-DD (UTC) or RFC 3339.
                 """,
             options: [sinceOption, untilOption, keyFileOption, keyIDOption, issuerIDOption, environmentOption, apiURLOption,
                       rootCertificateOption, bundleIDOption, AppStoreOptions.appAppleIDOption])
 
-        static let sinceOption = Option("since", valueName: "date", help: "the start of the span, at most 180 days back",
+        static let sinceOption = Option("since", valueName: "date", help: "the start of the span, at most 180 days back (Sandbox: 30)",
                                         required: true) { text throws(UsageError) in try parseDate(text, option: "since") }
         static let untilOption = Option("until", valueName: "date", help: "the end of the span (exclusive), default now") {
             text throws(UsageError) in try parseDate(text, option: "until")
@@ -115,14 +115,16 @@ public enum AppStoreCommand {
         }
 
         /// Reads, verifies, stores, prints the summary; 1 with one error line when the key, a root, the store or Apple's
-        /// API fails (after the summary of what was stored until then), 64 when --since is beyond Apple's 180 days.
+        /// API fails (after the summary of what was stored until then), 64 when --since is beyond Apple's history
+        /// (180 days in Production, 30 in Sandbox).
         public func run(_ context: FlagServerContext) -> Int32 {
             let now = Int64(Date().timeIntervalSince1970 * 1000)
-            let earliest = now - NotificationHistoryRequest.retentionDays * 86_400_000
+            let days = NotificationHistoryRequest.retentionDays(environment)
+            let earliest = now - days * 86_400_000
             guard since >= earliest else {
-                context.stderr.write("flagserver: error: --since \(RFC3339.string(milliseconds: since)) is more than "
-                    + "\(NotificationHistoryRequest.retentionDays) days ago; Apple keeps the notification history for "
-                    + "\(NotificationHistoryRequest.retentionDays) days (the earliest start now: \(RFC3339.string(milliseconds: earliest)))\n")
+                context.stderr.write("flagserver: error: --since \(RFC3339.string(milliseconds: since)) is more than \(days) days ago; "
+                    + "Apple keeps \(environment.rawValue)'s notification history for \(days) days (the earliest start now: "
+                    + "\(RFC3339.string(milliseconds: earliest)))\n")
                 return UsageError.exitStatus
             }
             let end = until ?? now

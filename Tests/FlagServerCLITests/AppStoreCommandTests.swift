@@ -66,12 +66,23 @@ import Testing
     }
 
     @Test func aStartBeyondApplesHistoryIsRefusedBeforeAnythingIsRead() {
+        let now = Int64(Date().timeIntervalSince1970 * 1000)
+        // Sandbox keeps 30 days.
         var arguments = Self.arguments()
-        arguments[3] = RFC3339.string(milliseconds: Int64(Date().timeIntervalSince1970 * 1000) - 181 * 86_400_000)
-        let result = runMain(arguments)
-        #expect(result.status == 64 && result.stdout.isEmpty)
-        #expect(result.stderr.contains("is more than 180 days ago; Apple keeps the notification history for 180 days (the earliest start now: "),
-                "\(result.stderr)")
+        arguments[3] = RFC3339.string(milliseconds: now - 31 * 86_400_000)
+        let sandbox = runMain(arguments)
+        #expect(sandbox.status == 64 && sandbox.stdout.isEmpty)
+        #expect(sandbox.stderr.contains("is more than 30 days ago; Apple keeps Sandbox's notification history for 30 days "
+            + "(the earliest start now: "), "\(sandbox.stderr)")
+        // Production 180 (a start 31 days back gets as far as the key file).
+        arguments[11] = "Production"
+        arguments += ["--appstore-app-apple-id", "6450000001"]
+        #expect(runMain(arguments).stderr.hasPrefix("flagserver: error: cannot read the key /nonexistent/key.p8"))
+        arguments[3] = RFC3339.string(milliseconds: now - 181 * 86_400_000)
+        let production = runMain(arguments)
+        #expect(production.status == 64 && production.stdout.isEmpty)
+        #expect(production.stderr.contains("is more than 180 days ago; Apple keeps Production's notification history for 180 days"),
+                "\(production.stderr)")
     }
 
     @Test func aKeyOrRootThatCannotBeUsedFailsWithOneLine() throws {
