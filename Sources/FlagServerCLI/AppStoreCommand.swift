@@ -27,7 +27,7 @@ public enum AppStoreCommand {
                 not be read to the end (what was stored until then stays stored). Dates are YYYY-MM-DD (UTC) or RFC 3339.
                 """,
             options: [sinceOption, untilOption, keyFileOption, keyIDOption, issuerIDOption, environmentOption, apiURLOption,
-                      rootCertificateOption, bundleIDOption, AppStoreOptions.appAppleIDOption])
+                      rootCertificateOption, bundleIDOption, AppStoreVerificationOptions.appAppleIDOption])
 
         static let sinceOption = Option("since", valueName: "date", help: "the start of the span, at most 180 days back (Sandbox: 30)",
                                         required: true) { text throws(UsageError) in try parseDate(text, option: "since") }
@@ -61,8 +61,8 @@ public enum AppStoreCommand {
             }
             return text
         }
-        static let rootCertificateOption = AppStoreOptions.rootCertificateOption(required: true)
-        static let bundleIDOption = AppStoreOptions.bundleIDOption(required: true)
+        static let rootCertificateOption = AppStoreVerificationOptions.rootCertificateOption(required: true)
+        static let bundleIDOption = AppStoreVerificationOptions.bundleIDOption(required: true)
 
         /// The start of the span, milliseconds since 1970.
         public let since: Int64
@@ -95,9 +95,9 @@ public enum AppStoreCommand {
             issuerID = try parsed.required(Self.issuerIDOption)
             environment = try parsed.required(Self.environmentOption)
             apiURL = try parsed.value(Self.apiURLOption)
-            rootCertificates = try parsed.values(Self.rootCertificateOption).flatMap { $0 }
+            rootCertificates = try AppStoreVerificationOptions.rootCertificatePaths(parsed, Self.rootCertificateOption)
             bundleID = try parsed.required(Self.bundleIDOption)
-            appAppleID = try parsed.value(AppStoreOptions.appAppleIDOption)
+            appAppleID = try parsed.value(AppStoreVerificationOptions.appAppleIDOption)
             if environment == .production && appAppleID == nil {
                 throw parsed.usageError("--appstore-app-apple-id (FLAGSERVER_APPSTORE_APP_APPLE_ID) is required for Production: "
                     + "Production notifications are verified against the app's Apple ID, as the receiver does")
@@ -114,9 +114,9 @@ public enum AppStoreCommand {
             }
         }
 
-        /// Reads, verifies, stores, prints the summary; 1 with one error line when the key, a root, the store or Apple's
-        /// API fails (after the summary of what was stored until then), 64 when --since is beyond Apple's history
-        /// (180 days in Production, 30 in Sandbox).
+        /// Reads, verifies, stores, prints the summary; 1 with one error line when the key, the store or Apple's API
+        /// fails (after the summary of what was stored until then), 64 when --since is beyond Apple's history (180 days
+        /// in Production, 30 in Sandbox) or a root certificate file cannot be used (as for serve).
         public func run(_ context: FlagServerContext) -> Int32 {
             let now = Int64(Date().timeIntervalSince1970 * 1000)
             let days = NotificationHistoryRequest.retentionDays(environment)
@@ -129,6 +129,15 @@ public enum AppStoreCommand {
             }
             let end = until ?? now
             guard end > since else { return context.fail("--since \(RFC3339.string(milliseconds: since)) is not in the past") }
+            // The root certificates are read as serve reads them: a wrong file is a usage error (64).
+            let verifier: SignedPayloadVerifier
+            do {
+                verifier = try AppStoreVerificationOptions.verifier(rootPaths: rootCertificates, bundleID: bundleID,
+                                                                    appAppleID: appAppleID, environments: [environment])
+            } catch {
+                context.stderr.write("flagserver: error: \(error.message)\nSee 'flagserver appstore backfill --help'.\n")
+                return UsageError.exitStatus
+            }
             let key: AppStoreAPIKey
             do {
                 let pem = [UInt8](try Data(contentsOf: URL(fileURLWithPath: keyFile)))
@@ -137,13 +146,6 @@ public enum AppStoreCommand {
                 return context.fail("the key \(keyFile) cannot sign: \(error)")
             } catch {
                 return context.fail("cannot read the key \(keyFile): \(error.localizedDescription)")
-            }
-            let verifier: SignedPayloadVerifier
-            do {
-                verifier = try SignedPayloadVerifier(configuration: try AppStoreOptions.verifierConfiguration(
-                    rootPaths: rootCertificates, bundleID: bundleID, appAppleID: appAppleID, environments: [environment]))
-            } catch {
-                return context.fail("\(error)")
             }
             let store: FlagStore
             do {

@@ -74,10 +74,10 @@ import Testing
         #expect(sandbox.status == 64 && sandbox.stdout.isEmpty)
         #expect(sandbox.stderr.contains("is more than 30 days ago; Apple keeps Sandbox's notification history for 30 days "
             + "(the earliest start now: "), "\(sandbox.stderr)")
-        // Production 180 (a start 31 days back gets as far as the key file).
+        // Production 180 (a start 31 days back gets as far as the root certificate).
         arguments[11] = "Production"
         arguments += ["--appstore-app-apple-id", "6450000001"]
-        #expect(runMain(arguments).stderr.hasPrefix("flagserver: error: cannot read the key /nonexistent/key.p8"))
+        #expect(runMain(arguments).stderr.hasPrefix("flagserver: error: --appstore-root-certificate /nonexistent/root.pem: cannot read the file"))
         arguments[3] = RFC3339.string(milliseconds: now - 181 * 86_400_000)
         let production = runMain(arguments)
         #expect(production.status == 64 && production.stdout.isEmpty)
@@ -85,26 +85,33 @@ import Testing
                 "\(production.stderr)")
     }
 
-    @Test func aKeyOrRootThatCannotBeUsedFailsWithOneLine() throws {
+    @Test func aRootThatCannotBeUsedIsAUsageErrorAsForServe() throws {
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
-        let missingKey = runMain(Self.arguments())
-        #expect(missingKey.status == 1 && missingKey.stderr.hasPrefix("flagserver: error: cannot read the key /nonexistent/key.p8: "))
-
-        try Data("-----BEGIN PRIVATE KEY-----\nAAAA\n-----END PRIVATE KEY-----\n".utf8).write(to: URL(fileURLWithPath: directory.file("bad.p8")))
-        let badKey = runMain(Self.arguments(keyFile: directory.file("bad.p8")))
-        #expect(badKey.status == 1 && badKey.stderr.hasPrefix("flagserver: error: the key \(directory.file("bad.p8")) cannot sign: invalid_key: "),
-                "\(badKey.stderr)")
-
-        try Data(try AppStoreTestAPIKey().privateKeyPEM.utf8).write(to: URL(fileURLWithPath: directory.file("key.p8")))
-        let missingRoot = runMain(Self.arguments(keyFile: directory.file("key.p8")))
-        #expect(missingRoot.status == 1
-                && missingRoot.stderr.hasPrefix("flagserver: error: cannot read the root certificate /nonexistent/root.pem: "), "\(missingRoot.stderr)")
-
+        let missing = runMain(Self.arguments())
+        #expect(missing.status == 64 && missing.stdout.isEmpty)
+        #expect(missing.stderr == "flagserver: error: --appstore-root-certificate /nonexistent/root.pem: cannot read the file\n"
+            + "See 'flagserver appstore backfill --help'.\n")
         try Data("not a certificate".utf8).write(to: URL(fileURLWithPath: directory.file("root.der")))
-        let badRoot = runMain(Self.arguments(keyFile: directory.file("key.p8"), root: directory.file("root.der")))
-        #expect(badRoot.status == 1 && badRoot.stderr.hasPrefix(
-            "flagserver: error: the root certificate \(directory.file("root.der")) cannot be used: invalid_root_certificate: "), "\(badRoot.stderr)")
+        let bad = runMain(Self.arguments(root: directory.file("root.der")))
+        #expect(bad.status == 64 && bad.stderr.hasPrefix(
+            "flagserver: error: --appstore-root-certificate \(directory.file("root.der")): not a PEM or DER certificate ("), "\(bad.stderr)")
+    }
+
+    @Test func aKeyThatCannotSignFailsWithOneLine() throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        try AppStoreTestCA().writeRoot(to: directory.file("root.pem"))
+        let missing = runMain(Self.arguments(root: directory.file("root.pem")))
+        #expect(missing.status == 1 && missing.stderr.hasPrefix("flagserver: error: cannot read the key /nonexistent/key.p8: "),
+                "\(missing.stderr)")
+        try Data("-----BEGIN PRIVATE KEY-----\nAAAA\n-----END PRIVATE KEY-----\n".utf8).write(to: URL(fileURLWithPath: directory.file("bad.p8")))
+        let bad = runMain(Self.arguments(keyFile: directory.file("bad.p8"), root: directory.file("root.pem")))
+        #expect(bad.status == 1 && bad.stderr.hasPrefix("flagserver: error: the key \(directory.file("bad.p8")) cannot sign: invalid_key: "),
+                "\(bad.stderr)")
+        // The certificate instead of the key.
+        let swapped = runMain(Self.arguments(keyFile: directory.file("root.pem"), root: directory.file("root.pem")))
+        #expect(swapped.status == 1 && swapped.stderr.contains("cannot sign: invalid_key: not a PEM private key"), "\(swapped.stderr)")
     }
 
     @Test func helpNamesApplesLimitsAndWhatItPrints() {
