@@ -20,9 +20,9 @@ import Testing
         let parts = token.split(separator: ".", omittingEmptySubsequences: false).map(String.init)
         try #require(parts.count == 3)
         for part in parts { #expect(!part.contains("=") && !part.contains("+") && !part.contains("/"), "not base64url: \(part)") }
-        let header = try #require(Base64URL.decode(Array(parts[0].utf8)))
-        let claims = try #require(Base64URL.decode(Array(parts[1].utf8)))
-        let signature = try #require(Base64URL.decode(Array(parts[2].utf8)))
+        let header = try #require(Base64URL.decode(Substring(parts[0])))
+        let claims = try #require(Base64URL.decode(Substring(parts[1])))
+        let signature = try #require(Base64URL.decode(Substring(parts[2])))
         return (try #require(try JSONSerialization.jsonObject(with: Data(header)) as? [String: Any]),
                 try #require(try JSONSerialization.jsonObject(with: Data(claims)) as? [String: Any]),
                 signature, Array((parts[0] + "." + parts[1]).utf8))

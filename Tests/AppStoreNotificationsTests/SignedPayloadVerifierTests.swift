@@ -131,6 +131,16 @@ import Testing
         #expect(try refusal(AppStoreTestNotification(), signing: signing)?.reason == .invalidChain)
     }
 
+    /// Only a configured root is trusted: the root a notification sends is not even read (as Apple's library).
+    @Test(arguments: [[UInt8](), Array("not a certificate".utf8)])
+    func theRootAsSentIsNotRead(root: [UInt8]) throws {
+        var signing = AppStoreTestNotification.Signing()
+        signing.payload = .rootAsSent(root)
+        #expect(try refusal(AppStoreTestNotification(), signing: signing) == nil)
+        signing.payload = .rootAsSent(try AppStoreTestCA().rootDER)
+        #expect(try refusal(AppStoreTestNotification(), signing: signing) == nil)
+    }
+
     @Test func aChainToAnotherRootIsRefused() throws {
         let other = AppStoreTestSigner(ca: try AppStoreTestCA())
         #expect(try refusal(AppStoreTestNotification(), signer: other)?.reason == .invalidChain)
@@ -176,13 +186,13 @@ import Testing
         // Inside (today is after the window: the date that counts is signedDate, as in Apple's library).
         notification.signedDate = 1_795_000_000_000
         #expect(Self.refusal(verifier, try notification.body(signer)) == nil)
-        // The bounds as libcrypto (and so Apple's library) reads them, in whole seconds of signedDate: valid from
-        // notBefore, expired at notAfter.
-        for inside: Int64 in [1_793_491_200_000, 1_796_083_199_999] {
+        // The bounds as Apple's library reads them: signedDate in whole seconds, notBefore through notAfter inclusive
+        // (RFC 5280 §4.1.2.5).
+        for inside: Int64 in [1_793_491_200_000, 1_796_083_200_000, 1_796_083_200_999] {
             notification.signedDate = inside
             #expect(Self.refusal(verifier, try notification.body(signer)) == nil, "\(which) at \(inside)")
         }
-        for outside: Int64 in [1_793_491_199_999, 1_796_083_200_000, 1_800_000_000_000] {
+        for outside: Int64 in [1_793_491_199_999, 1_796_083_201_000, 1_800_000_000_000, 1_000_000_000_000] {
             notification.signedDate = outside
             let error = Self.refusal(verifier, try notification.body(signer))
             #expect(error?.reason == .certificateNotValidAtSignedDate, "\(which) at \(outside): \(String(describing: error))")
