@@ -83,7 +83,7 @@ let package = Package(
         // zlib: each version's document is gzip-compressed once, when its snapshot is built.
         .systemLibrary(name: "CZlib", path: "Sources/CZlib", providers: [.apt(["zlib1g-dev"])]),
         .target(name: "FlagService", dependencies: ["FlagKit", "FlagStore", "HTTPServer", "FlagOFREP", "ServerLock", "ClientHTTP", "CZlib"]),
-        .target(name: "FlagServerCLI", dependencies: ["CommandLineKit", "FlagKit", "FlagService", "FlagStore", "HTTPServer"]),
+        .target(name: "FlagServerCLI", dependencies: ["CommandLineKit", "FlagKit", "FlagService", "FlagStore", "HTTPServer", "AppStoreNotifications", "ClientHTTP"]),
         .executableTarget(name: "flagserver", dependencies: ["FlagServerCLI"]),
         // FlagService's tests in three targets, each run by scripts/test in a process of its own: the service in the test
         // process; real `flagserver` processes; three nodes on one PostgreSQL (with the suites that start PostgreSQL), last,
@@ -91,9 +91,9 @@ let package = Package(
         // What the three FlagService test targets share: the writer suites' outcomes, a JSON member subscript (tests only).
         .target(name: "FlagServiceTestSupport", dependencies: ["FlagService", "FlagKit", "HTTPServer"], path: "Tests/FlagServiceTestSupport"),
         .testTarget(name: "FlagServiceTests", dependencies: ["FlagService", "FlagStore", "FlagKit", "HTTPServer", "RawHTTPClient", "ClientHTTP", "TestSupport", "FlagServiceTestSupport"]),
-        .testTarget(name: "FlagServerProcessTests", dependencies: ["FlagService", "FlagStore", "FlagKit", "RawHTTPClient", "flagserver", "PostgresTestSupport", "TestSupport", "FlagServiceTestSupport"]),
+        .testTarget(name: "FlagServerProcessTests", dependencies: ["FlagService", "FlagStore", "FlagKit", "RawHTTPClient", "flagserver", "PostgresTestSupport", "TestSupport", "FlagServiceTestSupport", "AppStoreNotifications", "AppStoreTestSupport"]),
         .testTarget(name: "FlagServerClusterTests", dependencies: ["FlagService", "FlagStore", "FlagKit", "RawHTTPClient", "ClientHTTP", "flagserver", "PostgresTestSupport", "TestSupport", "FlagServiceTestSupport"]),
-        .testTarget(name: "FlagServerCLITests", dependencies: ["FlagServerCLI", "CommandLineKit", "FlagKit", "FlagStore", "FlagService", "HTTPServer", "PostgresTestSupport", "TestSupport"]),
+        .testTarget(name: "FlagServerCLITests", dependencies: ["FlagServerCLI", "CommandLineKit", "FlagKit", "FlagStore", "FlagService", "HTTPServer", "PostgresTestSupport", "TestSupport", "AppStoreNotifications", "AppStoreTestSupport"]),
 
         // Client-side HTTP: request/response types, HTTPTransport, URLSessionTransport everywhere, CurlTransport on Linux.
         .systemLibrary(name: "CCurl", pkgConfig: "libcurl", providers: [.apt(["libcurl4-openssl-dev"])]),

@@ -7,8 +7,8 @@ import Testing
 @Suite struct FlagServerHelpTests {
     @Test func everyUsageLineParsesAsItReads() {
         let problems = FlagServer.tool.helpProblems(examples: ["path|uri": "/tmp/flags.sqlite", "uri": "postgresql://localhost/flags",
-                                                               "file": "/tmp/backup.sqlite", "n": "1"],
-                                                    dependencies: ["give the token's name once"])
+                                                               "file": "/tmp/backup.sqlite", "n": "1", "date": "2026-12-01"],
+                                                    dependencies: ["give the token's name once", "is required for Production"])
         #expect(problems.isEmpty, "\(problems.joined(separator: "\n"))")
     }
 }
