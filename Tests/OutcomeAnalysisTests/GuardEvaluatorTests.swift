@@ -1,0 +1,138 @@
+import AppStoreNotifications
+@testable import OutcomeAnalysis
+import Testing
+
+@Suite struct GuardEvaluatorTests {
+    static let hour: Int64 = 3_600_000
+    /// A Monday 00:00 UTC; publication is a week and 17 minutes later, so the series starts a week before its hour.
+    static let seriesStart: Int64 = 1_796_083_200_000
+    static let publishedAt = seriesStart + 7 * 24 * hour + 17 * 60_000
+    static let weekHours = 7 * 24
+
+    /// Hours from a week before publication's hour to the end of a 72-hour window: a count per hour from `rate`.
+    static func series(_ rate: (Int) -> Int, started: Int = 10, active: Int = 1000) -> HourlyOutcomes {
+        let hours = weekHours + 73
+        return HourlyOutcomes(from: seriesStart, counts: (0..<hours).map(rate),
+                              started: Array(repeating: started, count: hours), active: Array(repeating: active, count: hours))
+    }
+
+    /// `now` after `hours` complete hours since publication's hour.
+    static func now(after hours: Int) -> Int64 { seriesStart + Int64(weekHours + hours) * hour + 60_000 }
+
+    @Test func aSteadyOutcomeHoldsAndATripledOneTrips() throws {
+        let rule = try GuardRule(metric: .refunds, action: .rollback)
+        let steady = GuardEvaluator.evaluate(rule: rule, hourly: Self.series { _ in 2 }, publishedAt: Self.publishedAt, now: Self.now(after: 6))
+        #expect(steady.verdict == .held)
+        #expect(steady.figures.count == 12 && steady.figures.hours == 6 && steady.figures.expectedCount == 12)
+        #expect(steady.figures.observed == 2 && steady.figures.baseline == 2)
+        #expect(steady.figures.perLookAlpha == 0.01 / (72 * 60))
+        let threshold = try #require(steady.figures.threshold)
+        #expect(threshold >= 3, "at least +50 %")
+        let tripled = GuardEvaluator.evaluate(rule: rule, hourly: Self.series { $0 >= Self.weekHours ? 6 : 2 },
+                                              publishedAt: Self.publishedAt, now: Self.now(after: 6))
+        #expect(tripled.verdict == .tripped && tripled.figures.count == 36 && tripled.figures.observed == 6)
+        #expect(tripled.figures.pValue <= tripled.figures.perLookAlpha && tripled.figures.observed >= threshold)
+    }
+
+    @Test func theMinimumCountKeepsAQuietOutcomeFromTripping() throws {
+        // 0 refunds a week, then 4 in an hour: far beyond the baseline, but below the minimum count of 5.
+        let rule = try GuardRule(metric: .refunds, action: .notify)
+        let spike = Self.series { $0 == Self.weekHours ? 4 : 0 }
+        #expect(GuardEvaluator.evaluate(rule: rule, hourly: spike, publishedAt: Self.publishedAt, now: Self.now(after: 1)).verdict == .held)
+        // Against an empty week, x refunds have p = 8⁻ˣ (each of them could have fallen in any of the eight days):
+        // 6 (3.8e-6) are not yet below the per-look alpha (2.3e-6), 7 are.
+        for (count, verdict) in [(6, GuardVerdict.held), (7, .tripped)] {
+            let burst = Self.series { $0 == Self.weekHours ? count : 0 }
+            let decision = GuardEvaluator.evaluate(rule: rule, hourly: burst, publishedAt: Self.publishedAt, now: Self.now(after: 1))
+            #expect(decision.verdict == verdict && decision.figures.threshold == 7, "\(count)")
+        }
+    }
+
+    @Test func aFallInStartsTripsAStartedGuard() throws {
+        let rule = try GuardRule(metric: .started, action: .pauseSchedules)
+        let fall = Self.series { $0 >= Self.weekHours ? 2 : 10 }
+        let decision = GuardEvaluator.evaluate(rule: rule, hourly: fall, publishedAt: Self.publishedAt, now: Self.now(after: 4))
+        #expect(decision.verdict == .tripped && decision.figures.expectedCount == 40 && decision.figures.count == 8)
+        let slight = Self.series { $0 >= Self.weekHours ? 8 : 10 }
+        #expect(GuardEvaluator.evaluate(rule: rule, hourly: slight, publishedAt: Self.publishedAt, now: Self.now(after: 24)).verdict == .held)
+    }
+
+    @Test func ratesTakeTheirExposureFromStartsOrActiveSubscriptions() throws {
+        // Starts double after publication and refunds with them: per hour that is a rise, per start it is none.
+        let hours = Self.weekHours + 73
+        let started = (0..<hours).map { $0 >= Self.weekHours ? 40 : 20 }
+        let refunds = (0..<hours).map { $0 >= Self.weekHours ? 4 : 2 }
+        let hourly = HourlyOutcomes(from: Self.seriesStart, counts: refunds, started: started, active: started.map { $0 * 100 })
+        let perHour = try GuardRule(metric: .refunds, action: .notify)
+        let perStarted = try GuardRule(metric: .refunds, measure: .perStarted, action: .notify)
+        let perActive = try GuardRule(metric: .refunds, measure: .perActive, action: .notify)
+        let now = Self.now(after: 24)
+        #expect(GuardEvaluator.evaluate(rule: perHour, hourly: hourly, publishedAt: Self.publishedAt, now: now).verdict == .tripped)
+        let byStart = GuardEvaluator.evaluate(rule: perStarted, hourly: hourly, publishedAt: Self.publishedAt, now: now)
+        #expect(byStart.verdict == .held && byStart.figures.observed == 0.1 && byStart.figures.baseline == 0.1)
+        #expect(GuardEvaluator.evaluate(rule: perActive, hourly: hourly, publishedAt: Self.publishedAt, now: now).verdict == .held)
+    }
+
+    @Test func aFixedCeilingOrFloorIsTestedAgainstPoissonNoise() throws {
+        let ceiling = try GuardRule(metric: .refunds, baseline: .ceiling(1), action: .notify)
+        let three = Self.series { _ in 3 }
+        let above = GuardEvaluator.evaluate(rule: ceiling, hourly: three, publishedAt: Self.publishedAt, now: Self.now(after: 12))
+        #expect(above.verdict == .tripped && above.figures.baseline == 1 && above.figures.expectedCount == 12)
+        // One hour of 2 against a ceiling of 1 is noise.
+        let two = Self.series { _ in 2 }
+        #expect(GuardEvaluator.evaluate(rule: ceiling, hourly: two, publishedAt: Self.publishedAt, now: Self.now(after: 1)).verdict == .held)
+        let floor = try GuardRule(metric: .started, baseline: .floor(10), action: .notify)
+        let none = Self.series { _ in 0 }
+        #expect(GuardEvaluator.evaluate(rule: floor, hourly: none, publishedAt: Self.publishedAt, now: Self.now(after: 2)).verdict == .tripped)
+        let quietFloor = try GuardRule(metric: .started, baseline: .floor(1), minimumCount: 5, action: .notify)
+        let early = GuardEvaluator.evaluate(rule: quietFloor, hourly: none, publishedAt: Self.publishedAt, now: Self.now(after: 4))
+        #expect(early.verdict == .held && early.figures.threshold == nil, "4 expected starts are below the minimum count")
+    }
+
+    @Test func outsideTheWindowOrWithoutTheHoursItSaysSo() throws {
+        let rule = try GuardRule(metric: .refunds, action: .notify)
+        let hourly = Self.series { _ in 1 }
+        #expect(GuardEvaluator.evaluate(rule: rule, hourly: hourly, publishedAt: Self.publishedAt, now: Self.publishedAt - 1).verdict == .outsideWindow)
+        #expect(GuardEvaluator.evaluate(rule: rule, hourly: hourly, publishedAt: Self.publishedAt,
+                                        now: Self.publishedAt + 72 * Self.hour).verdict == .outsideWindow)
+        let first = GuardEvaluator.evaluate(rule: rule, hourly: hourly, publishedAt: Self.publishedAt, now: Self.publishedAt + 60_000)
+        #expect(first.verdict == .notEnoughData && first.figures.hours == 0, "the publication's hour is not over")
+        let short = HourlyOutcomes(from: Self.seriesStart + 24 * Self.hour, counts: hourly.counts, started: hourly.started, active: hourly.active)
+        #expect(GuardEvaluator.evaluate(rule: rule, hourly: short, publishedAt: Self.publishedAt, now: Self.now(after: 3)).verdict == .notEnoughData)
+        let perActive = try GuardRule(metric: .refunds, measure: .perActive, action: .notify)
+        let nobody = Self.series({ _ in 1 }, active: 0)
+        #expect(GuardEvaluator.evaluate(rule: perActive, hourly: nobody, publishedAt: Self.publishedAt, now: Self.now(after: 3)).verdict == .notEnoughData)
+    }
+
+    @Test func aReportOfRealNotificationsTripsOnARefundSpike() throws {
+        // Two refunds every hour of the week before (at :30), then eight an hour after publication.
+        var records: [NotificationRecord] = []
+        for hourIndex in 0..<(Self.weekHours + 5) {
+            let perHour = hourIndex >= Self.weekHours ? 8 : 2
+            for n in 0..<perHour {
+                var refund = NotificationRecord(notificationUUID: "\(hourIndex)-\(n)", notificationType: "REFUND",
+                                                signedDate: Self.seriesStart + Int64(hourIndex) * Self.hour + 1_800_000 + Int64(n),
+                                                receivedAt: 0, environment: "Production")
+                refund.productID = "symi.plus.monthly"
+                refund.subscription = "sub-\(hourIndex)-\(n)"
+                records.append(refund)
+            }
+        }
+        let now = Self.now(after: 4)
+        let report = OutcomeReport.compute(history: records, from: Self.publishedAt - 7 * 24 * Self.hour, to: now, bucket: .hour, product: nil)
+        let rule = try GuardRule(metric: .refunds, action: .rollback)
+        let decision = GuardEvaluator.evaluate(rule: rule, hourly: report, publishedAt: Self.publishedAt, now: now)
+        #expect(decision.verdict == .tripped && decision.figures.count == 32 && decision.figures.expectedCount == 8)
+        let daily = OutcomeReport.compute(history: records, from: Self.seriesStart, to: now, bucket: .day, product: nil)
+        #expect(GuardEvaluator.evaluate(rule: rule, hourly: daily, publishedAt: Self.publishedAt, now: now).verdict == .notEnoughData)
+    }
+
+    @Test func theSearchesFindTheEdgeOfAMonotoneTest() {
+        #expect(GuardEvaluator.smallestPassing(from: 3) { $0 >= 1000 } == 1000)
+        #expect(GuardEvaluator.smallestPassing(from: 3) { $0 >= 1 } == 3)
+        #expect(GuardEvaluator.largestPassing(upTo: 500) { $0 <= 37 } == 37)
+        #expect(GuardEvaluator.largestPassing(upTo: 20) { $0 <= 37 } == 20)
+        #expect(GuardEvaluator.largestPassing(upTo: 20) { _ in false } == nil)
+        #expect(GuardEvaluator.largestPassing(upTo: -1) { _ in true } == nil)
+    }
+}
