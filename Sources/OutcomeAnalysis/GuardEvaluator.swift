@@ -87,14 +87,14 @@ public enum GuardEvaluator {
         let factor = 1 + rule.minimumRelativeChange
         if rule.tripsOnRise {
             let pValue = TailProbability.binomialUpper(n: count + previousCount, p: p0, k: count)
-            let least = max(rule.minimumCount, Int((expected * factor).rounded(.up)))
+            let least = max(rule.minimumCount, clampedCount((expected * factor).rounded(.up)))
             let threshold = smallestPassing(from: least) {
                 TailProbability.binomialUpper(n: $0 + previousCount, p: p0, k: $0) <= alpha
             }
             return (pValue, expected, baseline, threshold, count >= threshold)
         }
         let pValue = TailProbability.binomialLower(n: count + previousCount, p: p0, k: count)
-        let most = expected >= Double(rule.minimumCount) ? Int((expected / factor).rounded(.down)) : -1
+        let most = expected >= Double(rule.minimumCount) ? clampedCount((expected / factor).rounded(.down)) : -1
         let threshold = largestPassing(upTo: most) {
             TailProbability.binomialLower(n: $0 + previousCount, p: p0, k: $0) <= alpha
         }
@@ -111,9 +111,16 @@ public enum GuardEvaluator {
             return (pValue, mean, level, threshold, count >= threshold)
         }
         let pValue = TailProbability.poissonLower(mean: mean, k: count)
-        let most = mean >= Double(rule.minimumCount) ? Int(mean.rounded(.down)) : -1
+        let most = mean >= Double(rule.minimumCount) ? clampedCount(mean.rounded(.down)) : -1
         let threshold = largestPassing(upTo: most) { TailProbability.poissonLower(mean: mean, k: $0) <= alpha }
         return (pValue, mean, level, threshold, threshold.map { count <= $0 } ?? false)
+    }
+
+    /// A count from a computed expectation, kept within what the searches handle (an absurd exposure ratio must
+    /// not trap the conversion to Int).
+    static func clampedCount(_ value: Double) -> Int {
+        guard value.isFinite else { return value > 0 ? 1 << 40 : 0 }
+        return Int(min(max(value, 0), Double(1 << 40)))
     }
 
     /// The smallest x ≥ `least` that passes, for a test that, once passed, passes for every larger x (the tail

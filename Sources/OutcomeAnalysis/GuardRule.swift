@@ -97,7 +97,7 @@ public struct GuardRule: Sendable, Equatable, Hashable {
 }
 
 /// What a guard measures over its watched hours.
-public enum GuardMeasure: String, Sendable, CaseIterable, Codable {
+public enum GuardMeasure: String, Sendable, CaseIterable {
     /// The metric's count per hour.
     case perHour
     /// The metric's count per subscription started in the same hours (refunds per started, ...).
@@ -117,7 +117,7 @@ public enum GuardBaseline: Sendable, Equatable, Hashable {
 }
 
 /// What the service does when a guard trips.
-public enum GuardAction: String, Sendable, CaseIterable, Codable {
+public enum GuardAction: String, Sendable, CaseIterable {
     /// Audit and send the webhook event only.
     case notify
     /// Also pause the environment's pending schedules.

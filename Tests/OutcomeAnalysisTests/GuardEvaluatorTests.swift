@@ -134,6 +134,9 @@ import Testing
         #expect(GuardEvaluator.largestPassing(upTo: 20) { $0 <= 37 } == 20)
         #expect(GuardEvaluator.largestPassing(upTo: 20) { _ in false } == nil)
         #expect(GuardEvaluator.largestPassing(upTo: -1) { _ in true } == nil)
+        #expect(GuardEvaluator.clampedCount(12.0) == 12 && GuardEvaluator.clampedCount(-3) == 0)
+        #expect(GuardEvaluator.clampedCount(.infinity) == 1 << 40 && GuardEvaluator.clampedCount(1e30) == 1 << 40)
+        #expect(GuardEvaluator.clampedCount(.nan) == 0)
     }
 
     // MARK: simulations (docs/guards.md, "What the simulations show")
