@@ -219,5 +219,65 @@ import Testing
         #expect((worst[3] ?? .max) <= 36)
         #expect((worst[5] ?? .max) <= 18)
     }
+
+    /// The simulations look once an hour because a look every minute reads the same complete hours: over 10 weeks
+    /// (half with a ×4 spike), every minute's decision of the window equals the decision at its hour's first minute.
+    @Test func aLookEveryMinuteRepeatsTheHoursDecision() throws {
+        let rule = try GuardRule(metric: .refunds, action: .rollback)
+        var rng = SeededGenerator(seed: 3805)
+        var trippedLooks = 0
+        var differing = 0
+        for week in 0..<10 {
+            let hourly = Self.simulatedWeek(&rng, base: 2, phase: Int(rng.next() % 24), weekday: Int(rng.next() % 7),
+                                            factor: week % 2 == 0 ? 1 : 4, spikeFrom: 3)
+            var hourDecision: GuardDecision?
+            var minute = Self.publishedAt
+            while minute < Self.publishedAt + 72 * Self.hour {
+                let decision = GuardEvaluator.evaluate(rule: rule, hourly: hourly, publishedAt: Self.publishedAt, now: minute)
+                if minute == Self.publishedAt || (minute - Self.seriesStart) % Self.hour == 0 {
+                    hourDecision = decision
+                } else if decision != hourDecision {
+                    differing += 1
+                }
+                if decision.verdict == .tripped { trippedLooks += 1 }
+                minute += 60_000
+            }
+        }
+        #expect(differing == 0)
+        #expect(trippedLooks > 0, "the spiking weeks trip, so the comparison covers tripped decisions too")
+    }
+
+    /// A launch: active subscriptions grow 10 % a day and refunds with them. Per hour that is a rise, which trips
+    /// the count guard in some weeks (70 of 200 with this seed; it is a rise, not a fault); per active
+    /// subscription-hour it is none, in any of the 200 weeks. Printed for the note.
+    @Test func aRateGuardIgnoresAGrowingBaseThatACountGuardCatches() throws {
+        let perHour = try GuardRule(metric: .refunds, action: .notify)
+        let perActive = try GuardRule(metric: .refunds, measure: .perActive, action: .notify)
+        var rng = SeededGenerator(seed: 3806)
+        var countTrips = 0
+        var rateTrips = 0
+        for _ in 0..<200 {
+            let phase = Int(rng.next() % 24)
+            let hours = Self.weekHours + 73
+            var growth = 1.0
+            var active: [Int] = []
+            var counts: [Int] = []
+            for index in 0..<hours {
+                if index > 0 && index % 24 == 0 { growth *= 1.1 }
+                let subscribers = 20_000 * growth
+                active.append(Int(subscribers))
+                counts.append(rng.poisson(subscribers / 20_000 * Self.dayProfile[(index + phase) % 24]))
+            }
+            let hourly = HourlyOutcomes(from: Self.seriesStart, counts: counts, started: active, active: active)
+            func trips(_ rule: GuardRule) -> Bool {
+                (1...72).contains { GuardEvaluator.evaluate(rule: rule, hourly: hourly, publishedAt: Self.publishedAt, now: Self.now(after: $0)).verdict == .tripped }
+            }
+            if trips(perHour) { countTrips += 1 }
+            if trips(perActive) { rateTrips += 1 }
+        }
+        print("guard simulation (growth): 200 launch weeks, active +10 % a day, refunds in proportion: per hour \(countTrips) tripped, per active subscription-hour \(rateTrips)")
+        #expect(rateTrips == 0)
+        #expect(countTrips > 0, "the growth is large enough to matter per hour")
+    }
 }
 
