@@ -4,7 +4,8 @@ import AppStoreNotifications
 /// notifications, computes the hourly report from publication − 7 days to now, and calls this every minute.
 ///
 /// Only complete hours are tested (the hour holding `now` is not yet over): from the hour of publication to the last
-/// complete one, against the same hours of each of the seven days before. Under "no change" the watched count `X` and
+/// complete one, against the same times of day in the week before publication (`baselineShifts`: the seven days
+/// before for up to a day watched, fewer spans of whole days for longer). Under "no change" the watched count `X` and
 /// the previous week's `Y` are Poisson with means proportional to their exposures (hours, starts, or active
 /// subscription-hours), so given `X + Y`, `X` is binomial with p₀ = exposure of X / both exposures: an exact test
 /// that carries the baseline's own noise. A fixed floor or ceiling tests `X` against Poisson(level × exposure).
@@ -48,8 +49,8 @@ public enum GuardEvaluator {
         case .previousWeek:
             var previousCount = 0
             var previousExposure = 0.0
-            for day in 1...7 {
-                let shifted = start - 24 * day
+            for shift in baselineShifts(hours: hours) {
+                let shifted = start - shift
                 guard shifted >= 0 else { return GuardDecision(verdict: .notEnoughData, figures: figures) }
                 let range = shifted..<(shifted + hours)
                 previousCount += range.reduce(0) { $0 + hourly.counts[$1] }
@@ -66,6 +67,17 @@ public enum GuardEvaluator {
         figures.baseline = test.baseline
         figures.threshold = test.threshold.map { Double($0) / exposure }
         return GuardDecision(verdict: test.trips ? .tripped : .held, figures: figures)
+    }
+
+    /// How many hours back each of the previous week's spans starts: whole days, so each span has the watched
+    /// hours' times of day, and as many spans of the watched length (rounded up to whole days) as fit in the 7 days
+    /// before publication without overlapping each other or the watched hours: 7 spans for up to 24 watched hours,
+    /// 3 for up to 48, 2 for up to 72, 1 for up to 168. Disjoint spans keep the counts independent, which the exact
+    /// test needs.
+    static func baselineShifts(hours: Int) -> [Int] {
+        let days = max(1, (hours + 23) / 24)
+        let spans = 7 / days
+        return spans >= 1 ? (1...spans).map { 24 * days * $0 } : []
     }
 
     /// The watched hours' exposure in the measure's unit: hours, starts, or active subscription-hours.

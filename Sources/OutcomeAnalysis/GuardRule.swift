@@ -85,6 +85,9 @@ public struct GuardRule: Sendable, Equatable, Hashable {
                 throw GuardRuleError(field: "threshold", message: "a floor of 0 can never trip")
             }
         }
+        if baseline == .previousWeek, windowHours > 24 * 7 {
+            throw GuardRuleError(field: "windowHours", message: "a previousWeek baseline watches at most 168 hours (one week before publication)")
+        }
         guard minimumCount >= 1 else { throw GuardRuleError(field: "minimumCount", message: "must be at least 1") }
         guard (1...(24 * 30)).contains(windowHours) else {
             throw GuardRuleError(field: "windowHours", message: "must be between 1 and 720")
@@ -108,7 +111,9 @@ public enum GuardMeasure: String, Sendable, CaseIterable {
 
 /// What a guard compares its measure with.
 public enum GuardBaseline: Sendable, Equatable, Hashable {
-    /// The same hours of each of the seven days before: their mean, with their noise taken into account.
+    /// The same times of day in the week before publication: for up to 24 watched hours, the same hours of each
+    /// of the 7 days before; for longer, as many earlier spans of whole days as fit in those 7 days (3 for up to 48
+    /// hours, 2 for up to 72, 1 for up to 168). Their mean, with their noise taken into account.
     case previousWeek
     /// A fixed level in the measure's unit; the guard trips when the measure is clearly below it.
     case floor(Double)

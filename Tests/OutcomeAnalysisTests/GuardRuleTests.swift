@@ -33,6 +33,8 @@ import Testing
         #expect(field { () throws(GuardRuleError) in try GuardRule(metric: .refunds, minimumCount: 0, action: .notify) } == "minimumCount")
         #expect(field { () throws(GuardRuleError) in try GuardRule(metric: .refunds, windowHours: 0, action: .notify) } == "windowHours")
         #expect(field { () throws(GuardRuleError) in try GuardRule(metric: .refunds, windowHours: 721, action: .notify) } == "windowHours")
+        #expect(field { () throws(GuardRuleError) in try GuardRule(metric: .refunds, windowHours: 169, action: .notify) } == "windowHours")
+        #expect(field { () throws(GuardRuleError) in try GuardRule(metric: .refunds, baseline: .ceiling(1), windowHours: 720, action: .notify) } == nil)
         #expect(field { () throws(GuardRuleError) in try GuardRule(metric: .refunds, action: .notify, alpha: 0) } == "alpha")
         #expect(field { () throws(GuardRuleError) in try GuardRule(metric: .refunds, action: .notify, alpha: 0.5) } == "alpha")
         #expect(field { () throws(GuardRuleError) in try GuardRule(metric: .refunds, action: .notify, minimumRelativeChange: -0.1) } == "minimumRelativeChange")
