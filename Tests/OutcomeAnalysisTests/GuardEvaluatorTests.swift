@@ -158,26 +158,6 @@ import Testing
 
     // MARK: simulations (docs/guards.md, "What the simulations show")
 
-    /// A day's shape: refunds (like purchases) follow the users' day, lowest at night, highest in the evening.
-    static let dayProfile: [Double] = [0.4, 0.3, 0.25, 0.25, 0.3, 0.4, 0.6, 0.8, 1.0, 1.1, 1.2, 1.2,
-                                       1.2, 1.2, 1.2, 1.3, 1.4, 1.5, 1.6, 1.7, 1.6, 1.3, 0.9, 0.6]
-    /// A week's shape: the previous week's mean does not cancel it, the minimum relative change must.
-    static let weekProfile: [Double] = [1.0, 0.95, 0.9, 0.95, 1.05, 1.15, 1.1]
-
-    /// One simulated series: Poisson counts around `base` × the day's and week's shape, publication at hour of day
-    /// `phase` on weekday `weekday`, multiplied by `factor` from `spikeFrom` hours after publication's hour on.
-    static func simulatedWeek(_ rng: inout SeededGenerator, base: Double, phase: Int, weekday: Int,
-                              factor: Double = 1, spikeFrom: Int = 0) -> HourlyOutcomes {
-        let hours = weekHours + 73
-        let counts = (0..<hours).map { index -> Int in
-            let clock = index + phase + 24 * weekday
-            let mean = base * dayProfile[clock % 24] * weekProfile[(clock / 24) % 7]
-            return rng.poisson(index >= weekHours + spikeFrom ? mean * factor : mean)
-        }
-        return HourlyOutcomes(from: seriesStart, counts: counts, started: Array(repeating: 1, count: hours),
-                              active: Array(repeating: 1, count: hours))
-    }
-
     /// (c) 1,000 normal weeks (250 at each of 0.3, 1, 3 and 10 refunds an hour on average), each looked at after
     /// every complete hour of its 72-hour window at the default thresholds: no trip. The evaluator reads complete
     /// hours only, so looking every minute repeats these 72 decisions; the per-look alpha still divides by the
@@ -191,7 +171,7 @@ import Testing
         var smallest = 1.0
         var heldByRelativeChange = 0
         for week in 0..<1000 {
-            let hourly = Self.simulatedWeek(&rng, base: levels[week % levels.count], phase: Int(rng.next() % 24),
+            let hourly = SimulatedWeek.hourly(&rng, base: levels[week % levels.count], phase: Int(rng.next() % 24),
                                             weekday: Int(rng.next() % 7))
             var tripped = false
             for hours in 1...72 {
@@ -224,7 +204,7 @@ import Testing
             var missed = 0
             for _ in 0..<200 {
                 let spikeFrom = 2
-                let hourly = Self.simulatedWeek(&rng, base: 1, phase: Int(rng.next() % 24), weekday: Int(rng.next() % 7),
+                let hourly = SimulatedWeek.hourly(&rng, base: 1, phase: Int(rng.next() % 24), weekday: Int(rng.next() % 7),
                                                 factor: factor, spikeFrom: spikeFrom)
                 let tripAt = (1...72).first { hours in
                     GuardEvaluator.evaluate(rule: rule, hourly: hourly, publishedAt: Self.publishedAt, now: Self.now(after: hours)).verdict == .tripped
@@ -249,7 +229,7 @@ import Testing
         var trippedLooks = 0
         var differing = 0
         for week in 0..<10 {
-            let hourly = Self.simulatedWeek(&rng, base: 2, phase: Int(rng.next() % 24), weekday: Int(rng.next() % 7),
+            let hourly = SimulatedWeek.hourly(&rng, base: 2, phase: Int(rng.next() % 24), weekday: Int(rng.next() % 7),
                                             factor: week % 2 == 0 ? 1 : 4, spikeFrom: 3)
             var hourDecision: GuardDecision?
             var minute = Self.publishedAt
@@ -278,18 +258,7 @@ import Testing
         var countTrips = 0
         var rateTrips = 0
         for _ in 0..<200 {
-            let phase = Int(rng.next() % 24)
-            let hours = Self.weekHours + 73
-            var growth = 1.0
-            var active: [Int] = []
-            var counts: [Int] = []
-            for index in 0..<hours {
-                if index > 0 && index % 24 == 0 { growth *= 1.1 }
-                let subscribers = 20_000 * growth
-                active.append(Int(subscribers))
-                counts.append(rng.poisson(subscribers / 20_000 * Self.dayProfile[(index + phase) % 24]))
-            }
-            let hourly = HourlyOutcomes(from: Self.seriesStart, counts: counts, started: active, active: active)
+            let hourly = SimulatedWeek.launch(&rng, phase: Int(rng.next() % 24))
             func trips(_ rule: GuardRule) -> Bool {
                 (1...72).contains { GuardEvaluator.evaluate(rule: rule, hourly: hourly, publishedAt: Self.publishedAt, now: Self.now(after: $0)).verdict == .tripped }
             }
@@ -313,7 +282,7 @@ import Testing
         for factor in [0.0, 0.5] {
             var delays: [Int] = []
             for _ in 0..<200 {
-                let hourly = Self.simulatedWeek(&rng, base: 3, phase: Int(rng.next() % 24), weekday: Int(rng.next() % 7),
+                let hourly = SimulatedWeek.hourly(&rng, base: 3, phase: Int(rng.next() % 24), weekday: Int(rng.next() % 7),
                                                 factor: factor, spikeFrom: 2)
                 if let tripAt = (1...72).first(where: { hours in
                     GuardEvaluator.evaluate(rule: rule, hourly: hourly, publishedAt: Self.publishedAt, now: Self.now(after: hours)).verdict == .tripped
