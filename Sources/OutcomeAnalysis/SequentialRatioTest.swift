@@ -18,7 +18,7 @@ public struct SequentialRatioTest: Sendable, Equatable {
     /// The level: the chance of ever deciding when the rates are equal.
     public var alpha: Double
     /// κ, the mixture's concentration: its standard deviation around p₀ is about √(p₀(1 − p₀)/κ); 100 puts its
-    /// weight on rate ratios of roughly 0.7 to 1.4, the effects a price test looks for.
+    /// weight on rate ratios of roughly 0.7 to 1.5, the effects a price test looks for.
     public var concentration: Double
 
     /// The default κ.

@@ -272,8 +272,8 @@ import Testing
 
     /// A paywall that stops selling after a change: starts at 3 an hour on average, from the third hour after
     /// publication none (a broken purchase) or half, 200 runs each. The default guard on `started` trips on the
-    /// fall; with no starts at all it trips within 24 hours in every run (with this seed: median 7, at most 16, the
-    /// slowest when the fall begins at night, when few starts were expected anyway). Printed for the note.
+    /// fall; with no starts at all it trips within 24 hours in every run (with this seed: median 7, at most 16).
+    /// Printed for the note.
     @Test func aBrokenPaywallTripsAStartedGuardWithinHours() throws {
         let rule = try GuardRule(metric: .started, action: .rollback)
         var rng = SeededGenerator(seed: 3807)
