@@ -64,3 +64,84 @@ public struct GuardFigures: Sendable, Equatable {
     public static let none = GuardFigures(observed: 0, baseline: 0, threshold: nil, count: 0, expectedCount: 0,
                                           pValue: 1, perLookAlpha: 0, hours: 0)
 }
+
+extension GuardDecision {
+    /// One line for a person, naming the guard and its figures: the audit entry's and a rollback's message, e.g.
+    /// `guard on refunds tripped: 6 per hour over 6 hours against 2 the week before (trips at 3.17); 36 counted,
+    /// 12 expected, p = 3.1e-12 (per look 2.3e-06)`.
+    public func message(for rule: GuardRule) -> String {
+        let head = "guard on \(rule.metric.rawValue) \(verdict.words)"
+        guard figures.hours > 0 else { return head }
+        let unit = switch rule.measure {
+        case .perHour: "per hour"
+        case .perStarted: "per started subscription"
+        case .perActive: "per active subscription-hour"
+        }
+        let against = switch rule.baseline {
+        case .previousWeek: "the week before"
+        case .floor: "a floor of"
+        case .ceiling: "a ceiling of"
+        }
+        let value = rule.baseline == .previousWeek ? "\(Self.short(figures.baseline)) \(against)" : "\(against) \(Self.short(figures.baseline))"
+        var text = "\(head): \(Self.short(figures.observed)) \(unit) over \(figures.hours) hour\(figures.hours == 1 ? "" : "s") against \(value)"
+        if let threshold = figures.threshold { text += " (trips at \(Self.short(threshold)))" }
+        text += "; \(figures.count) counted, \(Self.short(figures.expectedCount)) expected, p = \(Self.scientific(figures.pValue))"
+        return text + " (per look \(Self.scientific(figures.perLookAlpha)))"
+    }
+
+    /// Up to two decimals, trailing zeros dropped (6, 3.17, 0.1); below 1, two significant digits (0.0012), since
+    /// rates per subscription are small.
+    static func short(_ value: Double) -> String {
+        guard value.isFinite else { return "\(value)" }
+        if value != 0, abs(value) < 1 {
+            var scale = 100.0
+            var decimals = 2
+            while abs(value) * scale < 10, decimals < 12 {
+                scale *= 10
+                decimals += 1
+            }
+            var digits = String(Int64((abs(value) * scale).rounded()))
+            if digits.count > decimals { return value < 0 ? "-1" : "1" }
+            digits = String(repeating: "0", count: decimals - digits.count) + digits
+            while digits.hasSuffix("0") { digits.removeLast() }
+            return (value < 0 ? "-0." : "0.") + digits
+        }
+        let hundredths = (value * 100).rounded()
+        guard abs(hundredths) < 1e15 else { return "\(value)" }
+        let whole = Int64(hundredths)
+        let sign = whole < 0 ? "-" : ""
+        let magnitude = whole.magnitude
+        let fraction = magnitude % 100
+        let integer = "\(sign)\(magnitude / 100)"
+        if fraction == 0 { return integer }
+        return fraction % 10 == 0 ? "\(integer).\(fraction / 10)" : "\(integer).\(fraction < 10 ? "0" : "")\(fraction)"
+    }
+
+    /// Two significant digits in scientific notation: 3.1e-12.
+    static func scientific(_ value: Double) -> String {
+        guard value.isFinite, value > 0 else { return value == 0 ? "0" : "\(value)" }
+        var exponent = 0
+        var mantissa = value
+        while mantissa >= 10 { mantissa /= 10; exponent += 1 }
+        while mantissa < 1 { mantissa *= 10; exponent -= 1 }
+        var tenths = Int((mantissa * 10).rounded())
+        if tenths >= 100 { tenths /= 10; exponent += 1 }
+        let digits = "\(tenths / 10).\(tenths % 10)"
+        if exponent == 0 { return digits }
+        let sign = exponent < 0 ? "-" : "+"
+        let size = abs(exponent)
+        return "\(digits)e\(sign)\(size < 10 ? "0" : "")\(size)"
+    }
+}
+
+extension GuardVerdict {
+    /// The verdict in a sentence.
+    var words: String {
+        switch self {
+        case .held: "held"
+        case .tripped: "tripped"
+        case .outsideWindow: "is outside its window"
+        case .notEnoughData: "has not enough data"
+        }
+    }
+}
