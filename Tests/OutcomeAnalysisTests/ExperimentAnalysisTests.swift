@@ -106,3 +106,51 @@ import Testing
         #expect(field([a, ExperimentArm(product: "a", offer: "X", share: 50)]) == nil)
     }
 }
+
+extension ExperimentAnalysisTests {
+    /// A month of notifications from a population with known conversions: 2,000 installs a day split 25/25/50 over
+    /// two products at 4.99 (an A/A pair) and one at 5.99 that converts a fifth less (2 % against 1.6 %); half the
+    /// starts are free trials, 60 % of which convert after 3 days. With `brokenTwin` the twin arm's paywall fails for
+    /// half its installs.
+    static func month(_ rng: inout SeededGenerator, arms: [ExperimentArm], brokenTwin: Bool) -> (records: [NotificationRecord], started: [Int]) {
+        let conversion = [0.02, brokenTwin ? 0.01 : 0.02, 0.016]
+        var records: [NotificationRecord] = []
+        var started = [0, 0, 0]
+        for day in 0..<28 {
+            for (arm, rate) in conversion.enumerated() {
+                for n in 0..<rng.poisson(2000 * arms[arm].share / 100 * rate) {
+                    let id = "\(arm)-\(day)-\(n)"
+                    let trial = rng.uniform() < 0.5
+                    records.append(record(id, "SUBSCRIBED", "INITIAL_BUY", day: Int64(day), product: arms[arm].product, subscription: id,
+                                          offerType: trial ? 1 : nil, discount: trial ? "FREE_TRIAL" : nil))
+                    started[arm] += 1
+                    if trial, day + 3 < 28, rng.uniform() < 0.6 {
+                        records.append(record(id + "-renew", "DID_RENEW", day: Int64(day + 3), product: arms[arm].product, subscription: id))
+                    }
+                }
+            }
+        }
+        return (records, started)
+    }
+
+    @Test func aSimulatedMonthIsReadBackAndABrokenSplitIsCaught() throws {
+        let arms = [
+            ExperimentArm(product: "symi.plus.monthly", share: 25, listPrice: 4990, currency: "EUR"),
+            ExperimentArm(product: "symi.plus.monthly.b", share: 25, listPrice: 4990, currency: "EUR"),
+            ExperimentArm(product: "symi.plus.monthly.hi", share: 50, listPrice: 5990, currency: "EUR"),
+        ]
+        var rng = SeededGenerator(seed: 3808)
+        let healthy = Self.month(&rng, arms: arms, brokenTwin: false)
+        let report = try ExperimentAnalysis.analyze(arms: arms, history: healthy.records, from: Self.start, to: Self.start + 28 * Self.day)
+        #expect(report.arms.map(\.started) == healthy.started)
+        #expect(report.arms.allSatisfy { $0.dailyStarted.count == 28 && $0.dailyStarted.last == $0.started })
+        #expect(report.arms.allSatisfy { $0.introConversions == $0.renewals && $0.introConversions > 0 })
+        #expect(report.sampleRatioChecks.count == 1 && report.sampleRatioChecks.first?.mismatch == false)
+        let priced = try #require(report.comparisons.first { $0.first == 0 && $0.second == 2 })
+        #expect(priced.result.interval.contains(1.25), "the true ratio of starts per share: 2 % against 1.6 %")
+        let broken = Self.month(&rng, arms: arms, brokenTwin: true)
+        let brokenReport = try ExperimentAnalysis.analyze(arms: arms, history: broken.records, from: Self.start, to: Self.start + 28 * Self.day)
+        #expect(brokenReport.sampleRatioChecks.first?.mismatch == true)
+        print("experiment through notifications: started \(healthy.started), price comparison \(priced.verdict), ratio \(priced.result.rateRatio) in \(priced.result.interval); broken twin: started \(broken.started), sample-ratio p \(brokenReport.sampleRatioChecks.first?.pValue ?? 1)")
+    }
+}
