@@ -27,7 +27,9 @@ public enum GuardEvaluator {
 
     /// Evaluates `rule` on hourly series that cover the hour of `publishedAt` − 7 days to the last complete hour before `now`.
     public static func evaluate(rule: GuardRule, hourly: HourlyOutcomes, publishedAt: Int64, now: Int64) -> GuardDecision {
-        let windowEnd = publishedAt + Int64(rule.windowHours) * hour
+        // A publication time near the end of Int64 (a corrupt row) must not trap: its window ends at the end of time.
+        let (sum, overflow) = publishedAt.addingReportingOverflow(Int64(rule.windowHours) * hour)
+        let windowEnd = overflow ? Int64.max : sum
         guard now >= publishedAt, now < windowEnd else { return GuardDecision(verdict: .outsideWindow, figures: .none) }
         let perLookAlpha = rule.alpha / Double(rule.windowHours * looksPerHour)
         var figures = GuardFigures.none

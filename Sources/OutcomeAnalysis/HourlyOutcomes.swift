@@ -34,8 +34,8 @@ public struct HourlyOutcomes: Sendable, Equatable {
 
     /// The index of the hour starting at `start`, when it is in the series.
     func index(ofHourStarting start: Int64) -> Int? {
-        let offset = start - from
-        guard offset >= 0, offset % OutcomeBucket.hour.milliseconds == 0 else { return nil }
+        let (offset, overflow) = start.subtractingReportingOverflow(from)
+        guard !overflow, offset >= 0, offset % OutcomeBucket.hour.milliseconds == 0 else { return nil }
         let index = Int(offset / OutcomeBucket.hour.milliseconds)
         return index < hours ? index : nil
     }

@@ -99,6 +99,8 @@ import Testing
         #expect(first.verdict == .notEnoughData && first.figures.hours == 0, "the publication's hour is not over")
         let short = HourlyOutcomes(from: Self.seriesStart + 24 * Self.hour, counts: hourly.counts, started: hourly.started, active: hourly.active)
         #expect(GuardEvaluator.evaluate(rule: rule, hourly: short, publishedAt: Self.publishedAt, now: Self.now(after: 3)).verdict == .notEnoughData)
+        #expect(GuardEvaluator.evaluate(rule: rule, hourly: hourly, publishedAt: .max - 5, now: .max).verdict == .outsideWindow)
+        #expect(GuardEvaluator.evaluate(rule: rule, hourly: hourly, publishedAt: .max - 5, now: .max - 1).verdict == .notEnoughData)
         let perActive = try GuardRule(metric: .refunds, measure: .perActive, action: .notify)
         let nobody = Self.series({ _ in 1 }, active: 0)
         #expect(GuardEvaluator.evaluate(rule: perActive, hourly: nobody, publishedAt: Self.publishedAt, now: Self.now(after: 3)).verdict == .notEnoughData)

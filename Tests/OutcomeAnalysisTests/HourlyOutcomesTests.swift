@@ -20,6 +20,7 @@ import Testing
         #expect(series?.index(ofHourStarting: base + 3 * hour) == nil)
         #expect(series?.index(ofHourStarting: base - hour) == nil)
         #expect(series?.index(ofHourStarting: base + 5) == nil)
+        #expect(HourlyOutcomes(from: -3_600_000_000, counts: [1], started: [1], active: [1]).index(ofHourStarting: .max) == nil)
         let daily = OutcomeReport.compute(history: [start, refund], from: base, to: base + 3 * hour, bucket: .day, product: nil)
         #expect(HourlyOutcomes(report: daily, metric: .refunds) == nil)
     }
