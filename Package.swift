@@ -26,6 +26,7 @@ let package = Package(
         .library(name: "SymiSchema", targets: ["SymiSchema"]),
         .library(name: "SymiPlus", targets: ["SymiPlus"]),
         .library(name: "AppStoreNotifications", targets: ["AppStoreNotifications"]),
+        .library(name: "OutcomeAnalysis", targets: ["OutcomeAnalysis"]),
         .executable(name: "flagserver", targets: ["flagserver"]),
         .executable(name: "flagctl", targets: ["flagctl"]),
     ],
@@ -62,6 +63,9 @@ let package = Package(
         // (no product; tests only).
         .target(name: "AppStoreTestSupport", dependencies: ["AppStoreNotifications", "CCrypto"], path: "Tests/AppStoreTestSupport"),
         .testTarget(name: "AppStoreNotificationsTests", dependencies: ["AppStoreNotifications", "AppStoreTestSupport"]),
+        // Guards on changes and price experiments read from the outcomes (docs/guards.md): pure statistics, no SQL, no HTTP.
+        .target(name: "OutcomeAnalysis", dependencies: ["AppStoreNotifications"]),
+        .testTarget(name: "OutcomeAnalysisTests", dependencies: ["OutcomeAnalysis", "AppStoreNotifications"]),
         .target(name: "FlagStore", dependencies: ["FlagKit", "CSQLite", "CLibPQ", "ServerLock", "CCrypto", "AppStoreNotifications"]),
         .executableTarget(name: "flagstore-crash-helper", dependencies: ["FlagStore"], path: "Tests/flagstore-crash-helper"),
         .executableTarget(name: "flagstore-bench", dependencies: ["FlagStore"], path: "Benchmarks/flagstore-bench"),

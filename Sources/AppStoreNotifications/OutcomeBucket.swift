@@ -17,14 +17,17 @@ public enum OutcomeBucket: String, Sendable, CaseIterable {
     /// The start of the bucket holding `time`: `time` rounded down to a multiple of `milliseconds` (also before 1970).
     public func floor(_ time: Int64) -> Int64 {
         let remainder = time % milliseconds
-        return remainder < 0 ? time - remainder - milliseconds : time - remainder
+        guard remainder < 0 else { return time - remainder }
+        // Times within one bucket of `Int64.min` round up instead (no boundary below them fits in 64 bits).
+        let (down, overflow) = (time - remainder).subtractingReportingOverflow(milliseconds)
+        return overflow ? time - remainder : down
     }
 
     /// `time` rounded up to a bucket boundary: `time` itself when it is one. Times within one bucket of `Int64.max`
     /// round down instead (no boundary above them fits in 64 bits).
     public func ceil(_ time: Int64) -> Int64 {
         let floored = floor(time)
-        guard floored != time else { return time }
+        guard floored < time else { return floored }
         let (next, overflow) = floored.addingReportingOverflow(milliseconds)
         return overflow ? floored : next
     }

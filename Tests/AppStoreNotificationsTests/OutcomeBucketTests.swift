@@ -21,6 +21,10 @@ import Testing
         #expect(OutcomeBucket.day.floor(-86_400_000) == -86_400_000)
         let top = OutcomeBucket.hour.floor(.max)
         #expect(top <= .max && top % 3_600_000 == 0 && OutcomeBucket.hour.ceil(.max) == top)
+        // No boundary below Int64.min's bucket fits in 64 bits: the one above it, not a crash.
+        let bottom = OutcomeBucket.hour.floor(.min)
+        #expect(bottom >= .min && bottom % 3_600_000 == 0 && bottom - Int64.min < 3_600_000)
+        #expect(OutcomeBucket.day.ceil(.min) == OutcomeBucket.day.floor(.min))
         #expect(OutcomeBucket(rawValue: "day") == .day && OutcomeBucket(rawValue: "week") == nil)
     }
 }
