@@ -71,18 +71,23 @@ function renderTotals(report) {
   table.querySelector("thead").replaceChildren(el("tr", {}, el("th", { scope: "col", text: t("outcomesProduct") }),
     el("th", { scope: "col", text: t("outcomesOffer") }),
     ...chartMetrics.map((metric) => el("th", { scope: "col", class: "count", text: metric === "active" ? t("activeAtEnd") : metricLabel(metric) }))));
-  const groups = [...report.groups].sort((a, b) => a.product.localeCompare(b.product) || (a.offerType ?? 0) - (b.offerType ?? 0)
+  const groups = [...report.groups].sort((a, b) => (a.product ?? "").localeCompare(b.product ?? "") || (a.offerType ?? 0) - (b.offerType ?? 0)
     || (a.offerIdentifier ?? "").localeCompare(b.offerIdentifier ?? ""));
   table.querySelector("tbody").replaceChildren(...groups.map((group) => totalsRow(
-    [el("th", { scope: "row", text: group.product }), el("td", { text: offerText(group) })], group.totals,
-    { "data-product": group.product, "data-offer-type": group.offerType ?? "", "data-offer": group.offerIdentifier ?? "" })));
+    [el("th", { scope: "row", text: group.product ?? "—" }), el("td", { text: offerText(group) })], group.totals,
+    { "data-product": group.product ?? "", "data-offer-type": group.offerType ?? "", "data-offer": group.offerIdentifier ?? "" })));
   table.querySelector("tfoot").replaceChildren(totalsRow([el("th", { scope: "row", colspan: "2", text: t("outcomesAll") })],
     report.totals, { "data-total": "" }));
 }
 
-/** Whether nothing in the range was counted: no group, every count zero (`active` is a gauge from earlier history). */
+/** Whether no notification in the range was counted (`active` is a gauge: subscriptions from earlier history). */
 export function isEmpty(report) {
-  return report.groups.length === 0 && Object.entries(report.totals).every(([metric, value]) => metric === "active" || !value);
+  return Object.entries(report.totals).every(([metric, value]) => metric === "active" || !value);
+}
+
+/** Whether any bucket has active subscribers: then an empty range still has a chart (the gauge) and totals. */
+function hasActive(report) {
+  return report.series.some((counts) => counts.active > 0);
 }
 
 function draw() {
@@ -91,26 +96,20 @@ function draw() {
   const notice = byId("outcomes-state");
   if (!shown) return;
   const { report, versions, environment, days } = shown;
-  if (isEmpty(report)) {
-    figure.hidden = true;
-    tableBox.hidden = true;
-    notice.dataset.state = "empty";
-    notice.textContent = t("outcomesEmpty", {
-      product: report.product ? t("outcomesEmptyProduct", { product: report.product }) : "",
-      from: days[0], to: days[1],
-    });
-    return;
-  }
-  notice.dataset.state = "shown";
-  notice.textContent = "";
+  const empty = isEmpty(report);
+  notice.dataset.state = empty ? "empty" : "shown";
+  notice.textContent = empty ? t("outcomesEmpty", {
+    product: report.product ? t("outcomesEmptyProduct", { product: report.product }) : "", from: days[0], to: days[1],
+  }) : "";
+  figure.hidden = empty && !hasActive(report);
+  tableBox.hidden = figure.hidden;
+  if (figure.hidden) return;
   const metrics = chartMetrics.filter((metric) => chosen.has(metric));
   const box = byId("outcomes-chart");
-  figure.hidden = false;
   const width = Math.max(320, Math.floor(box.clientWidth || 960));
   clear(box).append(drawOutcomesChart({ report, metrics, versions, environment, width }));
   byId("outcomes-legend").replaceChildren(...chartLegend(metrics, environment));
   renderTotals(report);
-  tableBox.hidden = false;
 }
 
 async function load() {
@@ -153,7 +152,7 @@ async function load() {
   }
   if (ticket !== loads) return;
   if (!report.product) {
-    for (const group of report.groups) products.add(group.product);
+    for (const group of report.groups) if (group.product) products.add(group.product);
     fillProducts();
   }
   shown = { report, versions, environment, days: [query.get("from"), byId("outcomes-through").value] };
