@@ -58,7 +58,10 @@ let package = Package(
         // App Store Server Notifications V2: the signed payload verified (JWS, X.509 chain, Apple's markers) with libcrypto, what
         // is kept of it, the outcomes counted from it (docs/appstore.md).
         .target(name: "AppStoreNotifications", dependencies: ["CCrypto"]),
-        .testTarget(name: "AppStoreNotificationsTests", dependencies: ["AppStoreNotifications"]),
+        // A throw-away chain shaped like Apple's and an ES256 signer for every test target that needs signed notifications
+        // (no product; tests only).
+        .target(name: "AppStoreTestSupport", dependencies: ["AppStoreNotifications", "CCrypto"], path: "Tests/AppStoreTestSupport"),
+        .testTarget(name: "AppStoreNotificationsTests", dependencies: ["AppStoreNotifications", "AppStoreTestSupport"]),
         .target(name: "FlagStore", dependencies: ["FlagKit", "CSQLite", "CLibPQ", "ServerLock", "CCrypto", "AppStoreNotifications"]),
         .executableTarget(name: "flagstore-crash-helper", dependencies: ["FlagStore"], path: "Tests/flagstore-crash-helper"),
         .executableTarget(name: "flagstore-bench", dependencies: ["FlagStore"], path: "Benchmarks/flagstore-bench"),
@@ -66,8 +69,8 @@ let package = Package(
         // temporary directories, a clock moved by hand, a raw-socket client for the server's API, a webhook receiver.
         .target(name: "TestSupport", dependencies: ["FlagKit", "HTTPServer"], path: "Tests/TestSupport"),
         // A throw-away PostgreSQL cluster (initdb/pg_ctl in a temp dir) for the tests of both engines (no product; tests only).
-        .target(name: "PostgresTestSupport", dependencies: ["FlagStore", "FlagKit"], path: "Tests/PostgresTestSupport"),
-        .testTarget(name: "FlagStoreTests", dependencies: ["FlagStore", "FlagKit", "CSQLite", "flagstore-crash-helper", "PostgresTestSupport", "TestSupport"]),
+        .target(name: "PostgresTestSupport", dependencies: ["FlagStore", "FlagKit", "AppStoreNotifications"], path: "Tests/PostgresTestSupport"),
+        .testTarget(name: "FlagStoreTests", dependencies: ["FlagStore", "FlagKit", "AppStoreNotifications", "CSQLite", "flagstore-crash-helper", "PostgresTestSupport", "TestSupport"]),
 
         // OpenFeature Remote Evaluation Protocol on FlagKit and HTTPServer, mounted by FlagService.
         .target(name: "FlagOFREP", dependencies: ["FlagKit", "HTTPServer", "ServerLock"]),

@@ -44,7 +44,8 @@ start=$(now)
 {
   echo "BEGIN;"
   echo "DELETE FROM meta; DELETE FROM environments;"
-  for table in environments meta tokens audit webhooks policies versions webhook_deliveries changes webhook_attempts; do
+  for table in environments meta tokens audit webhooks policies versions webhook_deliveries changes webhook_attempts \
+      appstore_notifications appstore_keys; do
     columns=$(sqlite3 "$DIR/flags.sqlite" "SELECT group_concat(name, ', ') FROM pragma_table_info('$table')")
     select=$(sqlite3 "$DIR/flags.sqlite" "SELECT group_concat(CASE type WHEN 'BLOB' THEN '''\\x'' || lower(hex(' || name || '))' ELSE name END, ', ') FROM pragma_table_info('$table')")
     sqlite3 -csv "$DIR/flags.sqlite" "SELECT $select FROM $table" >"$DIR/$table.csv"

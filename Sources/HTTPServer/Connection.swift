@@ -185,10 +185,17 @@ final class Connection: @unchecked Sendable {
         return offset
     }
 
-    /// The handler's `checkHead` on the head just parsed, then the body budget: the response to refuse
-    /// with, or nil after reserving the body's bytes.
+    /// The path's body limit, the handler's `checkHead` on the head just parsed, then the body budget: the
+    /// response to refuse with, or nil after reserving the body's bytes.
     func decideOnHead() -> HTTPResponse? {
         guard let head = parser.pendingHead else { return nil }
+        // A path's own body limit, like the global one, comes before the handler's checks (the global one is
+        // the parser's, earlier still).
+        if !loop.core.bodyLimits.isEmpty, let limit = loop.core.bodyLimits.limit(for: head.path),
+           !parser.lowerBodyLimit(to: limit) {
+            return HTTPError(.contentTooLarge, code: "body_too_large", message: "body larger than \(limit) bytes",
+                             closesConnection: true).response
+        }
         var context = HTTPRequestContext(peer: peer, connectionID: id, requestIndex: requestIndex, receivedAtNanoseconds: loop.now)
         context.eventLoop = loop.index
         if let response = loop.core.handler.checkHead(head, context: context) { return response }

@@ -6,8 +6,8 @@ extension HTTPRequestParser {
         case .chunkSize:
             guard let lineEnd = try HTTPRequestParser.lineEnd(buffer, limit: limits.maxRequestLineBytes) else { return (0, .needMore) }
             let size = try HTTPRequestParser.chunkSize(UnsafeRawBufferPointer(rebasing: buffer[0..<lineEnd]))
-            if size > limits.maxBodyBytes - (pending?.body.count ?? 0) {
-                throw HTTPError(.contentTooLarge, code: "body_too_large", message: "body larger than \(limits.maxBodyBytes) bytes", closesConnection: true)
+            if size > bodyLimit - (pending?.body.count ?? 0) {
+                throw HTTPError(.contentTooLarge, code: "body_too_large", message: "body larger than \(bodyLimit) bytes", closesConnection: true)
             }
             state = size == 0 ? .trailers : .chunkData(remaining: size)
             return (lineEnd + 2, .needMore)

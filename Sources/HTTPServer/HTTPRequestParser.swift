@@ -41,23 +41,37 @@ struct HTTPRequestParser {
     var pending: HTTPRequest?
     var expectsContinue = false
     var trailerBytes = 0
+    /// The pending request's body limit: `limits.maxBodyBytes`, or a path's smaller one (`lowerBodyLimit`).
+    var bodyLimit: Int
     /// The connection's last valid `Host`.
     var hostCache = HostCache()
     /// The connection's last request-target and its strings.
     var targetCache = TargetCache()
 
-    init(limits: Limits) { self.limits = limits }
+    init(limits: Limits) {
+        self.limits = limits
+        bodyLimit = limits.maxBodyBytes
+    }
 
     /// The request whose head was just parsed and whose body is to come (after `.head`), without its body.
     var pendingHead: HTTPRequest? { pending }
 
-    /// The body bytes the pending request will need: its `Content-Length`, or `maxBodyBytes` when chunked.
+    /// The body bytes the pending request will need: its `Content-Length`, or its body limit when chunked.
     var pendingBodyBytes: Int {
         switch state {
         case .body(let remaining): remaining
         case .head: 0
-        default: limits.maxBodyBytes
+        default: bodyLimit
         }
+    }
+
+    /// Lowers the pending request's body limit to `bytes` (its path's own limit), right after its head; false
+    /// when its `Content-Length` is already past it. A chunked body is held to it as its chunks arrive.
+    mutating func lowerBodyLimit(to bytes: Int) -> Bool {
+        guard bytes < bodyLimit else { return true }
+        if case .body(let remaining) = state, remaining > bytes { return false }
+        bodyLimit = bytes
+        return true
     }
 
     /// Whether nothing of a request has been consumed (bytes of a partial head may still be waiting in the caller's buffer).
@@ -89,6 +103,7 @@ struct HTTPRequestParser {
         scannedLines = 0
         expectsContinue = false
         trailerBytes = 0
+        bodyLimit = limits.maxBodyBytes
         guard let request = pending else { return .needMore }
         pending = nil
         return .request(request)

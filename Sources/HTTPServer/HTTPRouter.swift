@@ -66,10 +66,13 @@ public final class HTTPRouter: HTTPHandler, Sendable {
     let parameterEntries: [Entry]
     /// All patterns as a tree: what requests are matched against.
     let tree: Tree
+    /// The body limits the routes declared (`Builder.limitBody`); the server applies them with its own.
+    public let bodyLimits: [HTTPBodyLimit]
 
-    init(staticEntries: [String: Entry], parameterEntries: [Entry]) {
+    init(staticEntries: [String: Entry], parameterEntries: [Entry], bodyLimits: [HTTPBodyLimit] = []) {
         self.staticEntries = staticEntries
         self.parameterEntries = parameterEntries
+        self.bodyLimits = bodyLimits
         // A static pattern is all literals, so the walk finds it before any pattern with a parameter, as the
         // lookup of static paths before the others did.
         tree = Tree(parameterEntries + staticEntries.values.sorted { $0.pattern < $1.pattern })
@@ -78,9 +81,16 @@ public final class HTTPRouter: HTTPHandler, Sendable {
     /// Collects routes; `build()` checks them and freezes the router.
     public struct Builder: Sendable {
         var routes: [(method: HTTPMethod, pattern: String, handler: any HTTPHandler)] = []
+        var bodyLimits: [HTTPBodyLimit] = []
 
         /// An empty builder.
         public init() {}
+
+        /// Gives `path` (and the paths below it) a body limit of its own, below the server's `maxBodyBytes`:
+        /// a larger body is refused with 413 on its head, unread (`HTTPBodyLimit`).
+        public mutating func limitBody(path: String, maxBytes: Int) {
+            bodyLimits.append(HTTPBodyLimit(path: path, maxBytes: maxBytes))
+        }
 
         /// Adds a route served by any `HTTPHandler`.
         public mutating func add(_ method: HTTPMethod, _ pattern: String, handler: any HTTPHandler) {
@@ -146,7 +156,7 @@ public final class HTTPRouter: HTTPHandler, Sendable {
                 }
                 return a.segments.count < b.segments.count
             }
-            return HTTPRouter(staticEntries: statics, parameterEntries: params)
+            return HTTPRouter(staticEntries: statics, parameterEntries: params, bodyLimits: bodyLimits)
         }
     }
 

@@ -66,6 +66,9 @@ public struct HTTPServerConfiguration: Sendable {
         /// many connections each sending an almost complete large body cannot exhaust memory. Never below
         /// `maxBodyBytes` (one body of the largest size always fits).
         public var maxBufferedBodyBytes: Int = 32 * 1024 * 1024
+        /// Smaller body limits for some paths (with those the router's routes declare, the smallest that
+        /// applies wins); checked on the head of a request with a body only.
+        public var bodyLimits: [HTTPBodyLimit] = []
 
         /// Default limits.
         public init() {}

@@ -11,6 +11,8 @@ final class ServerCore: Sendable {
     let nextConnectionID = Atomic<UInt64>(1)
     /// Body bytes reserved by requests whose body is being received (`Limits.maxBufferedBodyBytes`).
     let bufferedBodyBytes = Atomic<Int>(0)
+    /// The configuration's per-path body limits and the router's (`HTTPBodyLimit`).
+    let bodyLimits: [HTTPBodyLimit]
 
     /// Reserves `bytes` of the server-wide body budget; false (nothing reserved) when they do not fit.
     func reserveBody(_ bytes: Int) -> Bool {
@@ -38,5 +40,6 @@ final class ServerCore: Sendable {
         self.configuration = configuration
         self.handler = handler
         router = handler as? HTTPRouter
+        bodyLimits = configuration.limits.bodyLimits + (router?.bodyLimits ?? [])
     }
 }

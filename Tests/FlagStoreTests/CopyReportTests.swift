@@ -27,4 +27,12 @@ import Testing
             + "0 policies, 0 webhooks, 1 webhook delivery with 1 attempt, 3 rows of later_table\n"))
         #expect(summary.contains("(1 of 1)"))
     }
+
+    @Test func appStoreNotificationsAreNamedWithTheKeyWhenThereIsOne() {
+        let withKey = Self.report(["versions": 1, "appstore_notifications": 40, "appstore_keys": 1], verified: 1).summary
+        #expect(withKey.contains(", 40 App Store notifications with the subscription hash's key\n"), "\(withKey)")
+        #expect(!withKey.contains("rows of appstore"))
+        let one = Self.report(["versions": 1, "appstore_notifications": 1, "appstore_keys": 0], verified: 1).summary
+        #expect(one.contains(", 1 App Store notification\n"), "\(one)")
+    }
 }

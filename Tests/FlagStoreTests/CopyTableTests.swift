@@ -47,7 +47,7 @@ import Testing
         defer { target.close() }
         try Schema.migrate(target, path: "target")
         let plan = try CopyTable.plan(source: source, target: target)
-        #expect(plan.map(\.name) == ["audit", "environments", "meta", "tokens", "webhooks", "policies", "versions", "webhook_deliveries",
+        #expect(plan.map(\.name) == ["appstore_keys", "appstore_notifications", "audit", "environments", "meta", "tokens", "webhooks", "policies", "versions", "webhook_deliveries",
                                      "changes", "webhook_attempts"])
         let versions = try #require(plan.first { $0.name == "versions" })
         #expect(versions.identity == "id" && versions.primaryKey == ["id"] && versions.references == ["environments"])

@@ -1,3 +1,4 @@
+import AppStoreNotifications
 import FlagKit
 import Foundation
 import PostgresTestSupport
@@ -38,7 +39,7 @@ import Testing
 
         // Table by table, with SQL of its own: the same rows, the same values; the copy adds one audit line, last.
         let contents = try CopyFixture.tableContents(sqlite: fixture.path, postgres: uri)
-        #expect(Set(contents.map(\.table)) == ["audit", "changes", "environments", "meta", "policies", "tokens", "versions",
+        #expect(Set(contents.map(\.table)) == ["appstore_keys", "appstore_notifications", "audit", "changes", "environments", "meta", "policies", "tokens", "versions",
                                                 "webhook_attempts", "webhook_deliveries", "webhooks"])
         for table in contents {
             var copied = table.postgres
@@ -77,6 +78,11 @@ import Testing
             #expect(try copy.webhookDeliveries(webhookID: webhook.id) == source.webhookDeliveries(webhookID: webhook.id))
         }
         #expect(try Array(copy.auditEntries(limit: 10_000).dropFirst()) == source.auditEntries(limit: 10_000))
+        // The notifications and the subscription hash's key arrive: hashes made before the copy still match after it.
+        #expect(try copy.notifications(signedFrom: 0, to: .max) == CopyFixture.notifications)
+        #expect(try copy.subscriptionHashKey() == source.subscriptionHashKey())
+        #expect(try copy.storeNotifications(CopyFixture.notifications) == [false, false])
+        #expect(report.summary.contains("2 App Store notifications with the subscription hash's key"))
         let line = try #require(try copy.auditEntries(limit: 1).first)
         #expect(line.action == "database.copy" && line.actor == "tester" && line.detail.hasPrefix("copied from \(fixture.path): "))
     }
@@ -178,7 +184,8 @@ import Testing
         let error = #expect(throws: FlagStoreError.self) { try source.copy(toPostgres: uri, actor: "tester") }
         #expect(error?.description.contains("copying webhook_attempts, rows 1-") == true, "\(String(describing: error))")
         #expect(error?.description.contains("injected failure") == true)
-        for table in ["versions", "tokens", "audit", "changes", "policies", "webhooks", "webhook_deliveries", "webhook_attempts"] {
+        for table in ["versions", "tokens", "audit", "changes", "policies", "webhooks", "webhook_deliveries", "webhook_attempts",
+                      "appstore_notifications", "appstore_keys"] {
             #expect(try Self.count(uri, table) == 0, "\(table)")
         }
         let after = try FlagStore.open(location: uri)
@@ -211,7 +218,8 @@ import Testing
             Issue.record("\(String(describing: error))")
             return
         }
-        for table in ["versions", "tokens", "audit", "changes", "webhook_deliveries", "webhook_attempts"] {
+        for table in ["versions", "tokens", "audit", "changes", "webhook_deliveries", "webhook_attempts", "appstore_notifications",
+                      "appstore_keys"] {
             #expect(try Self.count(uri, table) == 0, "\(table)")
         }
         #expect(try Self.count(uri, "environments") == 2)

@@ -1,3 +1,4 @@
+import AppStoreNotifications
 import FlagKit
 import FlagStore
 import Foundation
@@ -5,8 +6,8 @@ import Foundation
 /// A SQLite store filled through the store's own API with every kind of row `flagserver copy` must carry: four
 /// environments with many versions (a rollback, a 300 KB old version, texts with quotes, `?`, backslashes and
 /// non-ASCII), a new epoch, tokens (scoped, revoked, a revoked name reused), a policy, changes in all ten statuses,
-/// webhooks (one deleted) with deliveries delivered, pending and failed and their attempts, and audit lines of
-/// every outcome. For the copy's tests in FlagStoreTests, FlagServerCLITests and FlagServerProcessTests.
+/// webhooks (one deleted) with deliveries delivered, pending and failed and their attempts, audit lines of
+/// every outcome, App Store notifications (every field set, and every optional one nil) and the subscription hash's key. For the copy's tests in FlagStoreTests, FlagServerCLITests and FlagServerProcessTests.
 package struct CopyFixture: Sendable {
     /// The SQLite file.
     package let path: String
@@ -62,8 +63,37 @@ package struct CopyFixture: Sendable {
             AuditRecord(actor: "ci", action: "publish", environment: "qa", outcome: .failed, status: 500, reason: "storage_error",
                         detail: "disk full"),
         ])
+        _ = try store.storeNotifications(notifications)
+        _ = try store.subscriptionHashKey()
         return CopyFixture(path: path, activeSecrets: active, revokedSecrets: revoked)
     }
+
+    /// Two App Store notifications: a renewal with every field set (texts with quotes and non-ASCII) and a TEST
+    /// notification with every optional field nil.
+    package static let notifications: [NotificationRecord] = {
+        var renewal = NotificationRecord(notificationUUID: "0f1e2d3c-4b5a-6978-8a9b-acbdcedf0011", notificationType: "DID_RENEW",
+                                         subtype: "BILLING_RECOVERY", signedDate: 1_764_000_000_123, receivedAt: 1_764_000_000_456,
+                                         environment: "Production")
+        renewal.productID = "symi.plus.yearly"
+        renewal.offerType = 1
+        renewal.offerIdentifier = "intro 'ü' ?"
+        renewal.offerDiscountType = "FREE_TRIAL"
+        renewal.price = 39_990
+        renewal.currency = "EUR"
+        renewal.storefront = "DEU"
+        renewal.transactionReason = "RENEWAL"
+        renewal.expiresDate = 1_795_536_000_000
+        renewal.expirationIntent = 2
+        renewal.revocationReason = 0
+        renewal.priceIncreaseStatus = 1
+        renewal.autoRenewStatus = 1
+        renewal.isInBillingRetryPeriod = false
+        renewal.gracePeriodExpiresDate = 1_795_622_400_000
+        renewal.subscription = String(repeating: "ab", count: 32)
+        let test = NotificationRecord(notificationUUID: "f0000000-0000-4000-8000-000000000001", notificationType: "TEST",
+                                      signedDate: 1_764_000_001_000, receivedAt: 1_764_000_001_001, environment: "Sandbox")
+        return [renewal, test]
+    }()
 
     /// One change in each of the ten statuses.
     private static func fillChanges(_ store: FlagStore) throws {

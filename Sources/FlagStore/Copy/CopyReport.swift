@@ -32,12 +32,14 @@ public struct CopyReport: Sendable, Equatable {
 
     /// The tables `summary` names in words; any other table is listed by name with its row count.
     static let namedTables: Set<String> = ["environments", "versions", "tokens", "audit", "changes", "policies", "webhooks",
-                                            "webhook_deliveries", "webhook_attempts", "meta"]
+                                            "webhook_deliveries", "webhook_attempts", "meta",
+                                            "appstore_notifications", "appstore_keys"]
 
     /// Two lines: what was copied from where to where, and what was verified.
     ///
     /// `copied 120 versions in 4 environments (epoch 1764000000000), 5 tokens (2 revoked), 230 audit records,
-    /// 9 changes, 1 policy, 2 webhooks, 6 webhook deliveries with 8 attempts`, then `from A into B`, then
+    /// 9 changes, 1 policy, 2 webhooks, 6 webhook deliveries with 8 attempts, 40 App Store notifications with the
+    /// subscription hash's key`, then `from A into B`, then
     /// `every row compared, every version's hash verified (120 of 120), in 1.23 s`.
     public var summary: String {
         func count(_ table: String, _ one: String, _ many: String) -> String {
@@ -54,6 +56,11 @@ public struct CopyReport: Sendable, Equatable {
             count("webhook_deliveries", "webhook delivery", "webhook deliveries") + " with "
                 + count("webhook_attempts", "attempt", "attempts"),
         ]
+        // Named only where the schema has them (a report of an older schema's copy stays as it was).
+        if rows["appstore_notifications"] != nil {
+            parts.append(count("appstore_notifications", "App Store notification", "App Store notifications")
+                + ((rows["appstore_keys"] ?? 0) > 0 ? " with the subscription hash's key" : ""))
+        }
         parts += rows.keys.filter { !Self.namedTables.contains($0) }.sorted().map { "\(rows[$0] ?? 0) rows of \($0)" }
         let time = (seconds * 100).rounded() / 100
         return """

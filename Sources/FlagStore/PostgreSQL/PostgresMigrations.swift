@@ -172,6 +172,38 @@ enum PostgresMigrations {
         Schema.Migration(name: "webhook attempts: refused", sql: """
             ALTER TABLE webhook_attempts ADD COLUMN refused BIGINT NOT NULL DEFAULT 0 CHECK (refused IN (0, 1));
             """),
+        // The UUID compares byte-wise (`COLLATE "C"`) so a listing ordered by it is SQLite's order.
+        Schema.Migration(name: "appstore notifications", sql: """
+            CREATE TABLE appstore_notifications (
+                notification_uuid TEXT COLLATE "C" NOT NULL PRIMARY KEY,
+                notification_type TEXT NOT NULL,
+                subtype TEXT,
+                signed_date BIGINT NOT NULL,
+                received_at BIGINT NOT NULL,
+                environment TEXT NOT NULL,
+                product_id TEXT,
+                offer_type BIGINT,
+                offer_identifier TEXT,
+                offer_discount_type TEXT,
+                price BIGINT,
+                currency TEXT,
+                storefront TEXT,
+                transaction_reason TEXT,
+                expires_date BIGINT,
+                expiration_intent BIGINT,
+                revocation_reason BIGINT,
+                price_increase_status BIGINT,
+                auto_renew_status BIGINT,
+                is_in_billing_retry_period BIGINT CHECK (is_in_billing_retry_period IS NULL OR is_in_billing_retry_period IN (0, 1)),
+                grace_period_expires_date BIGINT,
+                subscription TEXT
+            );
+            CREATE INDEX appstore_notifications_signed_date ON appstore_notifications(signed_date);
+            CREATE TABLE appstore_keys (
+                name TEXT COLLATE "C" NOT NULL PRIMARY KEY,
+                key BYTEA NOT NULL CHECK (length(key) = 32)
+            );
+            """),
     ]
 
     /// Brings the database to the newest schema. Each migration is one write transaction that holds

@@ -191,6 +191,40 @@ enum SQLiteMigrations {
         Schema.Migration(name: "webhook attempts: refused", sql: """
             ALTER TABLE webhook_attempts ADD COLUMN refused INTEGER NOT NULL DEFAULT 0 CHECK (refused IN (0, 1));
             """),
+        // App Store Server Notifications (docs/appstore.md): one row per `NotificationRecord`, stored once under Apple's
+        // `notificationUUID` (Apple sends a notification again until it gets a 200, and any node may receive it),
+        // read by `signed_date` ranges and deleted by age; and the key of the subscription hash, one for every node.
+        Schema.Migration(name: "appstore notifications", sql: """
+            CREATE TABLE appstore_notifications (
+                notification_uuid TEXT NOT NULL PRIMARY KEY,
+                notification_type TEXT NOT NULL,
+                subtype TEXT,
+                signed_date INTEGER NOT NULL,
+                received_at INTEGER NOT NULL,
+                environment TEXT NOT NULL,
+                product_id TEXT,
+                offer_type INTEGER,
+                offer_identifier TEXT,
+                offer_discount_type TEXT,
+                price INTEGER,
+                currency TEXT,
+                storefront TEXT,
+                transaction_reason TEXT,
+                expires_date INTEGER,
+                expiration_intent INTEGER,
+                revocation_reason INTEGER,
+                price_increase_status INTEGER,
+                auto_renew_status INTEGER,
+                is_in_billing_retry_period INTEGER CHECK (is_in_billing_retry_period IS NULL OR is_in_billing_retry_period IN (0, 1)),
+                grace_period_expires_date INTEGER,
+                subscription TEXT
+            );
+            CREATE INDEX appstore_notifications_signed_date ON appstore_notifications(signed_date);
+            CREATE TABLE appstore_keys (
+                name TEXT NOT NULL PRIMARY KEY,
+                key BLOB NOT NULL CHECK (length(key) = 32)
+            );
+            """),
     ]
 
     /// Brings the file to the newest schema, one write transaction per migration.

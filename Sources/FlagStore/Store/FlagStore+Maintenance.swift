@@ -22,9 +22,10 @@ extension FlagStore {
         try read { try engine.integrityCheck($0) }
     }
 
-    /// The tables that grow with history (a row, and index entries, per publish, audit line or webhook
-    /// delivery): checked by `integrityCheck()` (`flagserver check`, and every backup checks its copy), not at start.
-    static let historyTables: Set<String> = ["versions", "audit", "webhook_deliveries", "webhook_attempts"]
+    /// The tables that grow with history (a row, and index entries, per publish, audit line, webhook
+    /// delivery or App Store notification): checked by `integrityCheck()` (`flagserver check`, and every backup checks its copy), not at start.
+    static let historyTables: Set<String> = ["versions", "audit", "webhook_deliveries", "webhook_attempts",
+                                                 "appstore_notifications"]
 
     /// What the server checks at every start, in time independent of the history's length: `integrity_check`
     /// of every table except `historyTables`, whose full check of every row against every index grows with the
