@@ -7,7 +7,7 @@ public enum FlagCtl {
         [ValidateCommand.self, LintCommand.self, StoreKitCommand.self, DiffCommand.self, EvalCommand.self, GetCommand.self, HistoryCommand.self,
          PublishCommand.self, SetCommand.self, RollbackCommand.self, ScheduleCommand.self, SchedulesCommand.self, UnscheduleCommand.self,
          RequestsCommand.self, ApproveCommand.self, RejectCommand.self, StaleCommand.self, PolicyCommand.self]
-            + [AuditCommand.self, WebhooksCommand.self]
+            + [AuditCommand.self, WebhooksCommand.self, OutcomesCommand.self]
     }
 
     /// The registered groups of commands (`webhook add|remove|deliveries`), listed after the commands.

@@ -1,3 +1,5 @@
+import AppStoreNotifications
+import CommandLineKit
 import FlagService
 import FlagStore
 import Foundation
@@ -11,6 +13,14 @@ extension ServeCommand {
     /// (`SignalWaiter.blockTerminationSignals()`) before any thread was created.
     public func run(_ context: FlagServerContext) -> Int32 {
         let logger = ServiceLogger(minimumLevel: logLevel)
+        // The App Store root certificates are read before anything starts: a wrong file is a usage error (64).
+        let appStoreVerifier: SignedPayloadVerifier?
+        do {
+            appStoreVerifier = try self.appStoreVerifier()
+        } catch {
+            context.stderr.write("flagserver: error: \(error.message)\nSee 'flagserver --help'.\n")
+            return UsageError.exitStatus
+        }
         let database = context.database
         let store: FlagStore
         do {
@@ -45,6 +55,7 @@ extension ServeCommand {
             serviceOptions.authFailureLimit = authFailureLimit
             serviceOptions.webhooks.retry.baseMilliseconds = Int64(webhookRetryBaseMilliseconds)
             serviceOptions.webhooks.destinations.allowedNetworks = webhookAllowedNetworks
+            serviceOptions.appStore = appStoreOptions(verifier: appStoreVerifier)
             service = try FlagService(store: store, options: serviceOptions, logger: logger)
         } catch {
             return context.fail("\(error)")

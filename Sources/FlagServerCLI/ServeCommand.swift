@@ -1,3 +1,4 @@
+import AppStoreNotifications
 import CommandLineKit
 import FlagService
 import FlagStore
@@ -12,7 +13,8 @@ public struct ServeCommand: ParsableCommand {
         options: [hostOption, portOption, flagsDirectoryOption, loopsOption, maxBodyBytesOption, maxBufferedBodyBytesOption, maxHeaderBytesOption, maxConnectionsOption,
                   logLevelOption, requireReadTokenSwitch, ofrepEnvironmentOption, ofrepRateLimitOption, ofrepBurstOption, consoleDirectoryOption,
                   authFailureLimitOption, trustedProxyOption, eventHeartbeatOption, maxStreamsOption, webhookRetryBaseOption,
-                  webhookAllowNetworkOption, databaseTimeoutOption])
+                  webhookAllowNetworkOption, databaseTimeoutOption, appStoreRootCertificateOption, appStoreBundleIDOption,
+                  appStoreAppAppleIDOption, appStoreEnvironmentsOption, appStoreRetentionDaysOption])
 
     static let hostOption = Option<String>("host", valueName: "address", help: "listen address, default 127.0.0.1", environment: "FLAGSERVER_HOST")
     static let portOption = integer("port", 0...65535, help: "TCP port, 0 picks a free one, default 8080", environment: "FLAGSERVER_PORT")
@@ -94,6 +96,48 @@ public struct ServeCommand: ParsableCommand {
         }
     }
 
+    static let appStoreRootCertificateOption = Option<String>(
+        "appstore-root-certificate", valueName: "file",
+        help: "a root certificate (PEM or DER; Apple Root CA - G3 in production) App Store notifications must chain to; "
+            + "repeatable, the variable takes paths separated by commas; without one the receiver is off (404)",
+        repeatable: true, environment: "FLAGSERVER_APPSTORE_ROOT_CERTIFICATE")
+    static let appStoreBundleIDOption = Option(
+        "appstore-bundle-id", valueName: "id", help: "the app's bundle ID notifications must name (needed with a root certificate)",
+        environment: "FLAGSERVER_APPSTORE_BUNDLE_ID"
+    ) { text throws(UsageError) in
+        guard !text.isEmpty else { throw UsageError("--appstore-bundle-id must not be empty") }
+        return text
+    }
+    static let appStoreAppAppleIDOption = Option(
+        "appstore-app-apple-id", valueName: "n", help: "the app's Apple ID notifications must name (needed when Production is accepted)",
+        environment: "FLAGSERVER_APPSTORE_APP_APPLE_ID"
+    ) { text throws(UsageError) -> Int64 in
+        guard let value = Int64(text), value > 0 else {
+            throw UsageError("--appstore-app-apple-id must be a positive integer (the app's Apple ID), got '\(text)'")
+        }
+        return value
+    }
+    static let appStoreEnvironmentsOption = Option(
+        "appstore-environments", valueName: "list",
+        help: "the environments whose notifications are accepted, comma-separated: Production, Sandbox, Xcode, LocalTesting; "
+            + "default Production", environment: "FLAGSERVER_APPSTORE_ENVIRONMENTS"
+    ) { text throws(UsageError) -> Set<AppStoreEnvironment> in
+        let names = text.split(separator: ",").map { String(HTTPHeaders.trimmed($0)) }.filter { !$0.isEmpty }
+        var environments = Set<AppStoreEnvironment>()
+        for name in names {
+            guard let environment = AppStoreEnvironment(rawValue: name) else {
+                throw UsageError("--appstore-environments takes Production, Sandbox, Xcode or LocalTesting, comma-separated, got '\(name)'")
+            }
+            environments.insert(environment)
+        }
+        guard !environments.isEmpty else { throw UsageError("--appstore-environments needs at least one environment (Production, Sandbox)") }
+        return environments
+    }
+    static let appStoreRetentionDaysOption = integer(
+        "appstore-retention-days", 1...36_500,
+        help: "App Store notifications signed longer ago than this are deleted (hourly), default \(FlagService.AppStoreOptions.defaultRetentionDays)",
+        environment: "FLAGSERVER_APPSTORE_RETENTION_DAYS")
+
     /// Listen address.
     public var host = "127.0.0.1"
     /// TCP port; 0 picks a free one.
@@ -137,6 +181,17 @@ public struct ServeCommand: ParsableCommand {
     /// PostgreSQL: how long a call waits for the database's answer before it fails as unavailable (503).
     public var databaseTimeout = FlagStore.defaultDatabaseTimeout
 
+    /// Root certificate files App Store notifications must chain to; none: the receiver is off.
+    public var appStoreRootCertificates: [String] = []
+    /// The app's bundle ID (required with a root).
+    public var appStoreBundleID: String?
+    /// The app's Apple ID (required with a root when Production is accepted).
+    public var appStoreAppAppleID: Int64?
+    /// The environments accepted.
+    public var appStoreEnvironments: Set<AppStoreEnvironment> = [.production]
+    /// Days App Store notifications are kept.
+    public var appStoreRetentionDays = FlagService.AppStoreOptions.defaultRetentionDays
+
     /// The defaults.
     public init() {}
 
@@ -170,6 +225,7 @@ public struct ServeCommand: ParsableCommand {
         ofrepBurst = try parsed.value(Self.ofrepBurstOption) ?? ofrepBurst
         logLevel = try parsed.value(Self.logLevelOption) ?? logLevel
         requireReadToken = parsed.isSet(Self.requireReadTokenSwitch)
+        try readAppStoreOptions(parsed)
     }
 
     /// An integer option with flagserver's message for a value out of `range`.

@@ -7,8 +7,9 @@ import Testing
 @Suite struct FlagServerHelpTests {
     @Test func everyUsageLineParsesAsItReads() {
         let problems = FlagServer.tool.helpProblems(examples: ["path|uri": "/tmp/flags.sqlite", "uri": "postgresql://localhost/flags",
-                                                               "file": "/tmp/backup.sqlite", "n": "1"],
-                                                    dependencies: ["give the token's name once"])
+                                                               "file": "/tmp/backup.sqlite", "n": "1",
+                                                               "list": "Production,Sandbox"],
+                                                    dependencies: ["give the token's name once", "needs --appstore-bundle-id"])
         #expect(problems.isEmpty, "\(problems.joined(separator: "\n"))")
     }
 }

@@ -31,7 +31,7 @@ package enum WriteQueueFixtures {
                 case .published, .unchanged: 200
                 case .failed(let error): error.status.code
                 case .recorded: 202
-                case .changeRan, .changeSkipped: 200
+                case .changeRan, .changeSkipped, .notificationStored: 200
                 case nil: nil
                 }
             }

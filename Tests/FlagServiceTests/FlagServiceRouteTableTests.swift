@@ -19,6 +19,8 @@ import Testing
         "GET /readyz public",
         "DELETE /v1/changes/{id} token(writer)",
         "GET /v1/changes/{id} reader",
+        "GET /v1/appstore/notifications unscoped(writer)",
+        "GET /v1/appstore/outcomes unscoped(writer)",
         "GET /v1/audit unscoped(admin)",
         "GET /v1/environments reader",
         "GET /v1/environments/{env}/document reader",
@@ -35,6 +37,7 @@ import Testing
         "GET /v1/webhooks/{id}/deliveries unscoped(admin)",
         "GET /v1/whoami token(reader)",
         "POST /ofrep/v1/evaluate/flags evaluation",
+        "POST /v1/appstore/notifications signedPayload",
         "POST /v1/changes/{id}/approve token(writer)",
         "POST /v1/changes/{id}/reject token(writer)",
         "POST /ofrep/v1/evaluate/flags/{key} evaluation",
@@ -91,6 +94,7 @@ import Testing
         "DELETE /v1/changes/{id} change.cancel",
         "DELETE /v1/tokens/{name} token.revoke",
         "DELETE /v1/webhooks/{id} webhook.delete",
+        "POST /v1/appstore/notifications exempt",
         "POST /v1/changes/{id}/approve change.approve",
         "POST /v1/changes/{id}/reject change.reject",
         "POST /v1/environments/{env}/preview exempt",
@@ -108,7 +112,7 @@ import Testing
         let audits = Self.audits(router)
         let writes = router.routes.filter { route in
             guard let access = (router.handler(route.method, route.pattern) as? any GuardedRoute)?.access else { return false }
-            return access.checksStore && !route.method.isSafe
+            return access.requiresAudit && !route.method.isSafe
         }
         let table = writes.map { route -> String in
             switch audits["\(route.method) \(route.pattern)"] {

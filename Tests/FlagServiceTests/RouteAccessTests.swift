@@ -12,6 +12,7 @@ import Testing
         #expect(RouteAccess.write(.writer, dryRun: .reader).description == "write(writer, dryRun: reader)")
         #expect(RouteAccess.evaluation.description == "evaluation")
         #expect(RouteAccess.unscoped(.admin).description == "unscoped(admin)")
+        #expect(RouteAccess.signedPayload.description == "signedPayload")
     }
 
     @Test func unsafeMethodsNeedARoleOrAreEvaluations() {
@@ -26,6 +27,7 @@ import Testing
             #expect(RouteAccess.write(.writer, dryRun: .reader).refusal(for: method) == nil)
             #expect(RouteAccess.evaluation.refusal(for: method) == nil)
             #expect(RouteAccess.unscoped(.admin).refusal(for: method) == nil)
+            #expect(RouteAccess.signedPayload.refusal(for: method) == nil, "the body's signature is checked")
         }
     }
 
@@ -35,5 +37,13 @@ import Testing
         #expect(RouteAccess.unscoped(.admin).checksStore)
         #expect(!RouteAccess.reader.checksStore, "readers use the in-memory table")
         #expect(!RouteAccess.public.checksStore && !RouteAccess.evaluation.checksStore)
+        #expect(!RouteAccess.signedPayload.checksStore, "Apple sends no token")
+    }
+
+    @Test func signedPayloadsAndRolesNeedAnAuditDecision() {
+        #expect(RouteAccess.signedPayload.requiresAudit)
+        #expect(RouteAccess.token(.writer).requiresAudit && RouteAccess.unscoped(.admin).requiresAudit)
+        #expect(RouteAccess.write(.writer, dryRun: .reader).requiresAudit)
+        #expect(!RouteAccess.public.requiresAudit && !RouteAccess.reader.requiresAudit && !RouteAccess.evaluation.requiresAudit)
     }
 }

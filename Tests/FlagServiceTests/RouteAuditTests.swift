@@ -14,6 +14,8 @@ import Testing
         #expect(RouteAudit.refusal(.POST, "/v1/peek", .token(.reader), audit: .exempt("reads only")) == nil, "exempt on purpose")
         #expect(RouteAudit.refusal(.GET, "/v1/other", .token(.admin), audit: nil) == nil, "reads are not audited")
         #expect(RouteAudit.refusal(.POST, "/v1/other", .evaluation, audit: nil) == nil, "evaluations change nothing")
+        #expect(RouteAudit.refusal(.POST, "/v1/hook", .signedPayload, audit: nil) != nil, "a signed payload stores what it carries")
+        #expect(RouteAudit.refusal(.POST, "/v1/hook", .signedPayload, audit: .exempt("logged instead")) == nil)
     }
 
     @Test func theActionIsTheDeclaredOneAndExemptRoutesHaveNone() throws {
@@ -39,7 +41,9 @@ import Testing
         ]
         let declared = try FlagServiceRouteTableTests.withService { try FlagServiceRouteTableTests.audits($0.makeRouter()) }
         for (route, action) in expected { #expect(declared[route] == .action(action), "\(route)") }
-        #expect(Set(declared.keys) == Set(expected.keys).union(["POST /v1/environments/{env}/preview"]))
+        #expect(Set(declared.keys) == Set(expected.keys).union(["POST /v1/environments/{env}/preview", "POST /v1/appstore/notifications"]))
+        // Apple's notifications are logged and counted, never audit lines (anyone may post one).
+        if case .action? = declared["POST /v1/appstore/notifications"] { Issue.record("the receiver must be exempt") }
     }
 
     @Test func theReasonIsTheErrorsCodeAndMessage() {

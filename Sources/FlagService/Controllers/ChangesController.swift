@@ -143,7 +143,7 @@ struct ChangesController: RouteController {
             record = skipped
         case .failed(let error):
             return error.response
-        case .published, .unchanged, .recorded:
+        case .published, .unchanged, .recorded, .notificationStored:
             return ServiceError(.internalServerError, code: "internal", message: "internal error").response
         }
         switch record.status {

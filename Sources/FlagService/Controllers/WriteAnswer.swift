@@ -45,6 +45,9 @@ final class WriteAnswer: Sendable {
             case .changeRan(let record, _), .changeSkipped(let record):
                 // Only change jobs end so, and they are not submitted with this completion.
                 responder.respond(DocumentsController.json(["change": record.jsonValue]))
+            case .notificationStored:
+                // Only notification jobs end so, and they are not submitted with this completion.
+                responder.respond(ServiceError(.internalServerError, code: "internal", message: "internal error").response)
             }
         }
     }

@@ -4,7 +4,8 @@ import FlagStore
 
 /// What the scheduler does (`ChangeScheduler` keeps the time), on the node that leads (`Leadership`): at start,
 /// publish what fell due while the server was down; then, at each pass, expire requests, mark stale ones, and hand
-/// due changes to the writer. Every write a pass causes is a writer job.
+/// due changes to the writer. Every write a pass causes is a writer job, except the hourly deletion of App Store
+/// notifications past their retention (`NotificationRetention`), which changes no document.
 final class ScheduledJobs: Sendable {
     let store: FlagStore
     let writer: WriteQueue
@@ -14,10 +15,13 @@ final class ScheduledJobs: Sendable {
     /// Whether this node runs the passes; a node that does not is woken when it takes the lease (`ClusterNode`).
     let leadership: Leadership
     let logger: ServiceLogger
+    /// Deletes App Store notifications past their retention, at most once an hour, in the passes.
+    let retention: NotificationRetention?
 
     /// The jobs of `scheduler`'s passes. Call `start`.
     init(store: FlagStore, writer: WriteQueue, scheduler: ChangeScheduler, webhooks: WebhookDispatcher, leadership: Leadership,
-         logger: ServiceLogger) {
+         logger: ServiceLogger, retention: NotificationRetention? = nil) {
+        self.retention = retention
         self.store = store
         self.writer = writer
         self.scheduler = scheduler
@@ -63,6 +67,8 @@ final class ScheduledJobs: Sendable {
     func pass(published: Set<String>) -> ChangeScheduler.Outcome {
         guard leadership.isLeading else { return ChangeScheduler.Outcome() }
         let now = ChangeScheduler.wallClock()
+        // A pass comes at least once a minute (`ChangeScheduler.idleCap`); the deletion itself once an hour.
+        retention?.runIfDue(now: now)
         do {
             for request in try store.expiredRequests(now: now) {
                 let transition = try store.expireChange(id: request.id)

@@ -24,8 +24,13 @@ public enum RouteAccess: Sendable, Equatable, CustomStringConvertible {
     /// tokens when reads need one). `POST` because the evaluation context travels in the body, yet nothing
     /// changes; the one kind of route with an unsafe method and no role here.
     case evaluation
+    /// A route anyone may call whose body carries its own proof: a signature the handler verifies against
+    /// configured roots before anything is kept (App Store Server Notifications: Apple's server holds no token).
+    /// Allowed for an unsafe method, which must then name its audit (`RouteAudit`) like a write with a role.
+    case signedPayload
 
-    /// `public`, `reader`, `token(writer)`, `write(writer, dryRun: reader)`, `unscoped(admin)`, `evaluation`.
+    /// `public`, `reader`, `token(writer)`, `write(writer, dryRun: reader)`, `unscoped(admin)`, `evaluation`,
+    /// `signedPayload`.
     public var description: String {
         switch self {
         case .public: "public"
@@ -34,6 +39,7 @@ public enum RouteAccess: Sendable, Equatable, CustomStringConvertible {
         case .write(let role, let dryRun): "write(\(role.rawValue), dryRun: \(dryRun.rawValue))"
         case .unscoped(let role): "unscoped(\(role.rawValue))"
         case .evaluation: "evaluation"
+        case .signedPayload: "signedPayload"
         }
     }
 
@@ -41,6 +47,16 @@ public enum RouteAccess: Sendable, Equatable, CustomStringConvertible {
     var checksStore: Bool {
         switch self {
         case .token, .write, .unscoped: true
+        case .public, .reader, .evaluation, .signedPayload: false
+        }
+    }
+
+    /// Whether an unsafe method with this access must name its audit (`RouteAudit`): a token role's writes, and a
+    /// signed payload's (it changes what is stored without an operator's token, so what its refusals become is
+    /// decided on purpose).
+    var requiresAudit: Bool {
+        switch self {
+        case .token, .write, .unscoped, .signedPayload: true
         case .public, .reader, .evaluation: false
         }
     }
@@ -52,7 +68,7 @@ public enum RouteAccess: Sendable, Equatable, CustomStringConvertible {
         switch self {
         case .public, .reader:
             return method.isSafe ? nil : "\(method) is unsafe (RFC 9110 §9.2.1) and needs a token role, not \(self)"
-        case .token, .write, .unscoped, .evaluation:
+        case .token, .write, .unscoped, .evaluation, .signedPayload:
             return nil
         }
     }

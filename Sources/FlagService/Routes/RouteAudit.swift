@@ -23,10 +23,10 @@ enum RouteAudit: Sendable, Equatable {
     }
 
     /// Why `method pattern` with `access` and `audit` cannot be built, or nil. Only unsafe methods with a
-    /// token role need an audit (reads are not audited; evaluation routes change nothing).
+    /// token role or a signed payload need an audit (reads are not audited; evaluation routes change nothing).
     static func refusal(_ method: HTTPMethod, _ pattern: String, _ access: RouteAccess, audit: RouteAudit?) -> String? {
-        guard access.checksStore, !method.isSafe, audit == nil else { return nil }
-        return "\(method) \(pattern) is a write with a token role but no audit action (audit:)"
+        guard access.requiresAudit, !method.isSafe, audit == nil else { return nil }
+        return "\(method) \(pattern) is a write with \(access) access but no audit action (audit:)"
     }
 }
 

@@ -26,7 +26,8 @@ final class RouteGuard: Sendable {
     /// What one route's access comes to under this deployment's options. Resolved once, when the route is
     /// registered, so a request pays a switch rather than a look at the options.
     enum Check: Sendable {
-        /// Nothing to check: `public`, `evaluation` (its own authorizer decides), `reader` while reads are public.
+        /// Nothing to check: `public`, `evaluation` (its own authorizer decides), `signedPayload` (the handler verifies
+        /// the body's signature), `reader` while reads are public.
         case none
         /// A token allowing the role from the in-memory table (on the loop; never SQLite).
         case cached(TokenRole)
@@ -38,7 +39,7 @@ final class RouteGuard: Sendable {
     /// The check `access` needs.
     func check(for access: RouteAccess) -> Check {
         switch access {
-        case .public, .evaluation: .none
+        case .public, .evaluation, .signedPayload: .none
         case .reader: requireReadToken ? .cached(.reader) : .none
         case .token(let role): .fresh(role, dryRun: nil, unscoped: false)
         case .write(let role, let dryRun): .fresh(role, dryRun: dryRun, unscoped: false)

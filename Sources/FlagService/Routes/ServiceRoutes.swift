@@ -54,13 +54,22 @@ struct ServiceRoutes: Sendable {
     /// `write` access, a request with a body is refused from its head (429, 401) before the body is read.
     /// A write route (an unsafe method with a token role) must name its `audit`: its refusals (from its head,
     /// the middleware, the handler or the writer) become audit lines with that action, unless it is exempt.
+    /// `head`, if given, decides on the head of a request with a body after the middleware's own head check, on the
+    /// loop (it must not block): a response to send instead, the body unread.
     mutating func deferred(_ method: HTTPMethod, _ pattern: String, access: RouteAccess, audit: RouteAudit? = nil,
+                           head: (@Sendable (HTTPRequest, HTTPRequestContext) -> HTTPResponse?)? = nil,
                            _ body: @escaping DeferredBody) {
         declare(method, pattern, access, audit: audit, onLoop: false)
         let auditor = audit?.auditedAction.map { RouteAuditor(action: $0, writer: writer, routeGuard: routeGuard) }
         builder.add(method, pattern, handler: GuardedDeferredHandler(route: metrics.route(method.rawValue, pattern),
                                                                      guarded: GuardedAccess(access, routeGuard), work: work,
-                                                                     audit: audit, auditor: auditor, body: body))
+                                                                     audit: audit, auditor: auditor, head: head, body: body))
+    }
+
+    /// Gives `path` a body limit of its own below the server's `--max-body-bytes`, refused with 413 on the head
+    /// (`HTTPBodyLimit`): for a route anyone may call, whose bodies are small.
+    mutating func limitBody(path: String, maxBytes: Int) {
+        builder.limitBody(path: path, maxBytes: maxBytes)
     }
 
     /// A route that keeps the connection's responder (an event stream: `HTTPResponder.openStream`), on the
@@ -189,20 +198,26 @@ final class GuardedDeferredHandler: GuardedRoute, Sendable {
     let audit: RouteAudit?
     /// Audits refusals; nil for routes that are not writes, or exempt.
     let auditor: RouteAuditor?
+    /// The route's own decision on a head, after the middleware's.
+    let head: (@Sendable (HTTPRequest, HTTPRequestContext) -> HTTPResponse?)?
     let body: ServiceRoutes.DeferredBody
 
     init(route: ServiceMetrics.Route, guarded: GuardedAccess, work: DispatchQueue, audit: RouteAudit? = nil,
-         auditor: RouteAuditor? = nil, body: @escaping ServiceRoutes.DeferredBody) {
+         auditor: RouteAuditor? = nil, head: (@Sendable (HTTPRequest, HTTPRequestContext) -> HTTPResponse?)? = nil,
+         body: @escaping ServiceRoutes.DeferredBody) {
         self.route = route
         self.guarded = guarded
         self.work = work
         self.audit = audit
         self.auditor = auditor
+        self.head = head
         self.body = body
     }
 
     func checkHead(_ request: HTTPRequest, context: HTTPRequestContext) -> HTTPResponse? {
-        guard let refusal = guarded.routeGuard.checkHead(guarded.check, request, context) else { return nil }
+        guard let refusal = guarded.routeGuard.checkHead(guarded.check, request, context) ?? head?(request, context) else {
+            return nil
+        }
         route.record(status: refusal.status.code, nanoseconds: ServiceRoutes.elapsed(since: context.receivedAtNanoseconds), loop: context.eventLoop)
         auditor?.record(refusal, actor: nil, request, context)
         return refusal

@@ -29,6 +29,8 @@ extension FlagService {
                             requireReadToken: options.requireReadToken, trustedProxies: options.trustedProxies),
             AdministrationController(store: store, snapshots: snapshots, authenticator: authenticator, webhooks: webhooks,
                                      routeGuard: routeGuard, logger: logger),
+            AppStoreController(store: store, writer: writer, options: options.appStore, metrics: metrics.appStore,
+                               routeGuard: routeGuard, logger: logger),
         ]
     }
 }

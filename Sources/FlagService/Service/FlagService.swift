@@ -52,6 +52,9 @@ public final class FlagService: Sendable {
         /// `docs/scaling.md`).
         public var clusterSyncInterval: Duration = .seconds(1)
 
+        /// App Store Server Notifications: the receiver (off without a verifier) and the records' retention.
+        public var appStore = AppStoreOptions()
+
         /// Defaults.
         public init(requireReadToken: Bool = false) { self.requireReadToken = requireReadToken }
     }
@@ -121,7 +124,11 @@ public final class FlagService: Sendable {
         writer = WriteQueue(store: store, snapshots: snapshots, metrics: metrics, logger: logger, maximumBatch: options.maximumBatch,
                             webhooks: webhooks, policies: policies, scheduler: scheduler, node: node)
         jobs = ScheduledJobs(store: store, writer: writer, scheduler: scheduler, webhooks: webhooks, leadership: leadership,
-                             logger: logger)
+                             logger: logger, retention: NotificationRetention(store: store, options: options.appStore, logger: logger))
+        if options.appStore.verifier == nil {
+            // Said once at start: Apple's notifications to this server are answered 404 until a root is configured.
+            logger.log(.info, "appstore_receiver_off", ["reason": "no App Store root certificate (--appstore-root-certificate)"])
+        }
         readiness = ReadinessProbe { [store, health = writer.health] in
             try store.ping()
             // A commit failed because the database could not take it: whether the write connection now reaches one

@@ -122,6 +122,9 @@ public final class ServiceMetrics: Sendable {
     /// Webhook attempts not sent: the destination was, or resolved to, an address inside (counted also by outcome).
     let webhookRefused = Atomic<Int>(0)
 
+    /// The App Store notification receiver's counters.
+    let appStore = AppStoreMetrics()
+
     /// No counters yet.
     public init() {}
 
@@ -186,6 +189,7 @@ public final class ServiceMetrics: Sendable {
         out += "# TYPE flagserver_group_commits_total counter\n"
         out += "flagserver_group_commits_total \(batches.load(ordering: .relaxed))\n"
         out += governanceCounters()
+        out += appStore.exposition()
         if let server {
             out += "# HELP flagserver_open_connections Connections open now.\n"
             out += "# TYPE flagserver_open_connections gauge\n"

@@ -1,3 +1,4 @@
+import AppStoreNotifications
 import FlagKit
 import FlagStore
 
@@ -17,6 +18,9 @@ public struct WriteJob: Sendable {
         /// Publish change `id` now (its time came, or it was approved): conflicts are checked against the
         /// current version in queue order; the author and message are the change's.
         case applyChange(id: Int64)
+        /// Store a verified App Store notification (`WriteJob(notification:)`): it belongs to no environment. The
+        /// notification jobs the writer takes at once are stored in one transaction (`WriteQueue+Notifications.swift`).
+        case notification(NotificationRecord)
     }
 
     /// The conditional-request header that guards the write (RFC 9110 §13.1).
@@ -54,6 +58,21 @@ public struct WriteJob: Sendable {
         self.message = message
         self.client = client
         self.completion = completion
+    }
+}
+
+extension WriteJob {
+    /// A job that stores `record` durably, then tells `completion` whether it was new (`.notificationStored`) or
+    /// why not (`.failed`).
+    public init(notification record: NotificationRecord, completion: @escaping @Sendable (WriteOutcome) -> Void) {
+        self.init(environment: "", kind: .notification(record), precondition: .none, author: "appstore",
+                  message: record.notificationUUID, completion: completion)
+    }
+
+    /// Whether the job stores a notification (it goes with the other notifications, not with the publishes).
+    var isNotification: Bool {
+        if case .notification = kind { return true }
+        return false
     }
 }
 
@@ -101,6 +120,9 @@ public enum WriteOutcome: Sendable {
     /// An `applyChange` job found the change no longer `scheduled` or `approved` (applied by an earlier job,
     /// cancelled): nothing was written. The change as it is.
     case changeSkipped(ChangeRecord)
+    /// A `notification` job's record is durably stored: `true` when this job stored it, `false` when a record
+    /// with its `notificationUUID` was there already (Apple sent it again, or another node stored it first).
+    case notificationStored(Bool)
 }
 
 /// A change the writer recorded instead of publishing, with the documents its diff and impact compare.

@@ -85,6 +85,11 @@ extension WriteQueue {
                 runChangeJob(job)
                 index += 1
                 continue
+            case .notification:
+                // Taken out before (`run`); stored on its own if one comes this way.
+                storeNotifications([job])
+                index += 1
+                continue
             }
             let chained = pending[environment] != nil
             var base = pending[environment] ?? current(environment)

@@ -114,7 +114,7 @@ extension WriteQueue {
             }
         case .applyChange(let id):
             applyChange(job, id: id)
-        case .document, .flag, .rollback:
+        case .document, .flag, .rollback, .notification:
             job.completion(.failed(ServiceError(.internalServerError, code: "internal", message: "internal error")))
         }
     }

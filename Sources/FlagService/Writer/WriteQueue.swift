@@ -123,10 +123,17 @@ public final class WriteQueue: Sendable {
             if work.auditDropped > 0 {
                 logger.log(.warning, "audit_dropped", ["lines": "\(work.auditDropped)", "capacity": "\(Self.auditCapacity)"])
             }
-            if work.jobs.isEmpty {
+            // Notifications touch no document: stored together in one transaction of their own, before the
+            // publishes of the same take, which they cannot affect.
+            var jobs = work.jobs
+            if jobs.contains(where: \.isNotification) {
+                storeNotifications(jobs.filter(\.isNotification))
+                jobs.removeAll(where: \.isNotification)
+            }
+            if jobs.isEmpty {
                 writeAudit(work.audit)
             } else {
-                process(work.jobs, audit: work.audit)
+                process(jobs, audit: work.audit)
             }
         }
     }
@@ -165,7 +172,7 @@ public final class WriteQueue: Sendable {
         switch job.kind {
         case .document(let given): return given
         case .flag(let key, let edit): return try edit.apply(to: base, key: key)
-        case .rollback, .schedule, .applyChange:
+        case .rollback, .schedule, .applyChange, .notification:
             throw ServiceError(.internalServerError, code: "internal", message: "internal error")
         }
     }
