@@ -97,8 +97,10 @@ function draw() {
   if (!shown) return;
   const { report, versions, environment, days } = shown;
   const empty = isEmpty(report);
-  notice.dataset.state = empty ? "empty" : "shown";
-  notice.textContent = empty ? t("outcomesEmpty", {
+  // A server that answers with its receiver off still counts what was stored before; it says so, not "no notifications".
+  const off = report.receiver === "off";
+  notice.dataset.state = off ? "off" : empty ? "empty" : "shown";
+  notice.textContent = off ? t("receiverOff") : empty ? t("outcomesEmpty", {
     product: report.product ? t("outcomesEmptyProduct", { product: report.product }) : "", from: days[0], to: days[1],
   }) : "";
   figure.hidden = empty && !hasActive(report);
@@ -134,7 +136,7 @@ async function load() {
     shown = null;
     byId("outcomes-figure").hidden = true;
     byId("outcomes-table-box").hidden = true;
-    // No route or the route answering 404: this server has no App Store root configured (docs/appstore.md).
+    // No such route (a server without the receiver's code): say the receiver is off, as a server without a root does.
     const off = failure instanceof APIError && failure.status === 404;
     notice.dataset.state = off ? "off" : "failed";
     notice.textContent = off ? t("receiverOff") : "";
