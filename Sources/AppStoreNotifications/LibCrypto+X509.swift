@@ -1,4 +1,5 @@
 internal import CCrypto
+import Foundation
 
 // Every libcrypto call of the module is in this file: X.509 parsing, the chain to a configured root at a given time,
 // Apple's marker extensions, ES256 (ECDSA P-256 with SHA-256) and HMAC-SHA256. Each libcrypto object is owned by one
@@ -80,9 +81,9 @@ final class X509TrustStore: @unchecked Sendable {
 
     /// How a chain fared.
     enum Verdict {
-        case valid
-        /// A certificate was expired or not yet valid at the time given.
-        case notValidAtTime(String)
+        /// Leaf → intermediate → a configured root; every certificate is valid from `notBefore` through `notAfter`
+        /// (seconds since 1970, inclusive: RFC 5280 §4.1.2.5), the intersection of the three.
+        case valid(notBefore: Int64, notAfter: Int64)
         case invalid(String)
     }
 
@@ -99,9 +100,9 @@ final class X509TrustStore: @unchecked Sendable {
     deinit { X509_STORE_free(store) }
 
     /// Verifies leaf → intermediate → a configured root with `X509_V_FLAG_X509_STRICT` (RFC 5280 profile checks, as
-    /// Apple's Python library sets), that the chain built is exactly those three, and that each is valid at `time`
-    /// (seconds since 1970).
-    func verify(leaf: X509Certificate, intermediate: X509Certificate, at time: Int64) -> Verdict {
+    /// Apple's Python library sets) and that the chain built is exactly those three; the dates are returned, not
+    /// checked, so that a chain verified once can be checked at each payload's `signedDate`.
+    func verify(leaf: X509Certificate, intermediate: X509Certificate) -> Verdict {
         defer { LibCrypto.clearErrors() }
         guard let context = X509_STORE_CTX_new(), let untrusted = OPENSSL_sk_new_null() else {
             return .invalid("out of memory")
@@ -114,8 +115,8 @@ final class X509TrustStore: @unchecked Sendable {
               X509_STORE_CTX_init(context, store, leaf.pointer, untrusted) == 1 else {
             return .invalid("X509_STORE_CTX_init: \(LibCrypto.takeError())")
         }
-        // The validity dates are checked below, inclusive of notAfter as RFC 5280 §4.1.2.5 says and as the OpenSSL
-        // of Apple's Python library reads them (OpenSSL 3.0's own check treats the notAfter second as expired).
+        // The dates are compared by the caller, inclusive of notAfter as the OpenSSL of Apple's Python library reads
+        // them (OpenSSL 3.0's own check counts the notAfter second as expired).
         X509_STORE_CTX_set_flags(context, UInt(X509_V_FLAG_X509_STRICT | X509_V_FLAG_NO_CHECK_TIME))
         guard X509_verify_cert(context) == 1 else {
             let code = X509_STORE_CTX_get_error(context)
@@ -128,16 +129,17 @@ final class X509TrustStore: @unchecked Sendable {
               X509_cmp(OpaquePointer(second), intermediate.pointer) == 0 else {
             return .invalid("the chain built is not leaf, intermediate, configured root")
         }
+        var notBefore = Int64.min, notAfter = Int64.max
         for depth in 0..<3 {
-            guard let element = OPENSSL_sk_value(chain, Int32(depth)) else { return .invalid("certificate \(depth) missing") }
-            let certificate = OpaquePointer(element)
-            let notBefore = ASN1_TIME_cmp_time_t(X509_get0_notBefore(certificate), time_t(time))
-            let notAfter = ASN1_TIME_cmp_time_t(X509_get0_notAfter(certificate), time_t(time))
-            guard notBefore != -2, notAfter != -2 else { return .invalid("certificate \(depth): unreadable validity dates") }
-            if notBefore > 0 { return .notValidAtTime("certificate \(depth) is not yet valid") }
-            if notAfter < 0 { return .notValidAtTime("certificate \(depth) has expired") }
+            guard let element = OPENSSL_sk_value(chain, Int32(depth)),
+                  let from = LibCrypto.seconds(X509_get0_notBefore(OpaquePointer(element))),
+                  let until = LibCrypto.seconds(X509_get0_notAfter(OpaquePointer(element))) else {
+                return .invalid("certificate \(depth): unreadable validity dates")
+            }
+            notBefore = max(notBefore, from)
+            notAfter = min(notAfter, until)
         }
-        return .valid
+        return .valid(notBefore: notBefore, notAfter: notAfter)
     }
 }
 
@@ -155,6 +157,13 @@ enum LibCrypto {
     }
 
     static func clearErrors() { ERR_clear_error() }
+
+    /// An ASN.1 time (UTCTime or GeneralizedTime) as seconds since 1970.
+    static func seconds(_ time: UnsafePointer<ASN1_STRING>?) -> Int64? {
+        var parts = tm()
+        guard let time, ASN1_TIME_to_tm(time, &parts) == 1 else { return nil }
+        return Int64(timegm(&parts))
+    }
 
     /// The curve of an EC key (`prime256v1` for P-256), or nil.
     static func groupName(of key: OpaquePointer) -> String? {

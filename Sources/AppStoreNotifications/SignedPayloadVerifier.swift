@@ -13,6 +13,7 @@ public struct SignedPayloadVerifier: Sendable {
     /// What the verifier was configured with.
     public let configuration: AppStoreVerifierConfiguration
     private let trustStore: X509TrustStore
+    private let chains = VerifiedChainCache()
 
     /// A verifier; refuses a configuration without roots, with a root libcrypto cannot parse, or with Production
     /// among its environments but no app Apple ID (Apple's rule).
@@ -111,6 +112,47 @@ public struct SignedPayloadVerifier: Sendable {
         guard let x5c = jws.header.x5c, x5c.count == 3 else {
             throw AppStoreVerificationError(.invalidChain, "x5c has \(jws.header.x5c?.count ?? 0) certificates; Apple sends leaf, intermediate, root")
         }
+        let key = x5c[0] + " " + x5c[1]
+        let cached = chains.chain(for: key)
+        var parsed: (leaf: X509Certificate, intermediate: X509Certificate)?
+        if cached == nil { parsed = try Self.parseChain(x5c) }
+        guard let leaf = cached?.leaf ?? parsed?.leaf else {
+            throw AppStoreVerificationError(.invalidChain, "x5c[0] missing")
+        }
+        guard leaf.verifiesES256(signature: jws.signature, of: jws.signingInput) else {
+            throw AppStoreVerificationError(.invalidSignature, "the ES256 signature does not verify with x5c[0]'s P-256 key")
+        }
+        let signedDate: Int64
+        do {
+            signedDate = try JSONDecoder().decode(SignedDate.self, from: jws.payload).signedDate
+        } catch {
+            throw AppStoreVerificationError(.invalidPayload, JSONPath.describe(error))
+        }
+        var chain: VerifiedChainCache.Chain
+        if let cached {
+            chain = cached
+        } else if let parsed {
+            chain = try verifyChain(leaf: parsed.leaf, intermediate: parsed.intermediate)
+            chains.insert(chain, for: key)
+        } else {
+            throw AppStoreVerificationError(.invalidChain, "x5c not parsed")
+        }
+        // Apple's library checks the chain at signedDate in whole seconds (floor), notAfter inclusive.
+        let seconds = signedDate >= 0 ? signedDate / 1000 : (signedDate - 999) / 1000
+        guard chain.notBefore <= seconds && seconds <= chain.notAfter else {
+            throw AppStoreVerificationError(.certificateNotValidAtSignedDate, "signedDate \(signedDate) is outside the chain's validity, \(chain.notBefore) through \(chain.notAfter) (seconds)")
+        }
+        do {
+            return try JSONDecoder().decode(Payload.self, from: jws.payload)
+        } catch {
+            throw AppStoreVerificationError(.invalidPayload, JSONPath.describe(error))
+        }
+    }
+
+    /// x5c[0] and x5c[1] parsed (x5c[2], the root as sent, is not read), in order: the leaf is no CA and the
+    /// intermediate is its issuer; checked before the signature so that a chain out of order is named as such rather
+    /// than as a signature by the wrong key.
+    private static func parseChain(_ x5c: [String]) throws(AppStoreVerificationError) -> (leaf: X509Certificate, intermediate: X509Certificate) {
         var certificates: [X509Certificate] = []
         for (index, encoded) in x5c.prefix(2).enumerated() {
             // x5c members are base64 (RFC 7515 §4.1.6), not base64url.
@@ -123,28 +165,18 @@ public struct SignedPayloadVerifier: Sendable {
                 throw AppStoreVerificationError(.invalidChain, "x5c[\(index)]: \(error.detail)")
             }
         }
-        let leaf = certificates[0], intermediate = certificates[1]
-        // The order first, so that a chain out of order is named as such rather than as a signature by the wrong key.
-        guard !leaf.isCA, leaf.isIssued(by: intermediate) else {
+        guard certificates.count == 2, !certificates[0].isCA, certificates[0].isIssued(by: certificates[1]) else {
             throw AppStoreVerificationError(.invalidChain, "x5c[0] is a CA or x5c[1] is not its issuer; Apple sends leaf, intermediate, root")
         }
-        guard leaf.verifiesES256(signature: jws.signature, of: jws.signingInput) else {
-            throw AppStoreVerificationError(.invalidSignature, "the ES256 signature does not verify with x5c[0]'s P-256 key")
-        }
-        let signedDate: Int64
-        do {
-            signedDate = try JSONDecoder().decode(SignedDate.self, from: Data(jws.payload)).signedDate
-        } catch {
-            throw AppStoreVerificationError(.invalidPayload, JSONPath.describe(error))
-        }
-        // Apple's library checks the chain at signedDate in whole seconds (floor).
-        let seconds = signedDate >= 0 ? signedDate / 1000 : (signedDate - 999) / 1000
-        switch trustStore.verify(leaf: leaf, intermediate: intermediate, at: seconds) {
-        case .valid: break
-        case .notValidAtTime(let message):
-            throw AppStoreVerificationError(.certificateNotValidAtSignedDate, "\(message) at signedDate \(signedDate)")
-        case .invalid(let message):
-            throw AppStoreVerificationError(.invalidChain, message)
+        return (certificates[0], certificates[1])
+    }
+
+    /// The chain to a configured root and Apple's markers; its dates are checked against each payload.
+    private func verifyChain(leaf: X509Certificate, intermediate: X509Certificate) throws(AppStoreVerificationError) -> VerifiedChainCache.Chain {
+        let notBefore: Int64, notAfter: Int64
+        switch trustStore.verify(leaf: leaf, intermediate: intermediate) {
+        case .valid(let from, let until): (notBefore, notAfter) = (from, until)
+        case .invalid(let message): throw AppStoreVerificationError(.invalidChain, message)
         }
         guard leaf.hasExtension(oid: Self.leafMarker) else {
             throw AppStoreVerificationError(.missingMarker, "the leaf has no extension \(Self.leafMarker)")
@@ -152,11 +184,7 @@ public struct SignedPayloadVerifier: Sendable {
         guard intermediate.hasExtension(oid: Self.intermediateMarker) else {
             throw AppStoreVerificationError(.missingMarker, "the intermediate has no extension \(Self.intermediateMarker)")
         }
-        do {
-            return try JSONDecoder().decode(Payload.self, from: Data(jws.payload))
-        } catch {
-            throw AppStoreVerificationError(.invalidPayload, JSONPath.describe(error))
-        }
+        return VerifiedChainCache.Chain(leaf: leaf, notBefore: notBefore, notAfter: notAfter)
     }
 }
 

@@ -2,7 +2,7 @@ import CommandLineKit
 import FlagKit
 import Foundation
 
-/// `flagctl outcomes [--from TIME] [--to TIME] [--bucket hour|day] [--product ID] [--json]`: what the App Store
+/// `flagctl outcomes [--from TIME] [--to TIME] [--bucket hour|day] [--product ID] [--environment ENV] [--json]`: what the App Store
 /// notifications the server received add up to (`GET /v1/appstore/outcomes`, an unscoped writer token): one row per
 /// hour or day, a column per metric that is not zero (and the main ones always), a totals row.
 public struct OutcomesCommand: Command {
@@ -19,7 +19,7 @@ public struct OutcomesCommand: Command {
         Needs a writer token for every environment in FLAGCTL_TOKEN.
         Exit status: 0 shown, 2 the server cannot be reached or refuses.
         """,
-        options: [fromOption, toOption, bucketOption, productOption, jsonSwitch])
+        options: [fromOption, toOption, bucketOption, productOption, environmentOption, jsonSwitch])
 
     static let fromOption = Option("from", valueName: "time", help: "The range's start (default: 7 days before --to).") {
         text throws(UsageError) in try OutcomesCommand.time(text, option: "from", now: Int64(Date().timeIntervalSince1970 * 1000))
@@ -36,6 +36,13 @@ public struct OutcomesCommand: Command {
         guard !text.isEmpty, text.utf8.count <= 200 else { throw UsageError("--product must be 1 to 200 bytes") }
         return text
     }
+    static let environmentOption = Option("environment", valueName: "Production|Sandbox|Xcode|LocalTesting",
+                                          help: "Only this App Store environment's notifications (default: all).") { text throws(UsageError) in
+        guard ["Production", "Sandbox", "Xcode", "LocalTesting"].contains(text) else {
+            throw UsageError("--environment '\(text)' must be Production, Sandbox, Xcode or LocalTesting")
+        }
+        return text
+    }
     static let jsonSwitch = Switch("json", help: "Print the server's JSON as it is.")
 
     /// The metrics shown whatever their counts, in the server's order.
@@ -49,6 +56,8 @@ public struct OutcomesCommand: Command {
     public let bucket: String?
     /// Only this product.
     public let product: String?
+    /// Only this App Store environment.
+    public let environment: String?
     /// Print the server's JSON.
     public let json: Bool
 
@@ -59,6 +68,7 @@ public struct OutcomesCommand: Command {
         if let from, let to, from >= to { throw UsageError("--from must be before --to") }
         bucket = try parsed.value(Self.bucketOption)
         product = try parsed.value(Self.productOption)
+        environment = try parsed.value(Self.environmentOption)
         json = parsed.isSet(Self.jsonSwitch)
     }
 
@@ -69,6 +79,7 @@ public struct OutcomesCommand: Command {
         if let to { pairs.append(("to", RFC3339.string(milliseconds: to))) }
         if let bucket { pairs.append(("bucket", bucket)) }
         if let product { pairs.append(("product", product)) }
+        if let environment { pairs.append(("environment", environment)) }
         return pairs.map { "\($0.0)=\($0.1.addingPercentEncoding(withAllowedCharacters: Self.valueCharacters) ?? $0.1)" }
             .joined(separator: "&")
     }

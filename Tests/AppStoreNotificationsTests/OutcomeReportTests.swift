@@ -158,6 +158,65 @@ import Testing
         #expect(later.totals[.revocations] == 1 && later.totals[.refundReversals] == 1 && later.totals[.gracePeriodExpired] == 1)
     }
 
+    /// A deterministic generator (SplitMix64), so a failing history can be rebuilt from its seed.
+    struct SplitMix: RandomNumberGenerator {
+        var state: UInt64
+        mutating func next() -> UInt64 {
+            state &+= 0x9E37_79B9_7F4A_7C15
+            var z = state
+            z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+            z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+            return z ^ (z >> 31)
+        }
+    }
+
+    /// `active` straight from its definition: at each bucket's end, each subscription's latest notification signed
+    /// before it; by group too. The report computes it as intervals instead; both must agree on any history.
+    @Test(arguments: 1...40 as ClosedRange<UInt64>) func activeEqualsItsDefinitionOnRandomHistories(seed: UInt64) {
+        var random = SplitMix(state: seed)
+        let day = Self.day, hour = Self.hour
+        let types: [(String, String?)] = [("SUBSCRIBED", "INITIAL_BUY"), ("SUBSCRIBED", "RESUBSCRIBE"), ("DID_RENEW", nil),
+                                          ("DID_FAIL_TO_RENEW", "GRACE_PERIOD"), ("DID_FAIL_TO_RENEW", nil), ("EXPIRED", "VOLUNTARY"),
+                                          ("GRACE_PERIOD_EXPIRED", nil), ("REFUND", nil), ("REFUND_REVERSED", nil), ("REVOKE", nil),
+                                          ("DID_CHANGE_RENEWAL_STATUS", "AUTO_RENEW_DISABLED")]
+        let history = (0..<300).map { index -> NotificationRecord in
+            let at = day + Int64.random(in: -24 * hour ..< 30 * hour, using: &random)
+            let (type, subtype) = types[Int.random(in: 0..<types.count, using: &random)]
+            let expires: Int64? = Bool.random(using: &random) ? at + Int64.random(in: -hour ..< 20 * hour, using: &random) : nil
+            let grace: Int64? = Int.random(in: 0..<4, using: &random) == 0 ? at + Int64.random(in: 0 ..< 10 * hour, using: &random) : nil
+            return Self.note("r\(index)", type, subtype, at: at,
+                             subscription: Int.random(in: 0..<10, using: &random) == 0 ? nil : "s\(Int.random(in: 0..<40, using: &random))",
+                             product: ["monthly", "yearly", "weekly"][Int.random(in: 0..<3, using: &random)],
+                             offerType: Bool.random(using: &random) ? 1 : nil, expires: expires, grace: grace)
+        }.sorted { ($0.signedDate, $0.notificationUUID) < ($1.signedDate, $1.notificationUUID) }
+        let product: String? = seed % 3 == 0 ? "yearly" : nil
+        let to = day + 24 * hour + Int64(seed) * 1_000
+        // What the caller reads: every record before `to` ceiled to the bucket, the end of the last bucket.
+        let given = history.filter { $0.signedDate < OutcomeBucket.hour.ceil(to) }
+        let report = OutcomeReport.compute(history: given, from: day + Int64(seed) * 60_000, to: to, bucket: .hour, product: product)
+
+        var expected: [[String: Int]] = []
+        for start in report.buckets {
+            let end = start + hour
+            var latest: [String: NotificationRecord] = [:]
+            for record in given where record.signedDate < end { if let key = record.subscription { latest[key] = record } }
+            var counts: [String: Int] = [:]
+            for record in latest.values where product == nil || record.productID == product {
+                let ended = ["EXPIRED", "GRACE_PERIOD_EXPIRED", "REFUND", "REVOKE"].contains(record.notificationType)
+                guard !ended, (record.expiresDate ?? .min) > end || (record.gracePeriodExpiresDate ?? .min) > end else { continue }
+                counts["", default: 0] += 1
+                counts["\(record.productID ?? "-") \(record.offerType ?? 0)", default: 0] += 1
+            }
+            expected.append(counts)
+        }
+        #expect(report.series.map { $0[.active] } == expected.map { $0[""] ?? 0 })
+        for group in report.groups {
+            #expect(group.series.map { $0[.active] } == expected.map { $0["\(group.product) \(group.offerType ?? 0)"] ?? 0 },
+                    "\(group.product) \(String(describing: group.offerType))")
+        }
+        #expect(expected.contains { ($0[""] ?? 0) > 0 }, "the history has active subscriptions to count")
+    }
+
     @Test func hourAndDayBucketsFollowUTCBoundariesAndKeepEmptyBuckets() {
         let day = Self.day, hour = Self.hour
         let history = [
@@ -216,7 +275,8 @@ import Testing
             Self.note("3", "SUBSCRIBED", "INITIAL_BUY", at: day + 3, product: "monthly", offerType: 1, discount: "FREE_TRIAL"),
             Self.note("4", "DID_RENEW", at: day + hour + 4, product: "monthly"),
             Self.note("5", "DID_RENEW", at: day + hour + 5, product: "monthly"),
-            Self.note("6", "OFFER_REDEEMED", "RESUBSCRIBE", at: day + hour + 6, product: "monthly", offerType: 2, offerIdentifier: "winback10"),
+            Self.note("6", "OFFER_REDEEMED", "RESUBSCRIBE", at: day + hour + 6, product: "monthly", offerType: 2,
+                      offerIdentifier: "winback10"),
             Self.note("7", "SUBSCRIBED", "INITIAL_BUY", at: day + hour + 7, product: "monthly", offerType: 2, offerIdentifier: "A"),
             Self.note("8", "TEST", at: day + 8, product: nil),
         ]

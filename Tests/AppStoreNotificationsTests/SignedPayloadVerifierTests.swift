@@ -131,6 +131,16 @@ import Testing
         #expect(try refusal(AppStoreTestNotification(), signing: signing)?.reason == .invalidChain)
     }
 
+    /// Only a configured root is trusted: the root a notification sends is not even read (as Apple's library).
+    @Test(arguments: [[UInt8](), Array("not a certificate".utf8)])
+    func theRootAsSentIsNotRead(root: [UInt8]) throws {
+        var signing = AppStoreTestNotification.Signing()
+        signing.payload = .rootAsSent(root)
+        #expect(try refusal(AppStoreTestNotification(), signing: signing) == nil)
+        signing.payload = .rootAsSent(try AppStoreTestCA().rootDER)
+        #expect(try refusal(AppStoreTestNotification(), signing: signing) == nil)
+    }
+
     @Test func aChainToAnotherRootIsRefused() throws {
         let other = AppStoreTestSigner(ca: try AppStoreTestCA())
         #expect(try refusal(AppStoreTestNotification(), signer: other)?.reason == .invalidChain)

@@ -29,7 +29,9 @@ package struct AppStoreTestCA: Sendable {
         package var intermediateMarker = true
         /// Each certificate's validity.
         package var rootValidity = Validity.wide
+        /// The intermediate's validity.
         package var intermediateValidity = Validity.wide
+        /// The leaf's validity.
         package var leafValidity = Validity.wide
 
         /// Apple's shape, valid 2000-2099.
@@ -38,11 +40,14 @@ package struct AppStoreTestCA: Sendable {
 
     /// Apple's marker OIDs.
     package static let leafMarker = "1.2.840.113635.100.6.11.1"
+    /// The intermediate's marker OID.
     package static let intermediateMarker = "1.2.840.113635.100.6.2.1"
 
-    /// The certificates, DER.
+    /// The root, DER (what a verifier is configured with).
     package let rootDER: [UInt8]
+    /// The intermediate, DER.
     package let intermediateDER: [UInt8]
+    /// The leaf, DER.
     package let leafDER: [UInt8]
     /// The leaf's private key.
     let leafKey: TestECKey

@@ -6,27 +6,45 @@ import Foundation
 package struct AppStoreTestNotification: Sendable {
     /// The transaction's fields (`JWSTransactionDecodedPayload`); nil ones are left out.
     package struct Transaction: Sendable {
+        /// Apple's `originalTransactionId`.
         package var originalTransactionID: String? = "2000000123456789"
+        /// Apple's `transactionId`.
         package var transactionID: String? = "2000000123456789"
+        /// Apple's `productId`.
         package var productID: String? = "app.symi.plus.monthly"
+        /// Apple's `offerType`.
         package var offerType: Int?
+        /// Apple's `offerIdentifier`.
         package var offerIdentifier: String?
+        /// Apple's `offerDiscountType`.
         package var offerDiscountType: String?
+        /// Apple's `price`.
         package var price: Int64? = 4990
+        /// Apple's `currency`.
         package var currency: String? = "EUR"
+        /// Apple's `storefront`.
         package var storefront: String? = "DEU"
+        /// Apple's `transactionReason`.
         package var transactionReason: String? = "PURCHASE"
+        /// Apple's `purchaseDate`.
         package var purchaseDate: Int64? = 1_796_000_000_000
+        /// Apple's `expiresDate`.
         package var expiresDate: Int64? = 1_798_592_000_000
+        /// Apple's `revocationReason`.
         package var revocationReason: Int?
+        /// Apple's `revocationDate`.
         package var revocationDate: Int64?
+        /// Apple's `type`.
         package var type: String? = "Auto-Renewable Subscription"
+        /// Apple's `inAppOwnershipType`.
         package var inAppOwnershipType: String? = "PURCHASED"
+        /// Apple's `appAccountToken`.
         package var appAccountToken: String? = "7e3fb20b-4cdb-47cc-936d-99d65f608138"
-        /// nil: the notification's signedDate.
+        /// The transaction's `signedDate` (nil: the notification's).
         package var signedDate: Int64?
-        /// nil: the notification's environment / bundle.
+        /// The transaction's `environment` (nil: the notification's).
         package var environment: String?
+        /// The transaction's `bundleId` (nil: the notification's).
         package var bundleID: String?
         /// A transaction with the defaults above.
         package init() {}
@@ -34,36 +52,61 @@ package struct AppStoreTestNotification: Sendable {
 
     /// The renewal info's fields (`JWSRenewalInfoDecodedPayload`); nil ones are left out.
     package struct Renewal: Sendable {
+        /// Apple's `autoRenewStatus`.
         package var autoRenewStatus: Int? = 1
+        /// Apple's `expirationIntent`.
         package var expirationIntent: Int?
+        /// Apple's `priceIncreaseStatus`.
         package var priceIncreaseStatus: Int?
+        /// Apple's `isInBillingRetryPeriod`.
         package var isInBillingRetryPeriod: Bool? = false
+        /// Apple's `gracePeriodExpiresDate`.
         package var gracePeriodExpiresDate: Int64?
+        /// Apple's `autoRenewProductId`.
         package var autoRenewProductID: String? = "app.symi.plus.monthly"
+        /// Apple's `productId`.
         package var productID: String? = "app.symi.plus.monthly"
+        /// Apple's `originalTransactionId`.
         package var originalTransactionID: String? = "2000000123456789"
+        /// Apple's `offerType`.
         package var offerType: Int?
+        /// Apple's `offerIdentifier`.
         package var offerIdentifier: String?
+        /// Apple's `offerDiscountType`.
         package var offerDiscountType: String?
+        /// Apple's `renewalPrice`.
         package var renewalPrice: Int64? = 4990
+        /// Apple's `currency`.
         package var currency: String? = "EUR"
-        /// nil: the notification's signedDate / environment.
+        /// The renewal info's `signedDate` (nil: the notification's).
         package var signedDate: Int64?
+        /// The renewal info's `environment` (nil: the notification's).
         package var environment: String?
         /// Renewal info with the defaults above.
         package init() {}
     }
 
+    /// `notificationType`.
     package var notificationType = "SUBSCRIBED"
+    /// `subtype` (nil: left out).
     package var subtype: String? = "INITIAL_BUY"
+    /// `notificationUUID` (a new UUID for each).
     package var notificationUUID = UUID().uuidString.lowercased()
+    /// `signedDate` of the payload (and, unless set, of the nested objects).
     package var signedDate: Int64 = 1_796_000_000_000
+    /// `version`.
     package var version = "2.0"
+    /// `data.environment` (and, unless set, of the nested objects).
     package var environment = "Production"
+    /// Apple's `bundleId`.
     package var bundleID: String? = "app.symi.journal"
+    /// Apple's `appAppleId`.
     package var appAppleID: Int64? = 6_450_000_001
+    /// `data.status`.
     package var status: Int? = 1
+    /// The nested transaction (nil: none, as in a TEST notification).
     package var transaction: Transaction? = Transaction()
+    /// The nested renewal info (nil: none).
     package var renewal: Renewal? = Renewal()
 
     /// A SUBSCRIBED INITIAL_BUY in Production with a transaction and renewal info.
@@ -115,11 +158,15 @@ package struct AppStoreTestNotification: Sendable {
 
     /// How each of the three JWS is signed.
     package struct Signing: Sendable {
+        /// How the payload is signed.
         package var payload: AppStoreTestSigner.Tampering = .none
+        /// How the transaction is signed.
         package var transaction: AppStoreTestSigner.Tampering = .none
+        /// How the renewal info is signed.
         package var renewal: AppStoreTestSigner.Tampering = .none
-        /// Signers for the nested objects (nil: the payload's).
+        /// The transaction's signer (nil: the payload's).
         package var transactionSigner: AppStoreTestSigner?
+        /// The renewal info's signer (nil: the payload's).
         package var renewalSigner: AppStoreTestSigner?
         /// Every JWS signed properly by the payload's signer.
         package init() {}
@@ -143,7 +190,7 @@ package struct AppStoreTestNotification: Sendable {
 
     /// The POST body Apple sends: `{"signedPayload": "..."}`.
     package func body(_ signer: AppStoreTestSigner, signing: Signing = Signing()) throws -> [UInt8] {
-        let object = ["signedPayload": try signedPayload(signer, signing: signing)]
-        return [UInt8](try JSONSerialization.data(withJSONObject: object))
+        // A JWS is base64url and dots: nothing to escape in a JSON string.
+        Array(#"{"signedPayload":""#.utf8) + Array(try signedPayload(signer, signing: signing).utf8) + Array(#""}"#.utf8)
     }
 }

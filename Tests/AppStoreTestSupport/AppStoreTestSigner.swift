@@ -19,33 +19,48 @@ package struct AppStoreTestSigner: Sendable {
         case chainOutOfOrder
         /// `x5c` as these indices of [leaf, intermediate, root] (`[0, 1, 2]` is Apple's order).
         case x5cOrder([Int])
+        /// `x5c[2]`, the root as sent, replaced by these bytes (not a refusal: Apple's library does not read it).
+        case rootAsSent([UInt8])
         /// A member added to the payload after signing (the signature stays that of the original).
         case payloadEditedAfterSigning
     }
 
     /// The chain whose leaf signs.
     package let ca: AppStoreTestCA
+    /// `x5c` in Apple's order, base64.
+    private let x5c: [String]
+    /// The header Apple sends, base64url: made once (every notification has the same).
+    private let appleHeader: String
 
     /// A signer with `ca`'s leaf key.
-    package init(ca: AppStoreTestCA) { self.ca = ca }
+    package init(ca: AppStoreTestCA) {
+        self.ca = ca
+        x5c = [ca.leafDER, ca.intermediateDER, ca.rootDER].map { Data($0).base64EncodedString() }
+        appleHeader = Self.header(alg: "ES256", x5c: x5c)
+    }
 
-    /// `object` as a JWS (JSON with sorted keys).
+    private static func header(alg: String, x5c: [String]) -> String {
+        let members = x5c.map { "\"\($0)\"" }.joined(separator: ",")
+        return Base64URL.encode(Array(#"{"alg":"\#(alg)","x5c":[\#(members)]}"#.utf8))
+    }
+
+    /// `object` as a JWS (JSON with sorted keys; strings, integers, booleans, doubles, arrays, objects, NSNull).
     package func sign(_ object: [String: Any], tampering: Tampering = .none) throws -> String {
-        try sign(json: JSONSerialization.data(withJSONObject: object, options: [.sortedKeys]).map { $0 }, tampering: tampering)
+        try sign(json: Array(TestJSON.encode(object).utf8), tampering: tampering)
     }
 
     /// JSON bytes as a JWS.
     package func sign(json payload: [UInt8], tampering: Tampering = .none) throws -> String {
-        var x5c = [ca.leafDER, ca.intermediateDER, ca.rootDER].map { Data($0).base64EncodedString() }
-        if tampering == .chainOutOfOrder { x5c.swapAt(0, 1) }
-        if case .x5cOrder(let order) = tampering { x5c = order.map { x5c[$0] } }
-        let alg = switch tampering {
-        case .algorithmNone: "none"
-        case .algorithmHS256: "HS256"
-        default: "ES256"
+        let header: String
+        switch tampering {
+        case .algorithmNone: header = Self.header(alg: "none", x5c: x5c)
+        case .algorithmHS256: header = Self.header(alg: "HS256", x5c: x5c)
+        case .chainOutOfOrder: header = Self.header(alg: "ES256", x5c: [x5c[1], x5c[0], x5c[2]])
+        case .x5cOrder(let order): header = Self.header(alg: "ES256", x5c: order.map { x5c[$0] })
+        case .rootAsSent(let der): header = Self.header(alg: "ES256", x5c: [x5c[0], x5c[1], Data(der).base64EncodedString()])
+        default: header = appleHeader
         }
-        let header = try JSONSerialization.data(withJSONObject: ["alg": alg, "x5c": x5c], options: [.sortedKeys])
-        let signingInput = Base64URL.encode([UInt8](header)) + "." + Base64URL.encode(payload)
+        let signingInput = header + "." + Base64URL.encode(payload)
         var signature: [UInt8]
         switch tampering {
         case .algorithmNone:
@@ -58,9 +73,9 @@ package struct AppStoreTestSigner: Sendable {
         if tampering == .flippedSignatureByte { signature[signature.count / 2] ^= 0x01 }
         var payloadPart = Base64URL.encode(payload)
         if tampering == .payloadEditedAfterSigning, payload.last == UInt8(ascii: "}") {
-            payloadPart = Base64URL.encode(payload.dropLast() + Array(#","edited":true}"#.utf8))
+            payloadPart = Base64URL.encode(Array(payload.dropLast()) + Array(#","edited":true}"#.utf8))
         }
-        return Base64URL.encode([UInt8](header)) + "." + payloadPart + "." + Base64URL.encode(signature)
+        return header + "." + payloadPart + "." + Base64URL.encode(signature)
     }
 
     /// HMAC-SHA256, as an attacker would make an HS256 token.

@@ -13,7 +13,7 @@ import Testing
     @Test func registersEveryCommand() {
         #expect(FlagCtl.commands.map { $0.configuration.name }
             == ["validate", "lint", "storekit", "diff", "eval", "get", "history", "publish", "set", "rollback",
-                "schedule", "schedules", "unschedule", "requests", "approve", "reject", "stale", "policy", "audit", "webhooks"])
+                "schedule", "schedules", "unschedule", "requests", "approve", "reject", "stale", "policy", "audit", "webhooks", "outcomes"])
         #expect(FlagCtl.groups.map(\.name) == ["webhook"])
         #expect(usageError(["bogus", "production"])?.message == "unknown command 'bogus'")
     }

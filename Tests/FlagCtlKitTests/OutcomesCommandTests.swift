@@ -20,10 +20,12 @@ import Testing
 
     @Test func readsItsOptions() throws {
         let command = try #require(parsed(["--from", "2026-11-30", "--to", "2026-12-04T12:00:00+01:00", "--bucket", "hour",
-                                           "--product", "app.symi.plus.monthly", "--json"]))
+                                           "--product", "app.symi.plus.monthly", "--environment", "Sandbox", "--json"]))
         #expect(command.from == 1_796_083_200_000 - 86_400_000 && command.to == 1_796_382_000_000)
         #expect(command.bucket == "hour" && command.product == "app.symi.plus.monthly" && command.json)
-        #expect(command.query == "from=2026-11-30T00:00:00.000Z&to=2026-12-04T11:00:00.000Z&bucket=hour&product=app.symi.plus.monthly")
+        #expect(command.query == "from=2026-11-30T00:00:00.000Z&to=2026-12-04T11:00:00.000Z&bucket=hour&product=app.symi.plus.monthly"
+            + "&environment=Sandbox")
+        #expect(usageError(["--environment", "sandbox"]) == "--environment 'sandbox' must be Production, Sandbox, Xcode or LocalTesting")
         #expect(parsed([])?.query == "", "the server's defaults")
         #expect(usageError(["--bucket", "week"]) == "--bucket 'week' must be hour or day")
         #expect(usageError(["--from", "2026-12-02", "--to", "2026-12-01"]) == "--from must be before --to")

@@ -46,7 +46,8 @@ import Testing
         let lines = copied.stdout.split(separator: "\n").map(String.init)
         #expect(lines.first?.hasPrefix("copied 23 versions in 4 environments (epoch ") == true, "\(copied.stdout)")
         #expect(lines.first?.hasSuffix("), 6 tokens (2 revoked), \(try Self.count(fixture.path, "audit")) audit records, 10 changes, "
-            + "1 policy, 3 webhooks, 9 webhook deliveries with 12 attempts") == true, "\(copied.stdout)")
+            + "1 policy, 3 webhooks, 9 webhook deliveries with 12 attempts, 2 App Store notifications with the subscription hash's key")
+            == true, "\(copied.stdout)")
         #expect(lines.count == 4 && lines[1] == "from \(fixture.path) into \(FlagStore.displayName(of: uri));")
         #expect(lines[2].hasPrefix("every row compared, every version's hash verified (23 of 23), in "))
         #expect(lines[3] == "start every node with --database '\(FlagStore.displayName(of: uri))' (with the password, if it has one)")
@@ -65,7 +66,7 @@ import Testing
         let again = runMain(["--database", fixture.path, "copy", "--to", uri])
         #expect(again.status == 1 && again.stdout.isEmpty)
         #expect(again.stderr.hasPrefix("flagserver: error: refusing to copy: the PostgreSQL database \(FlagStore.displayName(of: uri)) "
-            + "is not empty (it holds audit: "), "\(again.stderr)")
+            + "is not empty (it holds appstore_keys: 1 row, appstore_notifications: 2 rows, audit: "), "\(again.stderr)")
         #expect(again.stderr.hasSuffix("; copy needs an empty database (createdb a new one) and wrote nothing\n"))
         #expect(try store.versions(environment: "qa", limit: 100).count == 6)
     }

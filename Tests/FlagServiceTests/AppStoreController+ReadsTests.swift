@@ -83,6 +83,12 @@ import Testing
             #expect(try hourly.json()["buckets"]?.arrayValue?.count == 240)
             #expect(try hourly.json()["totals"]?["started"] == 3 && (hourly.json()["product"]) == "app.symi.plus.monthly")
             #expect(try hourly.json()["totals"]?["tests"] == 0, "a TEST has no product")
+            // One App Store environment's figures: every known notification is Production.
+            let auth = [("Authorization", "Bearer \(server.writerToken)")]
+            let production = try await server.get("/v1/appstore/outcomes?from=2026-11-30&to=2026-12-10&environment=Production", headers: auth)
+            #expect(try production.json()["totals"]?["started"] == 3)
+            let sandbox = try await server.get("/v1/appstore/outcomes?from=2026-11-30&to=2026-12-10&environment=Sandbox", headers: auth)
+            #expect(try sandbox.json()["totals"]?["started"] == 0 && sandbox.json()["totals"]?["active"] == 0)
         }
     }
 
@@ -113,7 +119,7 @@ import Testing
         try await Self.withKnownServer { server in
             let auth = [("Authorization", "Bearer \(server.writerToken)")]
             for (query, parameter) in [("from=yesterday", "from"), ("to=2026-13-01", "to"), ("from=2026-12-02&to=2026-12-01", "from"),
-                                       ("bucket=week", "bucket"), ("product=", "product"),
+                                       ("bucket=week", "bucket"), ("product=", "product"), ("environment=production", "environment"),
                                        ("from=2026-01-01&to=2027-01-01&bucket=hour", "from")] {
                 let response = try await server.get("/v1/appstore/outcomes?\(query)", headers: auth)
                 #expect(response.status == 400, "\(query)")

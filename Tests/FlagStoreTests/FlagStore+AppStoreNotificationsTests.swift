@@ -78,6 +78,23 @@ import Testing
         #expect(try store.notifications(signedFrom: 0, to: 1_000) == records)
     }
 
+    /// On PostgreSQL a batch is few round trips: BEGIN and the lock ride with the first existence query, the INSERTs
+    /// with COMMIT; each further 64 UUIDs cost one more query.
+    @Test func aBatchIsTwoRoundTripsOnPostgreSQLUpTo64Records() throws {
+        let directory = try TemporaryDirectory()
+        let store = try StoreEngine.postgres.open(directory)
+        defer { store.close() }
+        for (size, trips) in [(1, 2), (3, 2), (64, 2), (65, 3), (200, 5)] {
+            let records = (0..<size).map { Self.record("trip-\(size)-\($0)", signedDate: Int64($0)) }
+            let before = store.writerRoundTrips
+            #expect(try store.storeNotifications(records) == Array(repeating: true, count: size))
+            #expect(store.writerRoundTrips - before == trips, "\(size) records")
+            let again = store.writerRoundTrips
+            #expect(try store.storeNotifications(records) == Array(repeating: false, count: size))
+            #expect(store.writerRoundTrips - again == trips, "\(size) records, all there already")
+        }
+    }
+
     @Test(arguments: StoreEngine.allCases) func everyFieldReadsBackAsStoredAlsoWhenNil(engine: StoreEngine) throws {
         let directory = try TemporaryDirectory()
         let location = try engine.location(directory)

@@ -30,11 +30,13 @@ extension AppStoreController {
             return Self.json(["notifications": .array(records.map(Self.json))], headers: [.cacheControl: "no-store"])
         }
 
+        // `environment` narrows the history read to one App Store environment; the answer's members stay the plan's.
         routes.deferred(.GET, "/v1/appstore/outcomes", access: .unscoped(.writer)) { [self] request, _, _, _ in
             let now = ServiceMetrics.wallMilliseconds()
             let (from, requestedTo) = try Self.range(request, now: now)
             let bucket = try Self.bucketParameter(request)
             let product = try Self.productParameter(request)
+            let environment = try Self.environmentParameter(request)
             // The last bucket is counted whole: `to` is ceiled to the bucket, as the report's buckets are.
             let to = bucket.ceil(requestedTo)
             let buckets = (to - bucket.floor(from)) / bucket.milliseconds
@@ -44,12 +46,14 @@ extension AppStoreController {
             }
             // Every record kept before `to`: the ones before `from` give each subscription its state (conversions,
             // `active`), so they are read too, from the start of the retention.
-            let history: [NotificationRecord]
+            var history: [NotificationRecord]
             do {
                 history = try store.notifications(signedFrom: options.retentionStart(now: now), to: to)
             } catch {
                 throw ServiceError.store(error)
             }
+            // One environment's figures (a server taking Production and Sandbox stores both).
+            if let environment { history.removeAll { $0.environment != environment.rawValue } }
             let report = OutcomeReport.compute(history: history, from: from, to: to, bucket: bucket, product: product)
             var answer = Self.json(report)
             // What was stored stays readable with the receiver off; the console says why nothing new arrives.
@@ -91,6 +95,15 @@ extension AppStoreController {
         guard let text = request.queryParameter("bucket") else { return .day }
         guard let bucket = OutcomeBucket(rawValue: text) else { throw invalidParameter("bucket", "bucket must be hour or day, got '\(text)'") }
         return bucket
+    }
+
+    /// `environment`: only the records of this App Store environment (`Production`, `Sandbox`, ...); nil: all.
+    static func environmentParameter(_ request: HTTPRequest) throws(ServiceError) -> AppStoreEnvironment? {
+        guard let text = request.queryParameter("environment") else { return nil }
+        guard let environment = AppStoreEnvironment(rawValue: text) else {
+            throw invalidParameter("environment", "environment must be Production, Sandbox, Xcode or LocalTesting, got '\(text)'")
+        }
+        return environment
     }
 
     /// `product`: a product identifier, 1 to 200 bytes; nil when absent.
