@@ -11,6 +11,8 @@ export const outcomesLabels = {
   bucket_day: ["day", "Tag"],
   outcomesProduct: ["Product", "Produkt"],
   allProducts: ["all products", "alle Produkte"],
+  outcomesStore: ["App Store environment", "App-Store-Umgebung"],
+  allStores: ["all (Production and Sandbox)", "alle (Production und Sandbox)"],
   outcomesMetrics: ["Shown in the chart", "Im Diagramm gezeigt"],
   outcomesShow: ["Show", "Zeigen"],
   outcomesRangeInvalid: ["The first day must not be after the last.", "Der erste Tag darf nicht nach dem letzten liegen."],

@@ -30,13 +30,16 @@ export function addDays(day, days) {
 }
 
 /**
- * The query of a range of whole UTC days, `through` included: the API's `to` is exclusive, so it is the day after.
+ * The query of a range of whole UTC days, `through` included (the API's `to` is exclusive, so it is the day after),
+ * with the bucket, a product and an App Store environment when chosen.
  * Null when a day is missing or the range runs backwards.
  */
-export function outcomesQuery(from, through, bucket, product) {
+export function outcomesQuery(from, through, bucket, product, store) {
   if (!/^\d{4}-\d{2}-\d{2}$/.test(from) || !/^\d{4}-\d{2}-\d{2}$/.test(through) || from > through) return null;
   const query = new URLSearchParams({ from, to: addDays(through, 1), bucket });
   if (product) query.set("product", product);
+  // One App Store environment (a sandbox tester's purchases are not revenue); none: every stored one.
+  if (store) query.set("environment", store);
   return query;
 }
 
@@ -119,7 +122,8 @@ async function load() {
   const notice = byId("outcomes-state");
   error.textContent = "";
   const product = byId("outcomes-product").value;
-  const query = outcomesQuery(byId("outcomes-from").value, byId("outcomes-through").value, byId("outcomes-bucket").value, product);
+  const query = outcomesQuery(byId("outcomes-from").value, byId("outcomes-through").value, byId("outcomes-bucket").value, product,
+    byId("outcomes-store").value);
   if (!query) {
     error.textContent = t("outcomesRangeInvalid");
     return;

@@ -238,6 +238,15 @@ def test_the_outcomes_chart_counts_what_followed_each_version(appstore_page, app
     rows, total = table_rows(page)
     assert list(rows) == [(YEARLY, "", "")] and total["refunds"] == 1 and total["started"] == 1
 
+    # The set is Production's: Sandbox alone has nothing in the range.
+    Select(page.find_element(By.ID, "outcomes-store")).select_by_value("Sandbox")
+    show(page)
+    text_in(page, "#outcomes-state", "No notifications in this range for symi_plus_yearly")
+    Select(page.find_element(By.ID, "outcomes-store")).select_by_value("Production")
+    show(page)
+    wait(page, lambda d: d.find_element(By.ID, "outcomes-state").get_attribute("data-state") == "shown")
+    assert table_rows(page)[1]["started"] == 1
+
     # A range with nothing in it says so, and draws no chart.
     Select(page.find_element(By.ID, "outcomes-product")).select_by_value("")
     set_value(page, "outcomes-from", day_text(today - 40 * DAY))
@@ -331,7 +340,7 @@ def test_the_chart_and_the_query_through_the_views_own_functions(page, server):
             styled: svg.querySelectorAll("[style]").length, html: svg.querySelector("title").textContent,
             nice: [chart.niceTicks(0), chart.niceTicks(3), chart.niceTicks(9), chart.niceTicks(230)],
             hourTicks: chart.timeTicks(Date.parse("2026-12-01T00:00:00Z"), Date.parse("2026-12-02T00:00:00Z"), 8).step / 3600000,
-            query: String(view.outcomesQuery("2026-11-30", "2026-12-06", "hour", "symi_plus_yearly")),
+            query: String(view.outcomesQuery("2026-11-30", "2026-12-06", "hour", "symi_plus_yearly", "Sandbox")),
             backwards: view.outcomesQuery("2026-12-06", "2026-11-30", "day", ""),
             offers: [view.offerText({ offerType: 1, offerIdentifier: "free-week" }), view.offerText({ offerType: null, offerIdentifier: null }),
               view.offerText({ offerType: 3, offerIdentifier: null })],
@@ -355,7 +364,7 @@ def test_the_chart_and_the_query_through_the_views_own_functions(page, server):
     assert result["styled"] == 0, "no style attribute: the CSP (style-src 'self') would refuse it"
     assert [n["ticks"] for n in result["nice"]] == [[0, 1], [0, 1, 2, 3], [0, 5, 10], [0, 100, 200, 300]]
     assert result["hourTicks"] == 3
-    assert result["query"] == "from=2026-11-30&to=2026-12-07&bucket=hour&product=symi_plus_yearly"
+    assert result["query"] == "from=2026-11-30&to=2026-12-07&bucket=hour&product=symi_plus_yearly&environment=Sandbox"
     assert result["backwards"] is None
     assert result["offers"] == ["introductory: free-week", "no offer", "offer code"]
     assert result["empty"] == [False, True]
