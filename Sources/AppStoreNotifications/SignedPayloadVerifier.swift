@@ -69,7 +69,7 @@ public struct SignedPayloadVerifier: Sendable {
                 guard decoded.bundleID == configuration.bundleID else {
                     throw AppStoreVerificationError(.wrongBundleID, "bundleId \(decoded.bundleID.map { "\"\($0)\"" } ?? "missing"), configured \"\(configuration.bundleID)\"")
                 }
-                _ = try acceptedEnvironment(decoded.environment)
+                try sameEnvironment(decoded.environment, as: environment)
                 transaction = decoded
             } catch {
                 throw error.within("data.signedTransactionInfo")
@@ -79,7 +79,7 @@ public struct SignedPayloadVerifier: Sendable {
         if let signed = payload.data?.signedRenewalInfo {
             do throws(AppStoreVerificationError) {
                 let decoded = try decode(RenewalInfo.self, verifying: signed)
-                _ = try acceptedEnvironment(decoded.environment)
+                try sameEnvironment(decoded.environment, as: environment)
                 renewal = decoded
             } catch {
                 throw error.within("data.signedRenewalInfo")
@@ -90,6 +90,15 @@ public struct SignedPayloadVerifier: Sendable {
                                     version: payload.version, environment: environment, bundleID: configuration.bundleID,
                                     appAppleID: block.appAppleId, status: block.status, transaction: transaction,
                                     renewal: renewal)
+    }
+
+    /// A nested object belongs to its notification's environment: Apple's verifier, configured for one environment,
+    /// refuses a Sandbox transaction inside a Production notification, and so does this one with several configured.
+    private func sameEnvironment(_ name: String?, as notification: AppStoreEnvironment) throws(AppStoreVerificationError) {
+        let nested = try acceptedEnvironment(name)
+        guard nested == notification else {
+            throw AppStoreVerificationError(.wrongEnvironment, "environment \"\(nested.rawValue)\", the notification's is \"\(notification.rawValue)\"")
+        }
     }
 
     private func acceptedEnvironment(_ name: String?) throws(AppStoreVerificationError) -> AppStoreEnvironment {

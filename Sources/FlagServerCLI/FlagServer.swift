@@ -27,7 +27,7 @@ public enum FlagServer {
             """,
             globalOptions: [databaseOption],
             subcommands: [.group(TokenCommand.group), .command(BackupCommand.self), .command(CheckCommand.self), .command(RestoreCommand.self),
-                          .command(CopyCommand.self)],
+                          .command(CopyCommand.self), .group(AppStoreCommand.group)],
             defaultCommand: ServeCommand.self)
     }
 

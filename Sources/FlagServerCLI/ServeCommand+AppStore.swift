@@ -1,8 +1,6 @@
 import AppStoreNotifications
 import CommandLineKit
 import FlagService
-import Foundation
-import HTTPServer
 
 /// The App Store notification receiver's options (`--appstore-*`, docs/appstore.md "Receiving notifications").
 /// Their dependencies are usage errors (exit 64): a root needs the bundle ID, and the app's Apple ID when Production
@@ -11,13 +9,8 @@ import HTTPServer
 extension ServeCommand {
     /// Reads the `--appstore-*` options and checks how they depend on each other.
     mutating func readAppStoreOptions(_ parsed: ParsedArguments) throws(UsageError) {
-        let roots = try parsed.values(Self.appStoreRootCertificateOption)
-        // Several paths in the variable are separated by commas; a path given on the command line is taken whole.
-        if case .environment? = parsed.origin(of: Self.appStoreRootCertificateOption) {
-            appStoreRootCertificates = roots.flatMap { $0.split(separator: ",") }.map { String(HTTPHeaders.trimmed($0)) }.filter { !$0.isEmpty }
-        } else {
-            appStoreRootCertificates = roots
-        }
+        // Each path on the command line whole, the variable's split at commas (as `appstore backfill` reads them).
+        appStoreRootCertificates = try AppStoreVerificationOptions.rootCertificatePaths(parsed, Self.appStoreRootCertificateOption)
         appStoreBundleID = try parsed.value(Self.appStoreBundleIDOption)
         appStoreAppAppleID = try parsed.value(Self.appStoreAppAppleIDOption)
         appStoreEnvironments = try parsed.value(Self.appStoreEnvironmentsOption) ?? appStoreEnvironments
@@ -36,23 +29,8 @@ extension ServeCommand {
     /// is off). A file that cannot be read or holds no certificate libcrypto accepts is a usage error naming it.
     func appStoreVerifier() throws(UsageError) -> SignedPayloadVerifier? {
         guard !appStoreRootCertificates.isEmpty, let bundleID = appStoreBundleID else { return nil }
-        var roots: [[UInt8]] = []
-        for path in appStoreRootCertificates {
-            guard let data = FileManager.default.contents(atPath: path) else {
-                throw UsageError("--appstore-root-certificate \(path): cannot read the file")
-            }
-            do {
-                roots += try AppStoreVerifierConfiguration.certificates(fromFile: [UInt8](data))
-            } catch {
-                throw UsageError("--appstore-root-certificate \(path): not a PEM or DER certificate (\(error.detail))")
-            }
-        }
-        do {
-            return try SignedPayloadVerifier(configuration: AppStoreVerifierConfiguration(
-                rootCertificates: roots, bundleID: bundleID, appAppleID: appStoreAppAppleID, environments: appStoreEnvironments))
-        } catch {
-            throw UsageError("--appstore-root-certificate: \(error.detail)")
-        }
+        return try AppStoreVerificationOptions.verifier(rootPaths: appStoreRootCertificates, bundleID: bundleID,
+                                                        appAppleID: appStoreAppAppleID, environments: appStoreEnvironments)
     }
 
     /// The service's App Store options: the verifier (nil: off) and the retention.

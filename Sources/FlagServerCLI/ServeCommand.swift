@@ -96,27 +96,11 @@ public struct ServeCommand: ParsableCommand {
         }
     }
 
-    static let appStoreRootCertificateOption = Option<String>(
-        "appstore-root-certificate", valueName: "file",
-        help: "a root certificate (PEM or DER; Apple Root CA - G3 in production) App Store notifications must chain to; "
-            + "repeatable, the variable takes paths separated by commas; without one the receiver is off (404)",
-        repeatable: true, environment: "FLAGSERVER_APPSTORE_ROOT_CERTIFICATE")
-    static let appStoreBundleIDOption = Option(
-        "appstore-bundle-id", valueName: "id", help: "the app's bundle ID notifications must name (needed with a root certificate)",
-        environment: "FLAGSERVER_APPSTORE_BUNDLE_ID"
-    ) { text throws(UsageError) in
-        guard !text.isEmpty else { throw UsageError("--appstore-bundle-id must not be empty") }
-        return text
-    }
-    static let appStoreAppAppleIDOption = Option(
-        "appstore-app-apple-id", valueName: "n", help: "the app's Apple ID notifications must name (needed when Production is accepted)",
-        environment: "FLAGSERVER_APPSTORE_APP_APPLE_ID"
-    ) { text throws(UsageError) -> Int64 in
-        guard let value = Int64(text), value > 0 else {
-            throw UsageError("--appstore-app-apple-id must be a positive integer (the app's Apple ID), got '\(text)'")
-        }
-        return value
-    }
+    // The verification options are `appstore backfill`'s too (`AppStoreVerificationOptions`): one environment file
+    // configures both. Optional here: without a root the receiver is off.
+    static let appStoreRootCertificateOption = AppStoreVerificationOptions.rootCertificateOption(required: false)
+    static let appStoreBundleIDOption = AppStoreVerificationOptions.bundleIDOption(required: false)
+    static let appStoreAppAppleIDOption = AppStoreVerificationOptions.appAppleIDOption
     static let appStoreEnvironmentsOption = Option(
         "appstore-environments", valueName: "list",
         help: "the environments whose notifications are accepted, comma-separated: Production, Sandbox, Xcode, LocalTesting; "

@@ -246,6 +246,15 @@ import Testing
         notification = AppStoreTestNotification()
         notification.renewal?.environment = "Sandbox"
         #expect(Self.refusal(productionOnly, try notification.body(signer))?.reason == .wrongEnvironment)
+        // ... also when both environments are accepted: Apple's verifier, configured for the notification's
+        // environment, refuses a Sandbox transaction inside a Production notification.
+        let both = try Self.verifier(roots: [ca.rootDER])
+        for nested in ["transaction", "renewal"] {
+            notification = AppStoreTestNotification()
+            if nested == "transaction" { notification.transaction?.environment = "Sandbox" } else { notification.renewal?.environment = "Sandbox" }
+            let refusal = Self.refusal(both, try notification.body(signer))
+            #expect(refusal?.reason == .wrongEnvironment && refusal?.detail.contains("the notification's is") == true, "\(nested)")
+        }
     }
 
     @Test func productionNeedsAnAppAppleID() throws {

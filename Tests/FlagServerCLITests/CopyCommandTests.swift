@@ -34,7 +34,7 @@ import Testing
         let help = runMain(["copy", "--help"])
         #expect(help.status == 0 && help.stdout.contains("USAGE: flagserver copy --to <uri>"))
         #expect(help.stdout.contains("must be empty") && help.stdout.contains("Stop the server first"))
-        #expect(runMain(["--help"]).stdout.contains("\n  copy          Copy the SQLite database into an empty PostgreSQL database"))
+        #expect(runMain(["--help"]).stdout.contains("\n  copy               Copy the SQLite database into an empty PostgreSQL database"))
     }
 
     @Test func copiesARealFileAndTheAdminCommandsThenWorkOnTheURI() throws {

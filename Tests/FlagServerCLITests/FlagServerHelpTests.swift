@@ -7,9 +7,10 @@ import Testing
 @Suite struct FlagServerHelpTests {
     @Test func everyUsageLineParsesAsItReads() {
         let problems = FlagServer.tool.helpProblems(examples: ["path|uri": "/tmp/flags.sqlite", "uri": "postgresql://localhost/flags",
-                                                               "file": "/tmp/backup.sqlite", "n": "1",
+                                                               "file": "/tmp/backup.sqlite", "n": "1", "date": "2026-12-01",
                                                                "list": "Production,Sandbox"],
-                                                    dependencies: ["give the token's name once", "needs --appstore-bundle-id"])
+                                                    dependencies: ["give the token's name once", "is required for Production",
+                                                                   "needs --appstore-bundle-id"])
         #expect(problems.isEmpty, "\(problems.joined(separator: "\n"))")
     }
 }

@@ -80,6 +80,30 @@ import Testing
         #expect(try store.versions(environment: "production", limit: 100).map(\.number) == Array((1...stored.number).reversed()))
     }
 
+    /// Several writers on one environment: after a head another writer moved, the next batch reads its head (two round
+    /// trips) instead of trying a known head that is likely moved again; then known heads are tried again.
+    @Test func afterAMovedHeadTheNextBatchReadsItsHead() throws {
+        let uri = try PostgresTestCluster.shared().createDatabase()
+        let store = try FlagStore.open(location: uri)
+        defer { store.close() }
+        let other = try FlagStore.open(location: uri)
+        defer { other.close() }
+        let mine = try Self.newest(try store.publish(batch: Self.flips(1, on: 0, tag: "base")))
+        let theirs = try other.publish(environment: "production", document: document("theirs"), author: "bob").record
+        let unconditional = PublishRequest(environment: "production", document: document("moved"), author: "alice")
+        var head = try Self.newest(try store.publish(batch: [unconditional], knownHeads: ["production": mine]))
+        #expect(store.knownHeadMisses == 1 && head.number == theirs.number + 1)
+        var costs: [Int] = []
+        for round in 0..<3 {
+            let before = store.writerRoundTrips
+            head = try Self.newest(try store.publish(batch: Self.flips(1, on: head.number, tag: "after-\(round)"),
+                                                     knownHeads: ["production": head]))
+            costs.append(store.writerRoundTrips - before)
+        }
+        #expect(costs == [2, 1, 1])
+        #expect(store.knownHeadMisses == 1)
+    }
+
     /// A head with the right number but other content (a restore put another history there) is not the stored one.
     @Test func theSameNumberWithOtherContentIsAMovedHead() throws {
         let store = try FlagStore.open(location: try PostgresTestCluster.shared().createDatabase())

@@ -13,7 +13,7 @@ extension AppStoreController {
     static let maximumBuckets = 2_000
     /// `limit` of the list when none is given, and its range.
     static let defaultListLimit = 100
-    static let listLimitRange = 1...1_000
+    static let listLimitRange = 1...10_000
     /// The window when `from` is not given: the week before `to`.
     static let defaultWindow: Int64 = 7 * 86_400_000
 

@@ -11,7 +11,8 @@ import Synchronization
 /// Round trips: statements whose answer the caller does not need (a read's BEGIN, savepoints, a publish's inserts,
 /// audit lines, `pg_notify`) are queued (`enqueue`) and sent with the next statement whose answer is needed, or with
 /// COMMIT, in one pipeline (`PostgresConnection+Exchange`): a group commit of any number of flips on one environment
-/// costs two round trips (BEGIN with the write lock and the environment's head, then everything else with COMMIT).
+/// costs two round trips (BEGIN with the write lock and the environment's head, then everything else with COMMIT), or
+/// one when the writer knows the head (`FlagStore.HeadGuard`: the server checks it in the same pipeline).
 ///
 /// Deadline: every call waits for the server at most `timeout` (plus `lock_timeout` when a statement may wait for a
 /// lock); past it the connection is closed and the call fails with SQLSTATE `08006` (`08007` for a COMMIT), which

@@ -32,3 +32,35 @@ extension FlagStore {
         }
     }
 }
+
+/// An environment as `publish(batch:knownHeads:)` knows it: its row id, and a backoff for heads that other writers
+/// keep moving. Several nodes writing one environment flat out overtake each other most of the time; a batch on an
+/// overtaken head costs its aborted transaction, a ROLLBACK and then the usual two round trips, so after each miss
+/// the next batches read their heads, twice as many as after the miss before (up to 64), until a batch on a known head
+/// holds again.
+struct KnownEnvironment: Sendable {
+    /// The environment's row id.
+    let id: Int64
+    /// Batches still to read their heads before a known head is tried again.
+    var skip = 0
+    /// The `skip` of the last miss: doubled at each miss in a row, 0 after a success.
+    var penalty = 0
+
+    /// The longest run of batches that read their heads after a miss.
+    static let maximumPenalty = 64
+
+    init(id: Int64) {
+        self.id = id
+    }
+
+    /// The server found the head moved: back off.
+    mutating func guardMissed() {
+        penalty = min(max(1, penalty * 2), Self.maximumPenalty)
+        skip = penalty
+    }
+
+    /// A batch on the known head committed.
+    mutating func guardHeld() {
+        penalty = 0
+    }
+}

@@ -71,15 +71,22 @@ extension FlagStore {
                 // transaction and the batch is decided again below on the heads as read.
                 do {
                     var heads = assumed
-                    return try database.transaction(.groupCommit) {
+                    let results = try database.transaction(.groupCommit) {
                         for head in assumed.values { try HeadGuard.enqueue(head, database) }
                         return try publishBatch(requests, hashes, entries, database, heads: &heads, rebase: nil,
                                                 declineConflicts: true)
                     }
+                    knownEnvironments.withLock { known in
+                        for name in assumed.keys { known[name]?.guardHeld() }
+                    }
+                    return results
                 } catch HeadGuard.Declined.conflict {
                     // A request did not fit the caller's head: nothing was sent, the stored head decides.
                 } catch let error as DatabaseError where HeadGuard.isGuard(error) {
                     headGuardMisses.withLock { $0 += 1 }
+                    knownEnvironments.withLock { known in
+                        for name in assumed.keys { known[name]?.guardMissed() }
+                    }
                 }
             }
             // The first statement is the first request's head (a query): BEGIN and the lock go with it.
@@ -87,25 +94,35 @@ extension FlagStore {
             let results = try database.transaction(.groupCommit) {
                 try publishBatch(requests, hashes, entries, database, heads: &heads, rebase: rebase, declineConflicts: false)
             }
-            environmentIDs.withLock { known in
-                for (name, head) in heads { known[name] = head.environmentID }
+            knownEnvironments.withLock { known in
+                for (name, head) in heads where known[name]?.id != head.environmentID {
+                    known[name] = KnownEnvironment(id: head.environmentID)
+                }
             }
             return results
         }
     }
 
     /// Each requested environment's head as the caller knows it (`knownHeads`) with the row id this store read before;
-    /// nil when one of them is unknown (no version yet, or not seen by this store): then the heads are read.
+    /// nil when one of them is unknown (no version yet, or not seen by this store), or when another writer moved one of
+    /// them lately (`KnownEnvironment.skip`): then the heads are read.
     private func assumedHeads(for requests: [PublishRequest], _ knownHeads: [String: VersionRecord]) -> [String: PublishHead]? {
         guard !knownHeads.isEmpty else { return nil }
-        return environmentIDs.withLock { known -> [String: PublishHead]? in
+        return knownEnvironments.withLock { known -> [String: PublishHead]? in
             var heads: [String: PublishHead] = [:]
+            var usable = true
             for request in requests where heads[request.environment] == nil {
-                guard let record = knownHeads[request.environment], let id = known[request.environment] else { return nil }
-                heads[request.environment] = PublishHead(environmentID: id, number: record.number, hash: record.contentHash,
-                                                         epoch: record.epoch, current: record, unverified: nil)
+                let name = request.environment
+                guard let record = knownHeads[name], var environment = known[name] else { return nil }
+                if environment.skip > 0 {
+                    environment.skip -= 1
+                    known[name] = environment
+                    usable = false
+                }
+                heads[name] = PublishHead(environmentID: environment.id, number: record.number, hash: record.contentHash,
+                                          epoch: record.epoch, current: record, unverified: nil)
             }
-            return heads
+            return usable ? heads : nil
         }
     }
 

@@ -24,9 +24,10 @@ public final class FlagStore: @unchecked Sendable {
     private let writer: Database
     private let readLock = PThreadMutex(())
     private let reader: Database
-    /// Each environment's row id as this store's publishes read it: a batch on heads the caller knows
-    /// (`publish(batch:knownHeads:)`) needs it without a query. A stale id only fails `HeadGuard`.
-    let environmentIDs = PThreadMutex([String: Int64]())
+    /// Each environment's row id as this store's publishes read it, and how often another writer moved its head lately:
+    /// a batch on heads the caller knows (`publish(batch:knownHeads:)`) needs the id without a query. A stale id only
+    /// fails `HeadGuard`.
+    let knownEnvironments = PThreadMutex([String: KnownEnvironment]())
     /// Batches on known heads that the server found moved (`HeadGuard`), for tests and measurements.
     let headGuardMisses = PThreadMutex(0)
     /// Batches on known heads that the server found moved since this store was opened (`HeadGuard`).
