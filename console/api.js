@@ -57,6 +57,8 @@ export const api = {
   environments: () => request("GET", "/v1/environments"),
   document: (name) => request("GET", `${env(name)}/document`),
   versions: (name) => request("GET", `${env(name)}/versions?limit=50`),
+  /** One page of the history, newest first, of versions numbered below `before` (all when null). */
+  versionsPage: (name, before) => request("GET", `${env(name)}/versions?limit=200${before ? `&before=${before}` : ""}`),
   version: (name, number) => request("GET", `${env(name)}/versions/${number}`),
   preview: (name, body) => request("POST", `${env(name)}/preview`, { body }),
   evaluate: (name, context) => request("POST", `${env(name)}/ofrep/v1/evaluate/flags`, { body: { context } }),
@@ -93,6 +95,8 @@ export const api = {
   addWebhook: (body) => request("POST", "/v1/webhooks", { body }),
   removeWebhook: (id) => request("DELETE", `/v1/webhooks/${encodeURIComponent(id)}`),
   deliveries: (id) => request("GET", `/v1/webhooks/${encodeURIComponent(id)}/deliveries?limit=50`),
+  /** The App Store outcomes (docs/appstore.md); `query` a URLSearchParams of from, to, bucket and product. */
+  outcomes: (query) => request("GET", `/v1/appstore/outcomes?${query}`),
   tokens: (includeRevoked) => request("GET", `/v1/tokens${includeRevoked ? "?includeRevoked=true" : ""}`),
   createToken: (body) => request("POST", "/v1/tokens", { body }),
   revokeToken: (name) => request("DELETE", `/v1/tokens/${encodeURIComponent(name)}`),

@@ -9,6 +9,7 @@ import { renderHistory } from "./history-view.js";
 import { renderChanges } from "./changes-view.js";
 import { renderSchedules, setUpSchedules } from "./schedules-view.js";
 import { renderPaidDay } from "./paid-day-view.js";
+import { renderOutcomes, setUpOutcomes } from "./outcomes-view.js";
 import { renderAudit, setUpAudit } from "./audit-view.js";
 import { renderPolicy } from "./policy-view.js";
 import { renderWebhooks, setUpWebhooks } from "./webhooks-view.js";
@@ -18,7 +19,7 @@ import { setUpChangeDialog } from "./change-dialog.js";
 
 /** Each view's drawing; views not listed (evaluate) draw on their own form's submit. */
 const renderers = {
-  flags: renderFlags, history: renderHistory, changes: renderChanges, schedules: renderSchedules, paidday: renderPaidDay,
+  flags: renderFlags, history: renderHistory, changes: renderChanges, schedules: renderSchedules, paidday: renderPaidDay, outcomes: renderOutcomes,
   audit: renderAudit, policy: renderPolicy, webhooks: renderWebhooks, tokens: renderTokens,
 };
 
@@ -151,6 +152,7 @@ function start() {
   setUpAudit();
   setUpWebhooks();
   setUpTokens();
+  setUpOutcomes();
   const token = storedToken();
   if (token) signIn(token);
   else byId("token").focus();

@@ -1,5 +1,6 @@
 // English and German labels. The language comes from the switch, else from navigator.language.
 import { opsLabels } from "./labels-ops.js";
+import { outcomesLabels } from "./labels-outcomes.js";
 
 // Each label as [English, German], side by side so a missing translation shows in review.
 const labels = {
@@ -103,7 +104,7 @@ const labels = {
   rejected: ["Change request {id} rejected.", "Änderungsanfrage {id} abgelehnt."],
   withdrawn: ["Change {id} cancelled.", "Änderung {id} abgebrochen."],
 };
-Object.assign(labels, opsLabels);
+Object.assign(labels, opsLabels, outcomesLabels);
 const languages = ["en", "de"];
 
 let language = "en";

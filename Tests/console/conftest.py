@@ -32,7 +32,8 @@ def flagserver_binary():
 class Server:
     """One flagserver on a free port with its own database and flags copied from flags/."""
 
-    def __init__(self, directory):
+    def __init__(self, directory, extra=()):
+        """`extra`: more serve options (the outcomes test's App Store receiver)."""
         self.binary = flagserver_binary()
         self.directory = directory
         self.database = os.path.join(directory, "flags.sqlite")
@@ -50,7 +51,7 @@ class Server:
              # A failed webhook delivery is retried after 0.2 s, not 1 s: the webhooks test sees two attempts quickly.
              "--webhook-retry-base-ms", "200",
              # The webhooks test's receiver listens on 127.0.0.1: allowed explicitly, as nothing inside is by default.
-             "--webhook-allow-network", "127.0.0.0/8"],
+             "--webhook-allow-network", "127.0.0.0/8", *extra],
             cwd=directory, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
         line = self.process.stdout.readline()
         match = re.search(r"listening on (http://[^\s]+)", line)
