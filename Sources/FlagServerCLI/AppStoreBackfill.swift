@@ -57,32 +57,6 @@ struct AppStoreBackfill: Sendable {
         }
         return (report, nil)
     }
-
-    /// Runs `operation` to completion on the calling thread. The task runs on a serial queue of its own, never on
-    /// the concurrency pool: a caller on a pool thread (a test calling the command in process) must not block a
-    /// thread the task may need.
-    static func blocking<T: Sendable>(_ operation: @escaping @Sendable () async -> T) -> T {
-        let box = Locked<T?>(nil)
-        let done = DispatchSemaphore(value: 0)
-        let body: @Sendable () async -> Void = {
-            let value = await operation()
-            box.withLock { $0 = value }
-            done.signal()
-        }
-        if #available(macOS 15.0, iOS 18.0, tvOS 18.0, watchOS 11.0, *) {
-            Task(executorPreference: BackfillExecutor.shared) { await body() }
-        } else {
-            // Task executors (SE-0417) came with macOS 15; before, the task runs on the pool, which is safe for
-            // flagserver itself: its main thread is not a pool thread.
-            Task { await body() }
-        }
-        done.wait()
-        // The task stored before signalling; the loop only satisfies the type checker without a force unwrap.
-        while true {
-            if let value = box.withLock({ $0 }) { return value }
-            done.wait()
-        }
-    }
 }
 
 /// What a backfill did: `fetched N, stored M new, K already stored, R refused (reason n, ...)`.
@@ -108,20 +82,5 @@ struct AppStoreBackfillReport: Sendable, Equatable {
         let reasons = refused.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)" }.joined(separator: ", ")
         return "fetched \(fetched), stored \(stored) new, \(alreadyStored) already stored, \(refusedCount) refused"
             + (reasons.isEmpty ? "" : " (\(reasons))") + " (\(pages) page\(pages == 1 ? "" : "s"))"
-    }
-}
-
-/// Where `AppStoreBackfill.blocking` runs its tasks: one serial dispatch queue (SE-0417 task executor preference).
-@available(macOS 15.0, iOS 18.0, tvOS 18.0, watchOS 11.0, *)
-final class BackfillExecutor: TaskExecutor {
-    /// The one executor.
-    static let shared = BackfillExecutor()
-
-    private let queue = DispatchQueue(label: "flagserver.appstore-backfill")
-
-    func enqueue(_ job: consuming ExecutorJob) {
-        let job = UnownedJob(job)
-        let executor = asUnownedTaskExecutor()
-        queue.async { job.runSynchronously(on: executor) }
     }
 }

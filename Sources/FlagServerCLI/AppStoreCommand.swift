@@ -1,4 +1,5 @@
 import AppStoreNotifications
+import ClientHTTP
 import CommandLineKit
 import FlagKit
 import FlagStore
@@ -159,7 +160,7 @@ public enum AppStoreCommand {
                 client: NotificationHistoryClient(baseURL: base, key: key, issuerID: issuerID, bundleID: bundleID),
                 verifier: verifier, store: store)
             let start = since
-            let (report, error) = AppStoreBackfill.blocking { await backfill.run(since: start, until: end) }
+            let (report, error) = BlockingExchange.run { await backfill.run(since: start, until: end) }
             for line in report.refusals { context.stderr.write("flagserver: \(line)\n") }
             // After a failure, the summary says what was stored until then (nothing to say before the first page).
             if error == nil || report.pages > 0 { context.stdout.write(report.summary + "\n") }

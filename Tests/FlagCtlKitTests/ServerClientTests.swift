@@ -54,7 +54,7 @@ import Testing
         let results = await withTaskGroup(of: Int.self) { group in
             for caller in 0..<callers {
                 group.addTask {
-                    ServerClient.blocking { () async -> Int in
+                    BlockingExchange.run { () async -> Int in
                         await Task.yield()
                         return caller
                     }
