@@ -1,3 +1,4 @@
+import AppStoreNotifications
 import Testing
 @testable import FlagService
 
@@ -23,6 +24,31 @@ import Testing
             "flagserver_appstore_refusals_total{reason=\"invalid_signature\"} 1",
         ])
         #expect(text.contains("# TYPE flagserver_appstore_refusals_total counter\n"))
+    }
+
+    /// A stored notification also counts its outcomes by metric and product; one that counts none adds no line.
+    @Test func outcomesByMetricAndProduct() {
+        let metrics = AppStoreMetrics()
+        var start = NotificationRecord(notificationUUID: "a", notificationType: "SUBSCRIBED", subtype: "INITIAL_BUY",
+                                       signedDate: 1, receivedAt: 1, environment: "Production")
+        start.productID = "symi.plus.monthly"
+        start.offerType = 1
+        start.offerDiscountType = "FREE_TRIAL"
+        metrics.recordStored(start)
+        var refund = NotificationRecord(notificationUUID: "b", notificationType: "REFUND", signedDate: 2, receivedAt: 2,
+                                        environment: "Production")
+        refund.productID = "symi.plus.yearly"
+        metrics.recordStored(refund)
+        metrics.recordStored(NotificationRecord(notificationUUID: "c", notificationType: "CONSUMPTION_REQUEST", signedDate: 3,
+                                                receivedAt: 3, environment: "Production"))
+        let lines = metrics.exposition().split(separator: "\n").filter { $0.hasPrefix("flagserver_appstore_outcomes_total") }
+        #expect(lines == [
+            "flagserver_appstore_outcomes_total{metric=\"freeTrialStarts\",product=\"symi.plus.monthly\"} 1",
+            "flagserver_appstore_outcomes_total{metric=\"initialBuys\",product=\"symi.plus.monthly\"} 1",
+            "flagserver_appstore_outcomes_total{metric=\"introStarts\",product=\"symi.plus.monthly\"} 1",
+            "flagserver_appstore_outcomes_total{metric=\"refunds\",product=\"symi.plus.yearly\"} 1",
+            "flagserver_appstore_outcomes_total{metric=\"started\",product=\"symi.plus.monthly\"} 1",
+        ])
     }
 
     @Test func labelPairsAreBounded() {

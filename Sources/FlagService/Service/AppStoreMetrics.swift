@@ -1,7 +1,10 @@
+import AppStoreNotifications
 import ServerLock
 
 /// The App Store notification receiver's counters for `/metrics`: notifications stored by type and subtype, the
-/// ones Apple sent again (already stored), and refusals by reason code. Counted under one lock: a notification is
+/// outcomes they count by metric and product (`OutcomeMetric.counted(for:)`: what an alert on refunds or starts
+/// watches; conversions and `active` need a subscription's history and are the outcomes API's), the ones Apple sent
+/// again (already stored), and refusals by reason code. Counted under one lock: a notification is
 /// rare next to a request, and the labels are strings.
 final class AppStoreMetrics: Sendable {
     struct Counts {
@@ -10,6 +13,15 @@ final class AppStoreMetrics: Sendable {
         var duplicates = 0
         /// By `AppStoreVerificationError.Reason` raw value.
         var refusals: [String: Int] = [:]
+        /// By outcome metric and product ("" for none).
+        var outcomes: [OutcomeLabels: Int] = [:]
+    }
+
+    struct OutcomeLabels: Hashable, Comparable {
+        var metric: String
+        var product: String
+
+        static func < (a: OutcomeLabels, b: OutcomeLabels) -> Bool { (a.metric, a.product) < (b.metric, b.product) }
     }
 
     struct Labels: Hashable, Comparable {
@@ -34,6 +46,23 @@ final class AppStoreMetrics: Sendable {
         }
     }
 
+    /// A notification stored now: its type and subtype, and the outcomes it counts.
+    func recordStored(_ record: NotificationRecord) {
+        recordStored(type: record.notificationType, subtype: record.subtype)
+        let metrics = OutcomeMetric.counted(for: record)
+        guard !metrics.isEmpty else { return }
+        counts.withLock { counts in
+            for metric in metrics {
+                var labels = OutcomeLabels(metric: metric.rawValue, product: record.productID ?? "")
+                // Products come from verified payloads (the app's catalogue), yet the exposition stays bounded.
+                if counts.outcomes[labels] == nil && counts.outcomes.count >= Self.labelCapacity {
+                    labels = OutcomeLabels(metric: metric.rawValue, product: "other")
+                }
+                counts.outcomes[labels, default: 0] += 1
+            }
+        }
+    }
+
     /// A notification whose `notificationUUID` was stored already: answered 200 again, stored once.
     func recordDuplicate() {
         counts.withLock { $0.duplicates += 1 }
@@ -51,6 +80,11 @@ final class AppStoreMetrics: Sendable {
         out += "# TYPE flagserver_appstore_notifications_total counter\n"
         for (labels, count) in now.stored.sorted(by: { $0.key < $1.key }) {
             out += "flagserver_appstore_notifications_total{type=\"\(Self.escaped(labels.type))\",subtype=\"\(Self.escaped(labels.subtype))\"} \(count)\n"
+        }
+        out += "# HELP flagserver_appstore_outcomes_total Outcomes counted from stored App Store notifications, by metric and product (docs/appstore.md).\n"
+        out += "# TYPE flagserver_appstore_outcomes_total counter\n"
+        for (labels, count) in now.outcomes.sorted(by: { $0.key < $1.key }) {
+            out += "flagserver_appstore_outcomes_total{metric=\"\(Self.escaped(labels.metric))\",product=\"\(Self.escaped(labels.product))\"} \(count)\n"
         }
         out += "# HELP flagserver_appstore_duplicates_total App Store notifications received again after they were stored (answered 200, stored once).\n"
         out += "# TYPE flagserver_appstore_duplicates_total counter\n"

@@ -35,7 +35,7 @@ extension WriteQueue {
         metrics.batches.add(1, ordering: .relaxed)
         for (record, new) in zip(records, stored) {
             if new {
-                metrics.appStore.recordStored(type: record.notificationType, subtype: record.subtype)
+                metrics.appStore.recordStored(record)
                 logger.log(.info, "appstore_notification", [
                     "uuid": record.notificationUUID, "type": record.notificationType, "subtype": record.subtype ?? "-",
                     "environment": record.environment, "product": record.productID ?? "-", "batch": "\(records.count)",
