@@ -104,6 +104,37 @@ import Testing
         #expect(store.knownHeadMisses == 1)
     }
 
+    /// Another node holds the write lock: the batch on a known head does not wait for it (its one exchange waits for the
+    /// server alone, so a stopped server costs `--database-timeout`, not that plus `lock_timeout`) but counts as a
+    /// miss, and the batch that reads its heads waits for the lock as every write does.
+    @Test func aLockAnotherNodeHoldsIsTriedNotWaitedFor() throws {
+        let uri = try PostgresTestCluster.shared().createDatabase()
+        let store = try FlagStore.open(location: uri)
+        defer { store.close() }
+        let other = try FlagStore.open(location: uri)
+        defer { other.close() }
+        let mine = try Self.newest(try store.publish(batch: Self.flips(1, on: 0, tag: "base")))
+        let outcome = Mutex<Result<[Result<PublishOutcome, FlagStoreError>], FlagStoreError>?>(nil)
+        let finished = DispatchSemaphore(value: 0)
+        try other.write { database in
+            try database.transaction(.write) {
+                Thread.detachNewThread {
+                    let result = Result { try store.publish(batch: Self.flips(1, on: mine.number, tag: "next"),
+                                                            knownHeads: ["production": mine]) }
+                        .mapError(FlagStoreError.wrap)
+                    outcome.withLock { $0 = result }
+                    finished.signal()
+                }
+                // The try failed at once (a miss); the batch now waits for this lock.
+                #expect(finished.wait(timeout: .now() + 0.5) == .timedOut)
+            }
+        }
+        #expect(finished.wait(timeout: .now() + 120) == .success)
+        #expect(store.knownHeadMisses == 1)
+        let results = try #require(try outcome.withLock { $0 }?.get())
+        #expect(results.map { try? $0.get().record.number } == [mine.number + 1])
+    }
+
     /// A head with the right number but other content (a restore put another history there) is not the stored one.
     @Test func theSameNumberWithOtherContentIsAMovedHead() throws {
         let store = try FlagStore.open(location: try PostgresTestCluster.shared().createDatabase())

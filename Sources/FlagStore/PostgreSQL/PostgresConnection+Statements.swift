@@ -47,6 +47,9 @@ extension PostgresConnection {
         case .groupCommit:
             pending.append(lock)
             return
+        case .groupCommitTryingLock:
+            // The caller's first statement tries the lock (`FlagStore.HeadGuard`).
+            return
         case .write:
             break
         }

@@ -25,6 +25,11 @@ package enum Database {
         /// PostgreSQL BEGIN and the lock are not a round trip of their own but go with that first statement, so a lock
         /// wait past `lock_timeout` fails it (busy). SQLite: `.write`.
         case groupCommit
+        /// `.groupCommit` on heads the caller assumes (`FlagStore.HeadGuard`): on PostgreSQL the lock is not waited for
+        /// but tried, by the guard, so that the transaction's one exchange waits only for the server
+        /// (`--database-timeout`), never also for `lock_timeout`; a lock another node holds fails the guard like a
+        /// moved head. SQLite: `.write`.
+        case groupCommitTryingLock
     }
 
     /// Opens the SQLite file at `path` (`SQLiteConnection`).

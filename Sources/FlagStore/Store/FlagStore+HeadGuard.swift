@@ -1,7 +1,8 @@
 /// A group commit on heads the caller already knows, in one round trip on PostgreSQL (`publish(batch:knownHeads:)`).
 extension FlagStore {
     /// The server's check that an environment's head is still the one a batch was built on without reading it: one
-    /// statement queued right after the write lock, so it runs under the lock before any of the batch's writes, and
+    /// statement queued right after the write lock (tried: `lockSQL`), so it runs under the lock before any of the
+    /// batch's writes, and
     /// fails the whole pipeline (COMMIT included) when the head moved: another node's version, a restore (a new
     /// epoch), a deleted version. A statement cannot raise an error of its own choosing in plain SQL; a division by
     /// the count of the rows that match is zero exactly when the head is not the one assumed (SQLSTATE 22012). The
@@ -9,6 +10,13 @@ extension FlagStore {
     enum HeadGuard {
         /// The column name that tells this statement's failure from any other division by zero.
         static let marker = "publish_head_guard"
+
+        /// The write lock, tried rather than waited for: the transaction's only exchange then waits for the server
+        /// alone, so a stopped server costs `--database-timeout`, not that plus `lock_timeout`. Taken false (another
+        /// node writing), the division fails the pipeline as a moved head does. A statement of its own: under READ
+        /// COMMITTED each statement reads from a snapshot taken when it starts, so the head check that follows sees
+        /// every commit made before the lock was taken.
+        static let lockSQL = "SELECT 1 / pg_try_advisory_xact_lock(\(PostgresLock.writes.rawValue))::int AS \(marker)"
 
         static let sql = """
             SELECT 1 / (SELECT COUNT(*) FROM meta WHERE key = 'epoch' AND value = ?
@@ -19,6 +27,11 @@ extension FlagStore {
         /// Raised inside the transaction when a request does not fit the head it was given: nothing was sent yet, so
         /// ending the transaction costs nothing, and the batch is decided on the stored heads.
         enum Declined: Error { case conflict }
+
+        /// Queues the try of the write lock: the first statement of a `.groupCommitTryingLock` transaction.
+        static func enqueueLock(_ database: Database) throws {
+            try database.enqueue(lockSQL, [])
+        }
 
         /// Queues the check of `head` (number, content hash and epoch as the caller knows them).
         static func enqueue(_ head: PublishHead, _ database: Database) throws {

@@ -71,7 +71,8 @@ extension FlagStore {
                 // transaction and the batch is decided again below on the heads as read.
                 do {
                     var heads = assumed
-                    let results = try database.transaction(.groupCommit) {
+                    let results = try database.transaction(.groupCommitTryingLock) {
+                        try HeadGuard.enqueueLock(database)
                         for head in assumed.values { try HeadGuard.enqueue(head, database) }
                         return try publishBatch(requests, hashes, entries, database, heads: &heads, rebase: nil,
                                                 declineConflicts: true)
