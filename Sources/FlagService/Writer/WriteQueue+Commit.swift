@@ -26,13 +26,11 @@ extension WriteQueue {
         var rebuilt: [Int: FlagDocument] = [:]
         var lastRebuilt: (bytes: [UInt8], document: FlagDocument)?
         let jobs = batch.map(\.job)
-        // On a shared store the batch is built on the versions this node has installed, which the database checks in
-        // the commit's one round trip; a single process reads its heads for nothing (no round trip to save).
+        // The versions this node has installed: the store may build the batch on them instead of reading the heads
+        // (on PostgreSQL it does, and the server checks them in the commit's one round trip).
         var installed: [String: VersionRecord] = [:]
-        if store.topology == .shared {
-            for entry in batch where installed[entry.request.environment] == nil {
-                installed[entry.request.environment] = snapshots.snapshot(entry.request.environment)?.record
-            }
+        for entry in batch where installed[entry.request.environment] == nil {
+            installed[entry.request.environment] = snapshots.snapshot(entry.request.environment)?.record
         }
         do {
             results = try store.publish(batch: batch.map(\.request), audit: lines, knownHeads: installed, rebase: !overtaking.rebuildsUnderLock ? nil : { [self] index, newest in

@@ -111,17 +111,17 @@ extension FlagStore {
         guard !knownHeads.isEmpty else { return nil }
         return knownEnvironments.withLock { known -> [String: PublishHead]? in
             var heads: [String: PublishHead] = [:]
-            var usable = true
             for request in requests where heads[request.environment] == nil {
                 let name = request.environment
-                guard let record = knownHeads[name], var environment = known[name] else { return nil }
-                if environment.skip > 0 {
-                    environment.skip -= 1
-                    known[name] = environment
-                    usable = false
-                }
+                guard let record = knownHeads[name], let environment = known[name] else { return nil }
                 heads[name] = PublishHead(environmentID: environment.id, number: record.number, hash: record.contentHash,
                                           epoch: record.epoch, current: record, unverified: nil)
+            }
+            // A batch that could be tried counts down each backoff it waits out.
+            var usable = true
+            for name in heads.keys where (known[name]?.skip ?? 0) > 0 {
+                known[name]?.skip -= 1
+                usable = false
             }
             return usable ? heads : nil
         }
