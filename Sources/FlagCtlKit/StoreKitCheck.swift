@@ -22,6 +22,9 @@ public enum StoreKitRule: String, Sendable, CaseIterable {
     /// at one level (a switch takes effect at the next renewal), each with an offer code ("Code einlösen"), and the
     /// billing grace period on (as the runbook turns it on in App Store Connect).
     case paidStateTesting = "paid-state-testing"
+    /// Every `paywallProduct` value (an experiment's arm) names a subscription of the StoreKit file, in the group of
+    /// the `subscriptionProductIds` products, and an offer it names is one of that product's promotional offers.
+    case paywallProduct = "paywall-product"
 }
 
 /// One finding, `FILE: /json/path: [rule] message` like `flagctl lint`.
@@ -132,6 +135,7 @@ public enum StoreKitCheck {
             }
             if !offersFree { freeOfferMissing.append(path) }
         }
+        findings += paywallProductFindings(document, file: file, against: configuration, storeKitFile: storeKitFile)
         if let list = freeOfferMissing.first {
             for copy in Linter.copyStrings(in: document) where Linter.copyFlags.contains(copy.flag) {
                 guard let word = freeWord(in: copy.text) else { continue }

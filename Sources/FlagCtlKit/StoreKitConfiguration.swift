@@ -31,6 +31,10 @@ public struct StoreKitConfiguration: Sendable, Equatable {
         public var groupNumber: Int64? = nil
         /// How many offer codes it has (`codeOffers`), for trying "Code einlösen" in Xcode.
         public var codeOfferCount: Int = 0
+        /// `displayPrice` (`"4.99"`), in the currency of the file's storefront; nil when absent.
+        public var displayPrice: String? = nil
+        /// The `offerID`s of its promotional offers (`adHocOffers`).
+        public var promotionalOfferIds: [String] = []
 
         /// Whether its introductory offer is free.
         public var hasFreeIntroductoryOffer: Bool { introductoryPaymentMode == "free" }
@@ -65,6 +69,8 @@ public struct StoreKitConfiguration: Sendable, Equatable {
     public var groups: [Group]
     /// `settings._billingGracePeriodEnabled`: whether Xcode's test store gives a billing grace period (`nil`: not set).
     public var billingGracePeriodEnabled: Bool? = nil
+    /// `settings._storefront` (`DEU`): the storefront whose currency the display prices are in (`nil`: not set).
+    public var storefront: String? = nil
 
     /// Every subscription of every group.
     public var subscriptions: [Subscription] { groups.flatMap(\.subscriptions) }
@@ -110,13 +116,16 @@ public struct StoreKitConfiguration: Sendable, Equatable {
                     introductoryPaymentMode: subscription["introductoryOffer"]?.objectValue?["paymentMode"]?.stringValue,
                     localizations: localizations(subscription["localizations"]), path: subscriptionPath,
                     groupNumber: subscription["groupNumber"]?.integerValue,
-                    codeOfferCount: subscription["codeOffers"]?.arrayValue?.count ?? 0))
+                    codeOfferCount: subscription["codeOffers"]?.arrayValue?.count ?? 0,
+                    displayPrice: subscription["displayPrice"]?.stringValue,
+                    promotionalOfferIds: (subscription["adHocOffers"]?.arrayValue ?? []).compactMap { $0.objectValue?["offerID"]?.stringValue }))
             }
             groups.append(Group(id: group["id"]?.stringValue ?? "", name: group["name"]?.stringValue ?? "",
                                 localizations: localizations(group["localizations"]), subscriptions: subscriptions, path: path))
         }
         let settings = object["settings"]?.objectValue
-        return StoreKitConfiguration(groups: groups, billingGracePeriodEnabled: settings?["_billingGracePeriodEnabled"]?.boolValue)
+        return StoreKitConfiguration(groups: groups, billingGracePeriodEnabled: settings?["_billingGracePeriodEnabled"]?.boolValue,
+                                     storefront: settings?["_storefront"]?.stringValue)
     }
 
     private static func localizations(_ value: JSONValue?) -> [Localization] {

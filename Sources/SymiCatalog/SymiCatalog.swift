@@ -29,14 +29,21 @@ public enum SymiCatalog {
     /// Symi Plus yearly: planned; staging offers it already.
     public static let yearly = Product(id: "symi_plus_yearly", recurringPeriod: "P1Y")
 
+    /// Symi Plus monthly at 3.99 and 4.99: the arms of a price test (`paywallProduct`, docs/monetization.md), in the
+    /// same group and with the same free month as ``monthly``.
+    public static let monthly399 = Product(id: "symi_plus_monthly_399", recurringPeriod: "P1M")
+    public static let monthly499 = Product(id: "symi_plus_monthly_499", recurringPeriod: "P1M")
+
     /// Every product of the catalogue, in display order.
     public static let products = [monthly, yearly]
-    /// Their ids.
-    public static let productIds: Set<String> = Set(products.map(\.id))
+    /// The products only a price or offer experiment shows (never listed in `subscriptionProductIds`).
+    public static let experimentProducts = [monthly399, monthly499]
+    /// The ids of ``products`` and ``experimentProducts``.
+    public static let productIds: Set<String> = Set((products + experimentProducts).map(\.id))
 
-    /// The catalogue's product with `id`, or `nil` for an id the catalogue does not know.
+    /// The catalogue's product with `id` (an experiment's too), or `nil` for an id the catalogue does not know.
     public static func product(withId id: String) -> Product? {
-        products.first { $0.id == id }
+        (products + experimentProducts).first { $0.id == id }
     }
 
     /// What a list of product ids from the server comes to.

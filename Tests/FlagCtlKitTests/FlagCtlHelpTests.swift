@@ -14,7 +14,7 @@ import Testing
             "id": "1", "n": "1", "time": "2027-03-01T00:00:00+01:00", "a": "flags/production.json", "b": "production",
             "action": "check", "storekit-file": "storekit/Symi.storekit", "flags-file": "flags/production.json",
             "key=value": "country=DE", "date-time": "2027-03-01T00:00:00+01:00", "url": "https://hooks.example.com/flags",
-            "list": "version.published",
+            "list": "version.published", "product=amount:cur": "symi_plus_monthly_499=4.99:EUR", "flag": "paywallProduct",
         ], dependencies: ["needs --impact", "only for the one-argument form", "FLAG VALUE or --document FILE, not both",
                           "missing -m/--message"])
         #expect(problems.isEmpty, "\(problems.joined(separator: "\n"))")

@@ -10,9 +10,12 @@ import Testing
         #expect(configuration.groups.count == 1)
         #expect(group.name == "Symi Plus" && group.id == "5E3A1C0D" && group.path == "/subscriptionGroups/0")
         #expect(group.localizations.map(\.locale) == ["de", "en_US"])
-        #expect(configuration.subscriptions.map(\.productId) == ["symi_plus_monthly", "symi_plus_yearly"])
-        #expect(configuration.subscriptions.map(\.recurringPeriod) == ["P1M", "P1Y"])
-        #expect(configuration.subscriptions.map(\.hasFreeIntroductoryOffer) == [true, true])
+        #expect(configuration.subscriptions.map(\.productId) == ["symi_plus_monthly", "symi_plus_yearly", "symi_plus_monthly_399",
+                                                                  "symi_plus_monthly_499"])
+        #expect(configuration.subscriptions.map(\.recurringPeriod) == ["P1M", "P1Y", "P1M", "P1M"])
+        #expect(configuration.subscriptions.map(\.hasFreeIntroductoryOffer) == [true, true, true, true])
+        #expect(configuration.subscriptions.map(\.displayPrice) == ["2.99", "29.99", "3.99", "4.99"] && configuration.storefront == "DEU")
+        #expect(configuration.subscriptions.allSatisfy { $0.promotionalOfferIds.isEmpty })
         let (yearly, owner) = try #require(configuration.subscription("symi_plus_yearly"))
         #expect(yearly.path == "/subscriptionGroups/0/subscriptions/1" && owner.name == "Symi Plus")
         #expect(yearly.localizations.first?.displayName == "Symi Plus jährlich")
@@ -26,6 +29,8 @@ import Testing
         #expect(subscription.introductoryPaymentMode == nil && !subscription.hasFreeIntroductoryOffer)
         #expect(subscription.localizations == [.init(locale: "de", displayName: "", description: "")])
         #expect(subscription.recurringPeriod == nil)
+        let offers = #"{"subscriptionGroups": [{"name": "G", "subscriptions": [{"productID": "a", "adHocOffers": [{"offerID": "winback"}, 4]}]}]}"#
+        #expect(try StoreKitConfiguration.parse(Array(offers.utf8)).subscriptions.first?.promotionalOfferIds == ["winback"])
     }
 
     @Test(arguments: [
