@@ -110,11 +110,19 @@ public final class PurchaseManager {
     public func apply(_ snapshot: FlagSnapshot) {
         let flags = SymiFlagValues(snapshot)
         let selection = SymiCatalog.select(flags.subscriptionProductIds)
+        let ids = PaywallChoice.productIds(defaults: selection.offered, paywallProduct: flags.paywallProduct)
         let now = clock.now()
         mutate { state in
-            state.offeredProductIds = selection.offered
+            state.offeredProductIds = ids
+            state.paywallProductId = ids.count > selection.offered.count ? ids.last : nil
             state.ignoredProductIds = selection.unknown
-            state.products = state.products.filter { selection.offered.contains($0.id) }
+            state.products = state.products.filter { ids.contains($0.id) }
+            if state.paywallProduct != flags.paywallProduct {
+                // Another arm (or the end of the experiment): the defaults until the products are loaded again.
+                state.paywallProduct = flags.paywallProduct
+                state.products = state.products.filter { selection.offered.contains($0.id) }
+                state.paywallOutcome = flags.paywallProduct.isEmpty ? .noExperiment : .fallback(.notLoaded)
+            }
             if state.billingRetryAccessDays != flags.billingRetryAccessDays {
                 state.billingRetryAccessDays = flags.billingRetryAccessDays
                 // The facts have not changed, only the window: what was granted stays (as after a failed read).
@@ -133,7 +141,11 @@ public final class PurchaseManager {
             let loaded = try await store.products(for: ids)
             mutate { state in
                 // The flags' order, and only what was asked for: a store that answers more is not trusted to widen it.
-                state.products = state.offeredProductIds.compactMap { id in loaded.first { $0.id == id } }
+                let asked = ids.compactMap { id in loaded.first { $0.id == id } }
+                let defaults = state.defaultProductIds.compactMap { id in asked.first { $0.id == id } }
+                let choice = PaywallChoice.choose(defaults: defaults, loaded: asked, paywallProduct: state.paywallProduct)
+                state.products = choice.products
+                state.paywallOutcome = choice.outcome
                 state.productsPhase = .loaded
             }
         } catch {

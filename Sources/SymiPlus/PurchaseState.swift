@@ -43,12 +43,21 @@ public struct PurchaseState: Sendable, Equatable {
         case restored(foundPurchases: Bool)
     }
 
-    /// The catalogue's products the flags offer (``SymiCatalog``), in the flags' order: what ``products`` is
-    /// loaded for.
+    /// The catalogue's products the flags offer (``SymiCatalog``), in the flags' order, then a running experiment's
+    /// product (``paywallProduct``): what ``products`` is loaded for.
     public var offeredProductIds: [String]
+    /// Flag `paywallProduct` as last applied: the experiment arm's `product` or `product/offer`, `""` for none.
+    public var paywallProduct: String = ""
+    /// What the screen shows for ``paywallProduct`` since the products were last loaded (``PaywallChoice``).
+    public var paywallOutcome: PaywallChoice.Outcome = .noExperiment
+    /// The id ``offeredProductIds`` got for the experiment beyond the default products; nil when none.
+    public var paywallProductId: String?
+    /// The default products' ids: ``offeredProductIds`` without the experiment's.
+    public var defaultProductIds: [String] { offeredProductIds.filter { $0 != paywallProductId } }
     /// Ids the flags offered that the catalogue does not know: never requested, never shown, reported here.
     public var ignoredProductIds: [String]
-    /// The loaded products, in ``offeredProductIds`` order (ids the store does not know are missing).
+    /// The products the screen shows: the loaded default products in the flags' order (ids the store does not know
+    /// are missing), with an experiment's product in place of the default of its period (``PaywallChoice``).
     public var products: [StoreProduct]
     /// How far loading the products got.
     public var productsPhase: ProductsPhase

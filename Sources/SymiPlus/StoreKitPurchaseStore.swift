@@ -175,7 +175,9 @@ public struct StoreKitPurchaseStore: PurchaseStore {
             }
         }
         return StoreProduct(id: product.id, displayName: product.displayName, description: product.description,
-                            displayPrice: product.displayPrice, subscriptionPeriod: period, introductoryOffer: introductoryOffer)
+                            displayPrice: product.displayPrice, subscriptionPeriod: period, introductoryOffer: introductoryOffer,
+                            subscriptionGroupID: product.subscription?.subscriptionGroupID,
+                            promotionalOfferIds: product.subscription?.promotionalOffers.compactMap(\.id) ?? [])
     }
 
     static func entitlement(_ transaction: StoreKit.Transaction) -> StoreEntitlement {

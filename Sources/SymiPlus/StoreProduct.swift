@@ -16,16 +16,22 @@ public struct StoreProduct: Sendable, Equatable, Identifiable {
     public var subscriptionPeriod: Period?
     /// The introductory offer, if the product has one.
     public var introductoryOffer: IntroductoryOffer?
+    /// The subscription group App Store Connect put it in (`subscription.subscriptionGroupID`); `nil` when unknown.
+    public var subscriptionGroupID: String?
+    /// The ids of its promotional offers (`subscription.promotionalOffers`).
+    public var promotionalOfferIds: [String]
 
     /// A product from its parts.
     public init(id: String, displayName: String, description: String, displayPrice: String, subscriptionPeriod: Period?,
-                introductoryOffer: IntroductoryOffer? = nil) {
+                introductoryOffer: IntroductoryOffer? = nil, subscriptionGroupID: String? = nil, promotionalOfferIds: [String] = []) {
         self.id = id
         self.displayName = displayName
         self.description = description
         self.displayPrice = displayPrice
         self.subscriptionPeriod = subscriptionPeriod
         self.introductoryOffer = introductoryOffer
+        self.subscriptionGroupID = subscriptionGroupID
+        self.promotionalOfferIds = promotionalOfferIds
     }
 
     /// Whether this user would get the product free for a while: a free introductory offer they are eligible for.
