@@ -97,6 +97,9 @@ export const api = {
   deliveries: (id) => request("GET", `/v1/webhooks/${encodeURIComponent(id)}/deliveries?limit=50`),
   /** The App Store outcomes (docs/appstore.md); `query` a URLSearchParams of from, to, bucket and product. */
   outcomes: (query) => request("GET", `/v1/appstore/outcomes?${query}`),
+  /** An experiment's report (docs/guards.md); `query` a URLSearchParams of from, to and appStoreEnvironment. */
+  experiment: (environment, flag, query) =>
+    request("GET", `/v1/environments/${encodeURIComponent(environment)}/experiments/${encodeURIComponent(flag)}?${query}`),
   tokens: (includeRevoked) => request("GET", `/v1/tokens${includeRevoked ? "?includeRevoked=true" : ""}`),
   createToken: (body) => request("POST", "/v1/tokens", { body }),
   revokeToken: (name) => request("DELETE", `/v1/tokens/${encodeURIComponent(name)}`),

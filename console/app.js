@@ -10,6 +10,7 @@ import { renderChanges } from "./changes-view.js";
 import { renderSchedules, setUpSchedules } from "./schedules-view.js";
 import { renderPaidDay } from "./paid-day-view.js";
 import { renderOutcomes, setUpOutcomes } from "./outcomes-view.js";
+import { renderExperiments, setUpExperiments } from "./experiments-view.js";
 import { renderAudit, setUpAudit } from "./audit-view.js";
 import { renderPolicy } from "./policy-view.js";
 import { renderWebhooks, setUpWebhooks } from "./webhooks-view.js";
@@ -20,6 +21,7 @@ import { setUpChangeDialog } from "./change-dialog.js";
 /** Each view's drawing; views not listed (evaluate) draw on their own form's submit. */
 const renderers = {
   flags: renderFlags, history: renderHistory, changes: renderChanges, schedules: renderSchedules, paidday: renderPaidDay, outcomes: renderOutcomes,
+  experiments: renderExperiments,
   audit: renderAudit, policy: renderPolicy, webhooks: renderWebhooks, tokens: renderTokens,
 };
 
@@ -153,6 +155,7 @@ function start() {
   setUpWebhooks();
   setUpTokens();
   setUpOutcomes();
+  setUpExperiments();
   const token = storedToken();
   if (token) signIn(token);
   else byId("token").focus();
