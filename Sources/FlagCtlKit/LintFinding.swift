@@ -21,6 +21,9 @@ public enum LintRule: String, Sendable, CaseIterable {
     case billingRetryAccessDays = "billing-retry-access-days"
     /// No lock for installs because their `firstInstallDate` is unknown (`exists: false`, `not`, or a skipped early-user rule).
     case unknownInstallDateNeverLocks = "unknown-install-date-never-locks"
+    /// `paywallProduct`, when present: a string flag whose values are `""`, a catalogue product or `product/offer`, in
+    /// rules without a cohort (an experiment's split).
+    case paywallProduct = "paywall-product"
 }
 
 /// One finding: which flag, which rule, where (JSON pointer), and what is wrong.

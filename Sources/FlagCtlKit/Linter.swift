@@ -36,6 +36,7 @@ public enum Linter {
         findings += languageFindings(in: document)
         findings += pricePlaceholderFindings(in: copy)
         findings += billingRetryFindings(in: document)
+        findings += paywallProductFindings(in: document)
         return findings
     }
 
