@@ -51,8 +51,8 @@ def test_the_experiments_view_reads_the_split_and_says_when_it_is_decided(appsto
 
     sign_in(page, server.writer)
     tab(page, "experiments")
-    assert Select(page.find_element(By.ID, "experiments-flag")).first_selected_option.text == "paywallProduct"
     wait(page, lambda d: len(arms(d)) == 2)
+    assert Select(page.find_element(By.ID, "experiments-flag")).first_selected_option.text == "paywallProduct"
     shown = arms(page)
     assert shown[LOW]["started"] == "60" and shown[HIGH]["started"] == "10", shown
     assert shown[LOW]["revenueAtListPrice"] == "239.40 EUR" and shown[HIGH]["revenueAtListPrice"] == "49.90 EUR", shown
