@@ -124,7 +124,7 @@ let package = Package(
         .testTarget(name: "CommandLineKitTests", dependencies: ["CommandLineKit"]),
 
         // The operators' CLI.
-        .target(name: "FlagCtlKit", dependencies: ["CommandLineKit", "FlagKit", "ClientHTTP", "SymiCatalog", "SymiSchema", "OutcomeAnalysis"]),
+        .target(name: "FlagCtlKit", dependencies: ["CommandLineKit", "FlagKit", "ClientHTTP", "SymiCatalog", "SymiSchema", "OutcomeAnalysis", "AppStoreNotifications"]),
         .executableTarget(name: "flagctl", dependencies: ["FlagCtlKit", "CommandLineKit"]),
         // flagserver: the server-command tests run the real server binary next to the real flagctl.
         .testTarget(name: "FlagCtlKitTests", dependencies: ["FlagCtlKit", "CommandLineKit", "FlagKit", "SymiSchema", "OutcomeAnalysis", "flagctl", "flagserver", "TestSupport", "AppStoreTestSupport"]),

@@ -135,8 +135,10 @@ public enum GuardCommand {
             discussion: """
             Only a tripped guard, and only by a writer who neither created it nor wrote the version it watches
             (403 self_override). A rollback it published is undone by publishing the watched version's content again
-            (refused with 409 head_moved when someone published since); schedules it paused resume.
-            Exit status: 0 overridden, 2 trouble (not tripped, self_override, head_moved, server refusing).
+            (refused with 409 head_moved when someone published since); schedules it paused resume. Where the
+            environment's policy protects what the republish touches, it becomes a change request (exit 3).
+            Exit status: 0 overridden, 2 trouble (not tripped, self_override, head_moved, server refusing),
+            3 overridden, but the republish waits for a second person's approval.
             """,
             options: [ServerCommandSupport.messageOption], arguments: [idArgument])
 
@@ -154,10 +156,19 @@ public enum GuardCommand {
         /// Overrides and says what it undid.
         public func run(_ context: RunContext) -> Int32 {
             ServerCommandSupport.run(context) { client throws(CommandFailure) in
-                let overridden = try ServerCommandSupport.call { () throws(ServerError) in try client.overrideGuard(id, message: message) }
+                let reply = try ServerCommandSupport.call { () throws(ServerError) in try client.overrideGuard(id, message: message) }
+                let overridden = ServerClient.guardObject(reply)
                 context.print("overrode guard \(id) of \(overridden["environment"]?.stringValue ?? "?") \(GuardRendering.target(overridden)) "
                     + "(\(overridden["status"]?.stringValue ?? "?")): \(message)")
                 if let action = overridden["action"], action != .null { context.print("  what it had done: \(GuardRendering.action(action))") }
+                if let version = reply["version"]?.integerValue {
+                    context.print("  republished the watched version's content as version \(version)")
+                }
+                if let change = reply["change"]?["id"]?.integerValue {
+                    context.print("  the republish touches a protected flag: change request \(change) waits for a second person's approval")
+                    context.print("approve (with another writer's token): flagctl approve \(change) -m MESSAGE")
+                    return ExitStatus.needsApproval
+                }
                 return ExitStatus.success
             }
         }

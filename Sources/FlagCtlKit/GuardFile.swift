@@ -1,3 +1,4 @@
+import AppStoreNotifications
 import FlagKit
 import Foundation
 import OutcomeAnalysis
@@ -6,7 +7,7 @@ import OutcomeAnalysis
 /// it with too) and which stored notifications it reads.
 public struct GuardRequest: Sendable, Equatable {
     /// The App Store environments a guard may read (the receiver's names, as `flagctl outcomes --environment`).
-    public static let appStoreEnvironments = ["Production", "Sandbox", "Xcode", "LocalTesting"]
+    public static let appStoreEnvironments = AppStoreEnvironment.allCases.map(\.rawValue)
 
     /// The rule, every field present once encoded.
     public var rule: GuardRule
@@ -119,21 +120,23 @@ public enum GuardFile {
         }
         let product = try text(object["product"], "product", path: path)
         if let product, product.isEmpty || product.utf8.count > 200 {
-            throw GuardFileError(path: path, message: "product: must be 1 to 200 bytes")
+            throw GuardFileError(path: path, message: "product: must be a product id of 1 to 200 bytes, or null for every product")
         }
         let environment = try text(object["appStoreEnvironment"], "appStoreEnvironment", path: path)
         if let environment, !GuardRequest.appStoreEnvironments.contains(environment) {
-            throw GuardFileError(path: path, message: "appStoreEnvironment: must be \(GuardRequest.appStoreEnvironments.joined(separator: ", "))")
+            throw GuardFileError(path: path, message: "appStoreEnvironment: must be one of \(GuardRequest.appStoreEnvironments.joined(separator: ", "))")
         }
         return GuardRequest(rule: rule, product: product, appStoreEnvironment: environment)
     }
 
-    /// A member that is a string, absent or null.
+    /// A member that is a string, absent or null (the server's words for anything else).
     private static func text(_ value: JSONValue?, _ name: String, path: String) throws(GuardFileError) -> String? {
         switch value {
         case nil, .null?: return nil
         case .string(let text)?: return text
-        case let other?: throw GuardFileError(path: path, message: "\(name): expected a string, got \(other.typeName)")
+        case _?:
+            throw GuardFileError(path: path, message: name == "product" ? "product: must be a product id of 1 to 200 bytes, or null for every product"
+                                                                        : "\(name): must be a string")
         }
     }
 }

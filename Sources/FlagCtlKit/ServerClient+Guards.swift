@@ -53,11 +53,13 @@ extension ServerClient {
         return Self.guardObject(try object(try successful(.delete, url), from: url))
     }
 
-    /// `POST /v1/guards/{id}/override` `{"message"}`: the guard as it is now (`overridden`).
-    public func overrideGuard(_ id: Int64, message: String) throws(ServerError) -> JSONValue {
+    /// `POST /v1/guards/{id}/override` `{"message"}`: the whole reply, `{"guard"}` (`overridden`) with the version that
+    /// republished the watched content (`version`, ...), or with `change` (202: the republish touches a protected flag
+    /// and became a change request).
+    public func overrideGuard(_ id: Int64, message: String) throws(ServerError) -> [String: JSONValue] {
         let url = try url(["v1", "guards", String(id), "override"])
         let body: JSONValue = ["message": .string(message)]
-        return Self.guardObject(try object(try successful(.post, url, body: Data(body.canonicalBytes)), from: url))
+        return try object(try successful(.post, url, body: Data(body.canonicalBytes)), from: url)
     }
 
     /// The guard of a reply: its `guard` member when it has one, else the reply itself.

@@ -47,7 +47,7 @@ import Testing
         #expect(usageError(["add", "production", "--change", "1", "--metric", "refunds", "--action", "notify", "--alpha", "0.5"])
                 == "alpha: must be in (0, 0.5)")
         #expect(usageError(["add", "production", "--change", "1", "--metric", "refunds", "--action", "notify", "--appstore-environment", "prod"])
-                == "appStoreEnvironment: must be Production, Sandbox, Xcode, LocalTesting")
+                == "appStoreEnvironment: must be one of Production, Sandbox, Xcode, LocalTesting")
         #expect(usageError(["add", "production", "--change", "x", "--metric", "refunds", "--action", "notify"])
                 == "--change 'x' is not a change id (a positive whole number)")
         #expect(usageError(["add", "production", "--version", "1", "--metric", "refunds", "--action", "notify", "--minimum-count", "2.5"])

@@ -60,8 +60,8 @@ import Testing
         #expect(failure(#"{"metric": "refunds", "action": "notify", "minimumcount": 3}"#)?.hasPrefix("minimumcount: not a guard field (") == true,
                 "a misspelt field is never silently the default")
         #expect(failure(#"{"metric": "refunds", "action": "notify", "appStoreEnvironment": "production"}"#)
-                == "appStoreEnvironment: must be Production, Sandbox, Xcode, LocalTesting")
-        #expect(failure(#"{"metric": "refunds", "action": "notify", "product": ""}"#) == "product: must be 1 to 200 bytes")
+                == "appStoreEnvironment: must be one of Production, Sandbox, Xcode, LocalTesting")
+        #expect(failure(#"{"metric": "refunds", "action": "notify", "product": ""}"#) == "product: must be a product id of 1 to 200 bytes, or null for every product")
         #expect(failure(#"{"guards": []}"#) == "/guards: expected a non-empty array of guards")
         #expect(failure(#"{"guards": [1]}"#) == "/guards/0: expected an object, got integer")
         #expect(failure(#"{"guards": [{"metric": "refunds", "action": "notify"}], "metric": "refunds"}"#)
