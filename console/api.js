@@ -97,6 +97,13 @@ export const api = {
   deliveries: (id) => request("GET", `/v1/webhooks/${encodeURIComponent(id)}/deliveries?limit=50`),
   /** The App Store outcomes (docs/appstore.md); `query` a URLSearchParams of from, to, bucket and product. */
   outcomes: (query) => request("GET", `/v1/appstore/outcomes?${query}`),
+  /** The environment's guards (docs/guards.md), newest first; `statuses` comma-separated, or all. */
+  guards: (name, statuses) => request("GET", `${env(name)}/guards${statuses ? `?status=${statuses}` : ""}`),
+  /** A guard on a change (`{change: id}`) or a published version (`{version: n}`): `{..., rule, product?, appStoreEnvironment?}`. */
+  addGuard: (name, body) => request("POST", `${env(name)}/guards`, { body }),
+  guard: (id) => request("GET", `/v1/guards/${encodeURIComponent(id)}`),
+  removeGuard: (id) => request("DELETE", `/v1/guards/${encodeURIComponent(id)}`),
+  overrideGuard: (id, message) => request("POST", `/v1/guards/${encodeURIComponent(id)}/override`, { body: { message } }),
   tokens: (includeRevoked) => request("GET", `/v1/tokens${includeRevoked ? "?includeRevoked=true" : ""}`),
   createToken: (body) => request("POST", "/v1/tokens", { body }),
   revokeToken: (name) => request("DELETE", `/v1/tokens/${encodeURIComponent(name)}`),

@@ -1,6 +1,7 @@
 // English and German labels. The language comes from the switch, else from navigator.language.
 import { opsLabels } from "./labels-ops.js";
 import { outcomesLabels } from "./labels-outcomes.js";
+import { guardsLabels } from "./labels-guards.js";
 
 // Each label as [English, German], side by side so a missing translation shows in review.
 const labels = {
@@ -104,7 +105,7 @@ const labels = {
   rejected: ["Change request {id} rejected.", "Änderungsanfrage {id} abgelehnt."],
   withdrawn: ["Change {id} cancelled.", "Änderung {id} abgebrochen."],
 };
-Object.assign(labels, opsLabels, outcomesLabels);
+Object.assign(labels, opsLabels, outcomesLabels, guardsLabels);
 const languages = ["en", "de"];
 
 let language = "en";
