@@ -58,8 +58,12 @@ final class GuardRunner: Sendable {
         guard leadership.isLeading else { return }
         lastPass.withLock { last in
             let now = clock()
-            if !force, let last, now - last < Self.interval, now >= last { return }
+            if !force, let last, now - last < Self.interval, now >= last {
+                keepHolding()
+                return
+            }
             last = now
+            keepHolding()
             do {
                 try startOrCancelWaiting()
                 try evaluateWatching(now: now)
@@ -68,6 +72,22 @@ final class GuardRunner: Sendable {
                 // The store failed (busy, disk): the next pass tries again.
                 logger.log(.error, "guards_failed", ["error": "\(error)"])
             }
+        }
+    }
+
+    /// A tripped `pauseSchedules` guard holds the environment's schedules until it is overridden or removed, also those
+    /// made after the trip: every pass (up to one a second while schedules wait) holds the new ones before they are due.
+    private func keepHolding() {
+        do {
+            for record in try store.guards(statuses: [.tripped])
+            where record.action?.objectValue?["kind"] == "pauseSchedules" && record.action?.objectValue?["outcome"] == "done" {
+                let held = try store.holdScheduledChanges(environment: record.environment, guardID: record.id)
+                if !held.isEmpty {
+                    logger.log(.info, "guard_holding", ["guard": "\(record.id)", "changes": held.map(String.init).joined(separator: ",")])
+                }
+            }
+        } catch {
+            logger.log(.error, "guards_failed", ["error": "\(error)"])
         }
     }
 
