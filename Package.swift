@@ -86,7 +86,7 @@ let package = Package(
         // so its tests call the parser with arrays; `flagserver` only calls it.
         // zlib: each version's document is gzip-compressed once, when its snapshot is built.
         .systemLibrary(name: "CZlib", path: "Sources/CZlib", providers: [.apt(["zlib1g-dev"])]),
-        .target(name: "FlagService", dependencies: ["FlagKit", "FlagStore", "HTTPServer", "FlagOFREP", "ServerLock", "ClientHTTP", "CZlib", "AppStoreNotifications"]),
+        .target(name: "FlagService", dependencies: ["FlagKit", "FlagStore", "HTTPServer", "FlagOFREP", "ServerLock", "ClientHTTP", "CZlib", "AppStoreNotifications", "OutcomeAnalysis"]),
         .target(name: "FlagServerCLI", dependencies: ["CommandLineKit", "FlagKit", "FlagService", "FlagStore", "HTTPServer", "AppStoreNotifications", "ClientHTTP"]),
         .executableTarget(name: "flagserver", dependencies: ["FlagServerCLI"]),
         // FlagService's tests in three targets, each run by scripts/test in a process of its own: the service in the test
@@ -94,7 +94,7 @@ let package = Package(
         // because they load both cores.
         // What the three FlagService test targets share: the writer suites' outcomes, a JSON member subscript (tests only).
         .target(name: "FlagServiceTestSupport", dependencies: ["FlagService", "FlagKit", "HTTPServer"], path: "Tests/FlagServiceTestSupport"),
-        .testTarget(name: "FlagServiceTests", dependencies: ["FlagService", "FlagStore", "FlagKit", "HTTPServer", "RawHTTPClient", "ClientHTTP", "TestSupport", "FlagServiceTestSupport", "AppStoreNotifications", "AppStoreTestSupport"]),
+        .testTarget(name: "FlagServiceTests", dependencies: ["FlagService", "FlagStore", "FlagKit", "HTTPServer", "RawHTTPClient", "ClientHTTP", "TestSupport", "FlagServiceTestSupport", "AppStoreNotifications", "AppStoreTestSupport", "OutcomeAnalysis"]),
         .testTarget(name: "FlagServerProcessTests", dependencies: ["FlagService", "FlagStore", "FlagKit", "RawHTTPClient", "flagserver", "PostgresTestSupport", "TestSupport", "FlagServiceTestSupport", "AppStoreNotifications", "AppStoreTestSupport"]),
         .testTarget(name: "FlagServerClusterTests", dependencies: ["FlagService", "FlagStore", "FlagKit", "RawHTTPClient", "ClientHTTP", "flagserver", "PostgresTestSupport", "TestSupport", "FlagServiceTestSupport", "AppStoreTestSupport"]),
         .testTarget(name: "FlagServerCLITests", dependencies: ["FlagServerCLI", "CommandLineKit", "FlagKit", "FlagStore", "FlagService", "HTTPServer", "PostgresTestSupport", "TestSupport", "AppStoreNotifications", "AppStoreTestSupport"]),
