@@ -88,6 +88,11 @@ enum GuardRendering {
             lines.append("  overridden:    \(text("overriddenAt")) by \(text("overriddenBy")): \(text("overrideMessage"))")
         }
         if guardValue["status"]?.stringValue == "tripped", let id = guardValue["id"]?.integerValue {
+            // A rollback of a protected flag is a change request the guard proposed: any writer may approve it.
+            if let action = guardValue["action"], action["kind"] == "rollback", action["outcome"] == "failed",
+               let request = action["changes"]?.arrayValue?.first?.integerValue {
+                lines.append("approve the rollback (any writer): flagctl approve \(request) -m MESSAGE")
+            }
             lines.append("override (another writer, not its author): flagctl guard override \(id) -m MESSAGE")
         }
         let decisions = guardValue["decisions"]?.arrayValue ?? []
@@ -100,12 +105,15 @@ enum GuardRendering {
         return out
     }
 
-    /// `rollback done: version 44`, `pauseSchedules done: changes 15, 16`, `rollback failed: the head moved`.
+    /// `rollback done: version 44`, `pauseSchedules done: changes 15, 16`, `rollback failed: change request 17 (...)` (a
+    /// rollback of a protected flag waits for an approval), `rollback failed (head_moved: ...)`.
     static func action(_ action: JSONValue) -> String {
-        var text = "\(action["kind"]?.stringValue ?? "?") \(action["outcome"]?.stringValue ?? "?")"
+        let kind = action["kind"]?.stringValue ?? "?"
+        var text = "\(kind) \(action["outcome"]?.stringValue ?? "?")"
         if let version = action["version"]?.integerValue { text += ": version \(version)" }
         if let changes = action["changes"]?.arrayValue, !changes.isEmpty {
-            text += ": changes " + changes.compactMap { $0.integerValue.map(String.init) }.joined(separator: ", ")
+            let ids = changes.compactMap { $0.integerValue.map(String.init) }.joined(separator: ", ")
+            text += kind == "rollback" ? ": change request \(ids)" : ": changes \(ids)"
         }
         if let reason = action["reason"]?.stringValue { text += " (\(reason))" }
         return text

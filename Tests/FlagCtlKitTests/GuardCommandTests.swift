@@ -100,7 +100,64 @@ import Testing
         #expect(details.contains("2027-03-01T15:00:30.000Z  tripped  guard on refunds tripped: 6 per hour"))
         #expect(GuardRendering.action(["kind": "pauseSchedules", "outcome": "done", "version": .null, "changes": [15, 16], "reason": .null])
                 == "pauseSchedules done: changes 15, 16")
+        var protected = tripped.objectValue ?? [:]
+        protected["action"] = ["kind": "rollback", "outcome": "failed", "version": .null, "changes": [17],
+                               "reason": "the rollback touches protected flags: change request 17 waits for a second person"]
+        let waiting = GuardRendering.details(.object(protected))
+        #expect(waiting.contains("  action:        rollback failed: change request 17 (the rollback touches protected flags: "))
+        #expect(waiting.contains("approve the rollback (any writer): flagctl approve 17 -m MESSAGE\n"))
+        #expect(!details.contains("approve the rollback"))
         #expect(GuardRendering.target(["change": 12, "version": .null]) == "change 12")
         #expect(GuardRendering.target(["change": .null, "version": 43]) == "version 43")
+    }
+
+    /// The whole life of a guard on a real server: added to the version published and to a change request, listed,
+    /// shown, its own author refused an override, removed, and refused once removed.
+    @Test func aGuardIsAddedListedShownAndRemovedOnARealServer() throws {
+        let server = try SeededFlagServer(policies: true)
+        defer { server.stop() }
+        let directory = try TestSupport.directory(with: ["bad.json": #"{"metric": "refunds", "action": "rollback", "windowHours": 0}"#])
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let added = try server.flagctl(["guard", "add", "production", "--version", "1", "--metric", "refunds", "--action", "notify"])
+        #expect(added.status == 0, "\(added.stderr)")
+        #expect(added.stdout == "added guard 1 to production version 1 (watching): "
+                + "refunds per hour against the previous week (+50 %, at least 5, 72 h, alpha 0.01): notify\n")
+        let request = try server.flagctl(["set", "production", "premiumFeaturesLocked", "true", "-m", "lock",
+                                          "--guard", "flags/paid-day/4-lock.guard.json"])
+        #expect(request.status == 3, "a change request, with its guards: \(request.stderr)")
+        #expect(request.stdout.contains("added guard 2 to production change 1 (waiting): refunds per hour against the previous week"))
+        #expect(request.stdout.contains("added guard 3 to production change 1 (waiting): autoRenewOff per hour against the previous week"))
+        let bad = try server.flagctl(["guard", "add", "production", "--change", "1", "--file", directory.appendingPathComponent("bad.json").path])
+        #expect(bad.status == 2 && bad.stderr.hasSuffix("bad.json is not a valid guard file: windowHours: must be between 1 and 720; nothing was sent\n"))
+
+        let list = try server.flagctl(["guard", "list", "production"])
+        #expect(list.status == 0, "\(list.stderr)")
+        let rows = list.stdout.split(separator: "\n").map(String.init)
+        try #require(rows.count == 4, "a header and three guards:\n\(list.stdout)")
+        #expect(rows[0].hasPrefix("ID  STATUS    ON "), "\(list.stdout)")
+        #expect(rows[1].hasPrefix("3   waiting   change 1 ") && rows[3].hasPrefix("1   watching  version 1 "), "newest first:\n\(list.stdout)")
+        let watching = try server.flagctl(["guard", "list", "production", "--status", "watching", "--json"])
+        let ids = try JSONParser.parse(watching.stdout).value.arrayValue?.compactMap { $0.objectValue?["id"]?.integerValue }
+        #expect(ids == [1])
+        #expect(try server.flagctl(["guard", "list", "staging"]).stdout == "staging: no guards\n")
+
+        let show = try server.flagctl(["guard", "show", "2"])
+        #expect(show.status == 0, "\(show.stderr)")
+        #expect(show.stdout.hasPrefix("guard 2 in production: waiting\n  on:            change 1\n"))
+        let json = try JSONParser.parse(try server.flagctl(["guard", "show", "2", "--json"]).stdout).value
+        #expect(json["rule"]?["metric"] == "refunds" && json["createdBy"] == "ci" && json["appStoreEnvironment"] == "Production")
+
+        let own = try server.flagctl(["guard", "override", "1", "-m", "mine"])
+        #expect(own.status == 2 && own.stderr.contains("403") && own.stderr.contains("self_override"), "\(own.stderr)")
+        let other = try server.token(name: "bob", role: "writer")
+        let notTripped = try server.flagctl(["guard", "override", "1", "-m", "not mine"], environment: server.environment(token: .value(other)))
+        #expect(notTripped.status == 2 && notTripped.stderr.contains("409") && notTripped.stderr.contains("not_tripped"), "\(notTripped.stderr)")
+
+        let removed = try server.flagctl(["guard", "remove", "1"])
+        #expect(removed.status == 0, "\(removed.stderr)")
+        #expect(removed.stdout.hasPrefix("removed guard 1 of production version 1: refunds per hour"))
+        let again = try server.flagctl(["guard", "remove", "1"])
+        #expect(again.status == 2 && again.stderr.contains("409") && again.stderr.contains("not_removable"), "\(again.stderr)")
+        #expect(try server.flagctl(["guard", "show", "99"]).status == 2)
     }
 }

@@ -9,9 +9,9 @@ from selenium.webdriver.common.by import By
 from selenium.webdriver.support.ui import Select
 
 from conftest import ROOT
-from test_console import csp_violations, sign_in, text_in, visible, wait
+from test_console import csp_violations, open_change, preview, publish, sign_in, text_in, visible, wait
 from test_console_ops import protect_production, screenshot, tab
-from test_console_outcomes import appstore_page, appstore_server, show, values  # noqa: F401 (fixtures)
+from test_console_outcomes import appstore_page, appstore_server, known_set, post_notification, show, today_ms, values  # noqa: F401 (fixtures)
 
 DAY = 86_400_000
 
@@ -47,6 +47,151 @@ def add_guard(form, metric, action, hours, count):
         field.clear()
         field.send_keys(str(value))
     form.find_element(By.CSS_SELECTOR, 'button[data-action="add-guard"]').click()
+
+
+def test_guards_on_a_change_and_on_a_version(page, server):
+    change = request_lock(server)
+    sign_in(page, server.writer)
+    tab(page, "changes")
+    item = visible(page, f'li.change[data-change="{change}"]')
+    assert "No guards." in item.find_element(By.CSS_SELECTOR, ".change-guards").text
+
+    # A bad field is refused by the server with the rule's own words; nothing is added.
+    form = item.find_element(By.CSS_SELECTOR, "details.guard-add")
+    add_guard(form, "autoRenewOff", "notify", 200, 5)
+    assert "windowHours: a previousWeek baseline watches at most 168 hours" in text_in(
+        page, f'li.change[data-change="{change}"] details.guard-add .error', "windowHours")
+    assert guards(server) == []
+
+    add_guard(page.find_element(By.CSS_SELECTOR, f'li.change[data-change="{change}"] details.guard-add'), "autoRenewOff", "notify", 24, 3)
+    text_in(page, "#notice", "Guard 1 added.")
+    added = card(page, 1)
+    assert added.get_attribute("data-status") == "waiting" and added.find_element(By.CSS_SELECTOR, ".badge").text == "waiting"
+    assert added.find_element(By.CSS_SELECTOR, ".rule").text == ("auto-renew off per hour against the previous week (at least 3 notifications, "
+                                                                 "24 h window, alpha 0.01, a change of +50 % or more) · then: notify")
+    assert f"on change {change}" in added.text and "starts watching when its change is published" in added.text
+    assert "added by console-writer" in added.text and "No decision yet." in added.text
+    [stored] = guards(server)
+    assert stored["change"] == change and stored["status"] == "waiting" and stored["createdBy"] == "console-writer"
+    assert stored["rule"]["metric"] == "autoRenewOff" and stored["rule"]["windowHours"] == 24 and stored["rule"]["minimumCount"] == 3
+
+    # A guard on the current version watches from its publication.
+    version = server.document()[1]["version"]
+    box = visible(page, "#guard-list")
+    assert f"Add a guard to version {version}" in box.text
+    add_guard(box.find_element(By.CSS_SELECTOR, "details.guard-add"), "refunds", "rollback", 72, 5)
+    text_in(page, "#notice", "Guard 2 added.")
+    watching = card(page, 2)
+    assert watching.get_attribute("data-status") == "watching" and f"on version {version}" in watching.text
+    assert "watches " in watching.text and "then: roll back" in watching.text
+    screenshot(page, "console-guards.png")
+
+    # Override: only a tripped guard, by a second person, with a message. The console's card for a tripped guard
+    # (drawn by guards.js itself, as made by someone else) sends it; the server refuses it, since this writer made
+    # guard 2, and the card says so.
+    page.execute_async_script("""
+        const done = arguments[arguments.length - 1];
+        import("/console/guards.js").then(({ guardCard }) => {
+          const box = document.createElement("ul");
+          box.id = "tripped-fixture";
+          box.append(guardCard({ id: 2, environment: "production", status: "tripped", change: null, version: arguments[0],
+            previousVersion: null, product: null, appStoreEnvironment: "Production",
+            rule: { metric: "refunds", measure: "perHour", baseline: "previousWeek", minimumCount: 5, windowHours: 72, action: "rollback",
+                    alpha: 0.01, minimumRelativeChange: 0.5 },
+            createdBy: "someone-else", createdAt: "2027-03-01T08:00:00.000Z", publishedAt: "2027-03-01T09:00:00.000Z",
+            windowEndsAt: "2027-03-04T09:00:00.000Z", trippedAt: "2027-03-01T15:00:30.000Z",
+            lastDecision: { verdict: "tripped", message: "guard on refunds tripped: 6 per hour over 6 hours", at: "2027-03-01T15:00:30.000Z" },
+            action: { kind: "rollback", outcome: "done", version: 9, changes: [], reason: null },
+            overriddenBy: null, overriddenAt: null, overrideMessage: null }));
+          document.getElementById("guard-list").append(box);
+          done();
+        });""", version)
+    fixture = visible(page, "#tripped-fixture li.guard")
+    assert "Last decision: guard on refunds tripped: 6 per hour over 6 hours" in fixture.text
+    assert "What it did: roll back done (version 9)" in fixture.text
+    assert fixture.find_elements(By.CSS_SELECTOR, '[data-action="remove-guard"]') == []
+    fixture.find_element(By.CSS_SELECTOR, '[data-action="override-guard"]').click()
+    assert "Say why you override the guard." in text_in(page, "#tripped-fixture .error", "Say why")
+    fixture.find_element(By.CSS_SELECTOR, "input.guard-override-message").send_keys("the spike was a store outage")
+    fixture.find_element(By.CSS_SELECTOR, '[data-action="override-guard"]').click()
+    assert "a second person must override it" in text_in(page, "#tripped-fixture .error", "second person")
+    # Its own author is refused by the server, whatever the state (a second person overrides).
+    status, _, body = server.call("POST", "/v1/guards/2/override", {"message": "mine"}, token=server.writer)
+    assert status == 403 and body["error"]["code"] == "self_override", body
+
+    # Remove: the first click asks, the second removes.
+    tab(page, "flags")
+    tab(page, "changes")
+    remove = card(page, 1).find_element(By.CSS_SELECTOR, '[data-action="remove-guard"]')
+    remove.click()
+    assert remove.text == "Remove for good" and guards(server)[-1]["status"] == "waiting"
+    remove.click()
+    text_in(page, "#notice", "Guard 1 removed.")
+    wait(page, lambda d: card(d, 1).get_attribute("data-status") == "removed")
+    assert {guard["id"]: guard["status"] for guard in guards(server)} == {1: "removed", 2: "watching"}
+    assert csp_violations(page) == []
+
+
+def test_guards_in_german_at_375_pixels(page, server):
+    change = request_lock(server)
+    status, _, body = server.call("POST", "/v1/environments/production/guards",
+                                  {"change": change, "rule": {"metric": "refunds", "action": "rollback"}}, token=server.writer)
+    assert status == 201, body
+    page.set_window_size(375, 800)
+    sign_in(page, server.writer)
+    Select(page.find_element(By.ID, "language")).select_by_value("de")
+    tab(page, "changes")
+    guard = card(page, body["guard"]["id"])
+    assert guard.find_element(By.CSS_SELECTOR, ".badge").text == "wartet"
+    assert guard.find_element(By.CSS_SELECTOR, ".rule").text.startswith("Erstattungen je Stunde gegenüber der Vorwoche (mindestens 5")
+    assert "dann: zurücksetzen" in guard.text
+    assert page.execute_script("return document.scrollingElement.scrollWidth <= window.innerWidth")
+    for control in page.find_elements(By.CSS_SELECTOR, "#view-changes input, #view-changes select"):
+        assert page.find_elements(By.CSS_SELECTOR, f'label[for="{control.get_attribute("id")}"]'), control.get_attribute("id")
+    assert csp_violations(page) == []
+
+
+def test_a_watching_guard_is_shaded_on_the_outcomes_chart(appstore_page, appstore_server):  # noqa: F811
+    page, server = appstore_page, appstore_server
+    signed, _, _ = known_set(server.signer, today_ms())
+    for payload in signed:
+        post_notification(server, payload)
+    version = server.document()[1]["version"]
+    status, _, body = server.call("POST", "/v1/environments/production/guards",
+                                  {"version": version, "rule": {"metric": "refunds", "action": "rollback"}}, token=server.writer)
+    assert status == 201, body
+    guard = body["guard"]
+    sign_in(page, server.writer)
+    tab(page, "outcomes")
+    Select(page.find_element(By.ID, "outcomes-bucket")).select_by_value("hour")
+    show(page)
+    wait(page, lambda d: len(values(d, "refunds")) == 168)
+    window = visible(page, f'#outcomes-chart rect.guard-window[data-guard="{guard["id"]}"]')
+    chart = page.find_element(By.CSS_SELECTOR, "#outcomes-chart svg")
+    start, end = float(chart.get_attribute("data-from")), float(chart.get_attribute("data-to"))
+    left, width = float(chart.get_attribute("data-plot-left")), float(chart.get_attribute("data-plot-width"))
+    published = datetime.datetime.fromisoformat(guard["publishedAt"].replace("Z", "+00:00")).timestamp() * 1000
+    assert abs(float(window.get_attribute("x")) - (left + (published - start) / (end - start) * width)) < 0.01
+    assert window.get_attribute("data-to") == guard["windowEndsAt"]
+    assert "watch window" in page.find_element(By.ID, "outcomes-legend").text
+    assert page.find_elements(By.CSS_SELECTOR, "#outcomes-chart path.guard-trip") == [], "it has not tripped"
+    assert csp_violations(page) == []
+
+def test_a_change_made_in_the_dialog_carries_its_guard(page, server):
+    sign_in(page, server.writer)
+    open_change(page, "showIntroFreeSubscriptionBanner")
+    preview(page)
+    assert not page.find_element(By.ID, "change-guard-fields").is_displayed()
+    page.find_element(By.ID, "change-guard").click()
+    Select(page.find_element(By.ID, "change-guard-metric")).select_by_value("started")
+    Select(page.find_element(By.ID, "change-guard-action")).select_by_value("notify")
+    publish(page, "hide the start-screen card")
+    notice = text_in(page, "#notice", "watches it")
+    assert "Published version 2." in notice and "Guard 1 watches it." in notice
+    [guard] = guards(server)
+    assert guard["version"] == 2 and guard["change"] is None and guard["status"] == "watching"
+    assert guard["rule"]["metric"] == "started" and guard["rule"]["action"] == "notify" and guard["rule"]["windowHours"] == 72
+    assert csp_violations(page) == []
 
 
 def test_the_chart_shades_each_guards_window_and_marks_its_trip(page, server):
