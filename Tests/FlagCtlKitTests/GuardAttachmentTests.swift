@@ -38,4 +38,30 @@ import Testing
             #expect(run.status == 2 && run.stderr == expected, "\(arguments[0]): \(run.stderr)")
         }
     }
+
+    /// On a real server: a publish's guards watch the version it published, a schedule's wait for its change, and
+    /// nothing published adds nothing.
+    @Test func theGuardsGoOnWhatTheCommandMade() throws {
+        let server = try SeededFlagServer()
+        defer { server.stop() }
+        let directory = try TestSupport.directory(with: ["next.json": TestSupport.cleanDocument(),
+                                                         "two.json": #"{"guards": [{"metric": "refunds", "action": "rollback"}, {"metric": "started", "action": "notify", "product": "symi_plus_monthly"}]}"#])
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let document = directory.appendingPathComponent("next.json").path
+        let two = directory.appendingPathComponent("two.json").path
+        let published = try server.flagctl(["publish", "--env", "staging", "-m", "next", "--yes", "--guard", two, document])
+        #expect(published.status == 0, "\(published.stderr)")
+        #expect(published.stdout.contains("added guard 1 to staging version 2 (watching): refunds per hour"))
+        #expect(published.stdout.contains("added guard 2 to staging version 2 (watching): started per hour"))
+        let again = try server.flagctl(["publish", "--env", "staging", "-m", "again", "--yes", "--guard", two, document])
+        #expect(again.status == 0 && again.stdout.hasSuffix("no guard added from \(two): nothing new was published\n"), "\(again.stdout)")
+        let scheduled = try server.flagctl(["schedule", "production", "showIntroFreeSubscriptionBanner", "false", "--at", TestSupport.time(in: 3_600),
+                                            "-m", "intro over", "--guard", "flags/paid-day/4-lock.guard.json"])
+        #expect(scheduled.status == 0, "\(scheduled.stderr)")
+        #expect(scheduled.stdout.contains("added guard 3 to production change 1 (waiting): refunds per hour"))
+        #expect(scheduled.stdout.contains("added guard 4 to production change 1 (waiting): autoRenewOff per hour"))
+        let staging = try JSONParser.parse(try server.flagctl(["guard", "list", "staging", "--json"]).stdout).value.arrayValue ?? []
+        #expect(staging.map { $0["product"] } == [.string("symi_plus_monthly"), .null], "newest first, each with what it reads")
+        #expect(staging.allSatisfy { $0["version"] == .integer(2) && $0["change"] == .null })
+    }
 }
