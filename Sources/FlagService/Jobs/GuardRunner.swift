@@ -120,12 +120,20 @@ final class GuardRunner: Sendable {
         guard !watching.isEmpty else { return }
         var histories: [String: [NotificationRecord]] = [:]
         var reports: [String: OutcomeReport] = [:]
-        // The earliest hour any open window needs, per report: its publication − 7 days.
+        // The earliest hour any open window needs, per report: its publication − 7 days. And where the read of each App
+        // Store environment's notifications starts: there too, unless a guard counts what needs each subscription's past
+        // (intro conversions follow it to its intro start, `active` to its latest notification): then at the retention.
         var starts: [String: Int64] = [:]
+        var readFrom: [String: Int64] = [:]
+        let retentionStart = appStore.retentionStart(now: now)
         for record in watching {
             guard let published = record.publishedAtMilliseconds else { continue }
             let key = Self.reportKey(record)
             starts[key] = min(starts[key] ?? .max, published - Self.lookBack)
+            let rule = try? GuardRule.decoding(record.rule)
+            let needsPast = rule.map { $0.metric == .introConversions || $0.measure == .perActive } ?? true
+            let from = needsPast ? retentionStart : max(retentionStart, OutcomeBucket.hour.floor(published - Self.lookBack))
+            readFrom[record.appStoreEnvironment] = min(readFrom[record.appStoreEnvironment] ?? .max, from)
         }
         let end = OutcomeBucket.hour.ceil(now)
         for record in watching {
@@ -148,7 +156,8 @@ final class GuardRunner: Sendable {
                 report = computed
             } else {
                 if histories[record.appStoreEnvironment] == nil {
-                    histories[record.appStoreEnvironment] = try store.notifications(signedFrom: appStore.retentionStart(now: now), to: end)
+                    histories[record.appStoreEnvironment] = try store.notifications(
+                        signedFrom: readFrom[record.appStoreEnvironment] ?? retentionStart, to: end)
                         .filter { $0.environment == record.appStoreEnvironment }
                 }
                 // Windows are at most 720 hours, so a report spans at most 888 hours plus the open ones' spread.
