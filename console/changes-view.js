@@ -53,6 +53,7 @@ function changeItem(change, guards) {
       change.applyAt ? el("span", { text: ` · ${t("dueAt", { time: time(change.applyAt) })}` }) : null,
       request && change.expiresAt ? el("span", { text: ` · ${t("expiresAt", { time: time(change.expiresAt) })}` }) : null),
     el("p", { class: "message", text: change.message }),
+    change.heldByGuard ? el("p", { class: "blocked held", text: t("heldByGuard", { id: change.heldByGuard }) }) : null,
     el("p", { class: "flags", text: t("touches", { flags: change.touchedFlags.join(", ") || "-" }) },
       change.protectedFlags.length ? el("strong", { text: ` ${t("protectedFlags", { flags: change.protectedFlags.join(", ") })}` }) : null),
     request && own && canWrite() ? el("p", { class: "muted", text: t("ownRequest") }) : null,

@@ -62,6 +62,8 @@ export const guardsLabels = {
   guardWindowLegend: ["a guard's watch window (shaded), ◆ where it tripped", "Beobachtungsfenster eines Wächters (schattiert), ◆ wo er auslöste"],
   guardWindowTooltip: ["Guard {id} on {metric}: {status}, {from} to {to}", "Wächter {id} für {metric}: {status}, {from} bis {to}"],
   guardTripTooltip: ["Guard {id} tripped at {time}: {message}", "Wächter {id} löste um {time} aus: {message}"],
+  heldByGuard: ["Held by guard {id}: not published when due until the guard is overridden or removed.",
+    "Angehalten von Wächter {id}: wird bei Fälligkeit nicht veröffentlicht, bis der Wächter übergangen oder entfernt ist."],
   guardThisChange: ["Guard this change", "Diese Änderung bewachen"],
   guardThisChangeHelp: ["Against the previous week, 72 hours from publication; the rest of the rule takes its defaults (docs/guards.md).",
     "Gegenüber der Vorwoche, 72 Stunden ab Veröffentlichung; der Rest der Regel nimmt seine Standardwerte (docs/guards.md)."],

@@ -98,11 +98,19 @@ enum GuardRendering {
         let decisions = guardValue["decisions"]?.arrayValue ?? []
         var out = lines.joined(separator: "\n") + "\n"
         if !decisions.isEmpty {
-            out += "\n" + TextTable.render(header: ["AT", "VERDICT", "MESSAGE"], rows: decisions.map { decision in
-                [decision["at"]?.stringValue ?? "-", decision["verdict"]?.stringValue ?? "-", decision["message"]?.stringValue ?? "-"]
-            })
+            out += "\n" + TextTable.render(header: ["AT", "DECISION", "OUTCOME", "WHAT"], rows: decisions.map(decisionRow))
         }
         return out
+    }
+
+    /// One audited decision (`{"action": "guard.held", "at", "outcome", "detail"}`): when, which (`held`, `tripped`,
+    /// `acted`, `closed`), its audit outcome, and the decision's message (for `acted`, what was done).
+    static func decisionRow(_ decision: JSONValue) -> [String] {
+        let action = decision["action"]?.stringValue ?? "-"
+        let detail = decision["detail"]
+        let what = detail?["message"]?.stringValue ?? (detail.flatMap { $0["kind"] == nil ? nil : self.action($0) } ?? "-")
+        return [decision["at"]?.stringValue ?? "-", action.hasPrefix("guard.") ? String(action.dropFirst("guard.".count)) : action,
+                decision["outcome"]?.stringValue ?? "-", what]
     }
 
     /// `rollback done: version 44`, `pauseSchedules done: changes 15, 16`, `rollback failed: change request 17 (...)` (a

@@ -88,7 +88,12 @@ import Testing
             "trippedAt": "2027-03-01T15:00:30.000Z",
             "action": ["kind": "rollback", "outcome": "done", "version": 44, "changes": [], "reason": .null],
             "overriddenBy": .null, "overriddenAt": .null, "overrideMessage": .null,
-            "decisions": [["verdict": "tripped", "message": "guard on refunds tripped: 6 per hour", "at": "2027-03-01T15:00:30.000Z"]],
+            "decisions": [
+                ["action": "guard.acted", "at": "2027-03-01T15:00:31.000Z", "outcome": "ok",
+                 "detail": ["kind": "rollback", "outcome": "done", "version": 44, "changes": [], "reason": .null]],
+                ["action": "guard.tripped", "at": "2027-03-01T15:00:30.000Z", "outcome": "ok",
+                 "detail": ["verdict": "tripped", "message": "guard on refunds tripped: 6 per hour", "at": "2027-03-01T15:00:30.000Z"]],
+            ],
         ]
         #expect(GuardRendering.row(tripped) == ["7", "tripped", "change 12 -> v43", GuardRendering.rule(rule), "2027-03-04T09:00:00.000Z",
                                                 "guard on refunds tripped: 6 per hour"])
@@ -97,7 +102,9 @@ import Testing
         #expect(details.contains("  reads:         every product, Production\n"))
         #expect(details.contains("  action:        rollback done: version 44\n"))
         #expect(details.contains("override (another writer, not its author): flagctl guard override 7 -m MESSAGE\n"))
-        #expect(details.contains("2027-03-01T15:00:30.000Z  tripped  guard on refunds tripped: 6 per hour"))
+        #expect(details.contains("AT                        DECISION  OUTCOME  WHAT\n"))
+        #expect(details.contains("2027-03-01T15:00:31.000Z  acted     ok       rollback done: version 44\n"))
+        #expect(details.contains("2027-03-01T15:00:30.000Z  tripped   ok       guard on refunds tripped: 6 per hour\n"))
         #expect(GuardRendering.action(["kind": "pauseSchedules", "outcome": "done", "version": .null, "changes": [15, 16], "reason": .null])
                 == "pauseSchedules done: changes 15, 16")
         var protected = tripped.objectValue ?? [:]
