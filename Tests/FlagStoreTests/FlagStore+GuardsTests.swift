@@ -116,6 +116,10 @@ import Testing
         #expect(try store.dueChanges(now: 10_000).map(\.id) == [staging.id])
         #expect(try store.nextDueTime() == 5_000, "staging's")
         #expect(try store.holdScheduledChanges(environment: "production", guardID: created.id) == [], "held once")
+        // Handed to the writer before the hold, a held schedule is still not published.
+        let refused = try store.applyChange(id: due.id, document: document("due"), expectedCurrentVersion: 1)
+        guard case .notApplicable(let record) = refused else { Issue.record("\(refused)"); return }
+        #expect(try record.status == .scheduled && (store.newestVersions()["production"]?.number) == 1)
         let removed = try store.removeGuard(id: created.id, actor: "carol")
         #expect(removed.happened && removed.record.status == .removed)
         #expect(try store.change(id: due.id).heldByGuard == nil)
