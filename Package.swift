@@ -94,7 +94,7 @@ let package = Package(
         // because they load both cores.
         // What the three FlagService test targets share: the writer suites' outcomes, a JSON member subscript (tests only).
         .target(name: "FlagServiceTestSupport", dependencies: ["FlagService", "FlagKit", "HTTPServer"], path: "Tests/FlagServiceTestSupport"),
-        .testTarget(name: "FlagServiceTests", dependencies: ["FlagService", "FlagStore", "FlagKit", "HTTPServer", "RawHTTPClient", "ClientHTTP", "TestSupport", "FlagServiceTestSupport", "AppStoreNotifications", "AppStoreTestSupport"]),
+        .testTarget(name: "FlagServiceTests", dependencies: ["FlagService", "FlagStore", "FlagKit", "HTTPServer", "RawHTTPClient", "ClientHTTP", "TestSupport", "FlagServiceTestSupport", "AppStoreNotifications", "AppStoreTestSupport", "OutcomeAnalysis"]),
         .testTarget(name: "FlagServerProcessTests", dependencies: ["FlagService", "FlagStore", "FlagKit", "RawHTTPClient", "flagserver", "PostgresTestSupport", "TestSupport", "FlagServiceTestSupport", "AppStoreNotifications", "AppStoreTestSupport"]),
         .testTarget(name: "FlagServerClusterTests", dependencies: ["FlagService", "FlagStore", "FlagKit", "RawHTTPClient", "ClientHTTP", "flagserver", "PostgresTestSupport", "TestSupport", "FlagServiceTestSupport", "AppStoreTestSupport"]),
         .testTarget(name: "FlagServerCLITests", dependencies: ["FlagServerCLI", "CommandLineKit", "FlagKit", "FlagStore", "FlagService", "HTTPServer", "PostgresTestSupport", "TestSupport", "AppStoreNotifications", "AppStoreTestSupport"]),
@@ -124,10 +124,10 @@ let package = Package(
         .testTarget(name: "CommandLineKitTests", dependencies: ["CommandLineKit"]),
 
         // The operators' CLI.
-        .target(name: "FlagCtlKit", dependencies: ["CommandLineKit", "FlagKit", "ClientHTTP", "SymiCatalog", "SymiSchema"]),
+        .target(name: "FlagCtlKit", dependencies: ["CommandLineKit", "FlagKit", "ClientHTTP", "SymiCatalog", "SymiSchema", "OutcomeAnalysis", "AppStoreNotifications"]),
         .executableTarget(name: "flagctl", dependencies: ["FlagCtlKit", "CommandLineKit"]),
         // flagserver: the server-command tests run the real server binary next to the real flagctl.
-        .testTarget(name: "FlagCtlKitTests", dependencies: ["FlagCtlKit", "CommandLineKit", "FlagKit", "SymiSchema", "flagctl", "flagserver", "TestSupport", "AppStoreTestSupport"]),
+        .testTarget(name: "FlagCtlKitTests", dependencies: ["FlagCtlKit", "CommandLineKit", "FlagKit", "SymiSchema", "OutcomeAnalysis", "flagctl", "flagserver", "TestSupport", "AppStoreTestSupport"]),
 
         // Symi Plus (docs/monetization.md): the product catalogue (no imports; flagctl reads it too), Symi's schema
         // (flag names, safe defaults, typed values on FlagKit alone; the app and flagctl's lint read it, so FlagKit and

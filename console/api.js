@@ -100,6 +100,13 @@ export const api = {
   /** An experiment's report (docs/guards.md); `query` a URLSearchParams of from, to and appStoreEnvironment. */
   experiment: (environment, flag, query) =>
     request("GET", `/v1/environments/${encodeURIComponent(environment)}/experiments/${encodeURIComponent(flag)}?${query}`),
+  /** The environment's guards (docs/guards.md), newest first; `statuses` comma-separated, or all. */
+  guards: (name, statuses) => request("GET", `${env(name)}/guards${statuses ? `?status=${statuses}` : ""}`),
+  /** A guard on a change (`{change: id}`) or a published version (`{version: n}`): `{..., rule, product?, appStoreEnvironment?}`. */
+  addGuard: (name, body) => request("POST", `${env(name)}/guards`, { body }),
+  guard: (id) => request("GET", `/v1/guards/${encodeURIComponent(id)}`),
+  removeGuard: (id) => request("DELETE", `/v1/guards/${encodeURIComponent(id)}`),
+  overrideGuard: (id, message) => request("POST", `/v1/guards/${encodeURIComponent(id)}/override`, { body: { message } }),
   tokens: (includeRevoked) => request("GET", `/v1/tokens${includeRevoked ? "?includeRevoked=true" : ""}`),
   createToken: (body) => request("POST", "/v1/tokens", { body }),
   revokeToken: (name) => request("DELETE", `/v1/tokens/${encodeURIComponent(name)}`),

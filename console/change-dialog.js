@@ -1,8 +1,11 @@
 // Every change goes through one dialog: edit, then the server's preview (the semantic diff and the
 // share of sampled installs whose value changes, computed by the same Swift code as flagctl diff
 // --impact), then a message, then publish with If-Match, or (a flag's change) schedule it for a time typed in
-// the browser's time zone and sent as its UTC instant. A 412 offers to reload and re-apply.
+// the browser's time zone and sent as its UTC instant. A 412 offers to reload and re-apply. "Guard this change" adds a
+// guard (guards.js) to what the publish made: the version, the change request or the schedule.
 import { APIError, api } from "./api.js";
+import { addGuards, guardActions, guardMetrics } from "./guards.js";
+import { metricLabel } from "./outcomes-chart.js";
 import { describeError, notify, reload, state, timeZone, utcInstant } from "./session.js";
 import { byId, clear, el } from "./dom.js";
 import { number, percent, t, time } from "./i18n.js";
@@ -91,15 +94,35 @@ async function publish() {
   try {
     const { body } = later ? await pending.schedule(at, message, pending.baseEtag) : await pending.publish(message, pending.baseEtag);
     byId("change").close();
+    let notice;
+    let kind;
     if (later) {
-      notify(t(body.change.status === "pending" ? "scheduledNeedsApproval" : "scheduled",
-        { id: body.change.id, time: time(body.change.applyAt), flags: body.change.protectedFlags.join(", ") }), "success");
+      notice = t(body.change.status === "pending" ? "scheduledNeedsApproval" : "scheduled",
+        { id: body.change.id, time: time(body.change.applyAt), flags: body.change.protectedFlags.join(", ") });
+      kind = "success";
     } else if (body.change?.status === "pending") {
       // 202: a protected flag; nothing is published until a second person approves (the Waiting changes view).
-      notify(t("requested", { id: body.change.id, flags: body.change.protectedFlags.join(", ") }), "info");
+      notice = t("requested", { id: body.change.id, flags: body.change.protectedFlags.join(", ") });
+      kind = "info";
     } else {
-      notify(body.changed ? t("published", { version: body.version }) : t("unchanged"), "success");
+      notice = body.changed ? t("published", { version: body.version }) : t("unchanged");
+      kind = "success";
     }
+    if (byId("change-guard").checked) {
+      const target = body.change ? { change: body.change.id } : body.changed ? { version: body.version } : null;
+      if (!target) {
+        notice += ` ${t("changeGuardNothing")}`;
+      } else {
+        try {
+          const [added] = await addGuards(state.environment, target, [{ metric: byId("change-guard-metric").value, action: byId("change-guard-action").value }]);
+          notice += ` ${t("changeGuardAdded", { id: added.id })}`;
+        } catch (failure) {
+          notice += ` ${t("stepGuardsFailed", { message: describeError(failure) })}`;
+          kind = "error";
+        }
+      }
+    }
+    notify(notice, kind);
     await reload();
   } catch (failure) {
     if (failure instanceof APIError && failure.status === 412) {
@@ -121,9 +144,18 @@ function open(title, editor, change) {
   byId("change-schedule").hidden = !change.schedule;
   byId("change-later").checked = false;
   byId("change-at").value = "";
+  byId("change-guard").checked = false;
+  byId("change-guard-metric").replaceChildren(...guardMetrics.map((metric) => el("option", { value: metric, text: metricLabel(metric) })));
+  byId("change-guard-action").replaceChildren(...guardActions.map((action) => el("option", { value: action, text: t(`action_${action}`) })));
+  showGuard();
   showLater();
   resetOutput();
   byId("change").showModal();
+}
+
+/** The guard's fields when "Guard this change" is ticked. */
+function showGuard() {
+  byId("change-guard-fields").hidden = !byId("change-guard").checked;
 }
 
 /** The time fields when "later" is ticked: the browser's time zone named, the UTC instant that will be sent. */
@@ -232,4 +264,5 @@ export function setUpChangeDialog() {
   byId("change-form").addEventListener("submit", (event) => event.preventDefault());
   byId("change-later").addEventListener("change", showLater);
   byId("change-at").addEventListener("input", showLater);
+  byId("change-guard").addEventListener("change", showGuard);
 }

@@ -1,7 +1,10 @@
 // What waits in the environment: change requests for protected flags (a second person approves or rejects
 // them; their author may withdraw them) and scheduled changes (cancelled here, created with flagctl
-// schedule). The same routes as flagctl requests, schedules, approve, reject and unschedule.
+// schedule). The same routes as flagctl requests, schedules, approve, reject and unschedule. Each change shows
+// its guards (guards.js) and takes a new one; below, the guards on published versions and applied changes, and a
+// guard for the current version.
 import { api } from "./api.js";
+import { addGuardForm, guardList, liveStatuses } from "./guards.js";
 import { canWrite, describeError, notify, reload, state } from "./session.js";
 import { byId, clear, el } from "./dom.js";
 import { t, time } from "./i18n.js";
@@ -28,7 +31,7 @@ async function decide(change, action, note) {
   }
 }
 
-function changeItem(change) {
+function changeItem(change, guards) {
   const request = change.status === "pending";
   const own = change.author === state.identity?.name;
   const note = el("input", { id: `change-${change.id}-note`, name: "note", spellcheck: "false" });
@@ -50,26 +53,54 @@ function changeItem(change) {
       change.applyAt ? el("span", { text: ` · ${t("dueAt", { time: time(change.applyAt) })}` }) : null,
       request && change.expiresAt ? el("span", { text: ` · ${t("expiresAt", { time: time(change.expiresAt) })}` }) : null),
     el("p", { class: "message", text: change.message }),
+    change.heldByGuard ? el("p", { class: "blocked held", text: t("heldByGuard", { id: change.heldByGuard }) }) : null,
     el("p", { class: "flags", text: t("touches", { flags: change.touchedFlags.join(", ") || "-" }) },
       change.protectedFlags.length ? el("strong", { text: ` ${t("protectedFlags", { flags: change.protectedFlags.join(", ") })}` }) : null),
     request && own && canWrite() ? el("p", { class: "muted", text: t("ownRequest") }) : null,
     actions.children.length ? el("label", { for: note.id, text: t(request && !own ? "decisionNote" : "cancelNote") }) : null,
     actions.children.length ? note : null,
     actions,
-    el("p", { class: "error", id: `change-${change.id}-error`, role: "alert" }));
+    el("p", { class: "error", id: `change-${change.id}-error`, role: "alert" }),
+    el("section", { class: "change-guards", "aria-label": t("guards") }, el("h4", { text: t("guards") }),
+      guardList(guards.filter((guard) => guard.change === change.id)),
+      canWrite() ? addGuardForm({ change: change.id }, `change-${change.id}-guard`) : null));
+}
+
+/** Whether ended guards (closed, cancelled, removed) are listed too. */
+let showEnded = false;
+
+/** The guards that ride on no waiting change: on versions, and on changes already applied or ended. */
+function otherGuards(guards, waiting) {
+  const box = clear(byId("guard-list"));
+  const ids = new Set(waiting.map((change) => change.id));
+  const shown = guards.filter((guard) => !ids.has(guard.change) && (showEnded || liveStatuses.includes(guard.status)));
+  const toggle = el("input", { type: "checkbox", id: "guards-show-ended", checked: showEnded });
+  toggle.addEventListener("change", () => {
+    showEnded = toggle.checked;
+    renderChanges();
+  });
+  const version = state.envelope?.version;
+  box.append(el("h3", { text: t("guardsOnVersions") }), el("p", { class: "muted", text: t("guardsHelp") }),
+    el("p", { class: "check" }, toggle, el("label", { for: toggle.id, text: t("guardsShowEnded") })), guardList(shown),
+    canWrite() && version ? addGuardForm({ version }, "version-guard", t("guardAddToVersion", { version })) : null);
 }
 
 export async function renderChanges() {
   const list = clear(byId("change-list"));
   try {
-    const [{ body: requests }, { body: schedules }] = await Promise.all([
+    const [{ body: requests }, { body: schedules }, guards] = await Promise.all([
       api.changes(state.environment, "requests", "pending"),
       api.changes(state.environment, "schedules", "scheduled,approved"),
+      api.guards(state.environment).then(({ body }) => body.guards).catch((failure) => failure),
     ]);
     const seen = new Set();
     const changes = [...requests.changes, ...schedules.changes].filter((change) => !seen.has(change.id) && seen.add(change.id));
     if (!changes.length) list.append(el("li", { class: "muted", text: t("nothingWaits") }));
-    list.append(...changes.map(changeItem));
+    // Guards that cannot be read (a server without them) leave the changes as they were, with the reason below.
+    const known = Array.isArray(guards) ? guards : [];
+    list.append(...changes.map((change) => changeItem(change, known)));
+    if (Array.isArray(guards)) otherGuards(guards, changes);
+    else clear(byId("guard-list")).append(el("p", { class: "error", text: t("guardsFailed", { message: describeError(guards) }) }));
   } catch (failure) {
     list.append(el("li", { class: "error", text: describeError(failure) }));
   }

@@ -2,6 +2,7 @@
 import { opsLabels } from "./labels-ops.js";
 import { outcomesLabels } from "./labels-outcomes.js";
 import { experimentsLabels } from "./labels-experiments.js";
+import { guardsLabels } from "./labels-guards.js";
 
 // Each label as [English, German], side by side so a missing translation shows in review.
 const labels = {
@@ -105,7 +106,7 @@ const labels = {
   rejected: ["Change request {id} rejected.", "Änderungsanfrage {id} abgelehnt."],
   withdrawn: ["Change {id} cancelled.", "Änderung {id} abgebrochen."],
 };
-Object.assign(labels, opsLabels, outcomesLabels, experimentsLabels);
+Object.assign(labels, opsLabels, outcomesLabels, experimentsLabels, guardsLabels);
 const languages = ["en", "de"];
 
 let language = "en";

@@ -1,7 +1,8 @@
 // The outcomes chart, drawn as SVG by the console itself (no library): one line with a point per bucket for each
 // chosen count metric on the left axis, `active` (a gauge, not a count) dashed on an axis of its own at the right,
-// and every published version of the environment in the range as a vertical marker, so what changed and what
-// followed are one picture. Every text goes through textContent; colours and dashes are presentation attributes,
+// every published version of the environment in the range as a vertical marker, and each guard's watch window shaded
+// in its metric's colour with a diamond where it tripped, so what changed, what watched it and what followed are one
+// picture. Every text goes through textContent; colours and dashes are presentation attributes,
 // not `style`, which the console's Content-Security-Policy (style-src 'self') would refuse.
 import { el } from "./dom.js";
 import { currentLanguage, number, t, time } from "./i18n.js";
@@ -85,12 +86,22 @@ function swatch(color, dashed) {
     svg("line", { x1: 1, y1: 6, x2: 23, y2: 6, stroke: color, "stroke-width": 3, "stroke-dasharray": dashed ? "4 3" : null }));
 }
 
-/** The legend of the chosen metrics and of the version markers, as a list beside the chart. */
-export function chartLegend(metrics, environment) {
+/** The legend of the chosen metrics, of the version markers and (when any is drawn) of the guards' windows. */
+export function chartLegend(metrics, environment, withGuards = false) {
   const items = metrics.map((metric) => el("li", { "data-metric": metric }, swatch(metricColors[metric], metric === "active"),
     el("span", { text: metric === "active" ? t("outcomesActiveLegend") : metricLabel(metric) })));
   items.push(el("li", { "data-marker": "version" }, swatch(markerColor, true), el("span", { text: t("outcomesMarkerLegend", { environment }) })));
+  if (withGuards) {
+    items.push(el("li", { "data-marker": "guard" }, svg("svg", { class: "swatch", viewBox: "0 0 24 12", width: 24, height: 12, "aria-hidden": "true" },
+      svg("rect", { x: 1, y: 1, width: 22, height: 10, fill: markerColor, "fill-opacity": 0.18 })), el("span", { text: t("guardWindowLegend") })));
+  }
   return items;
+}
+
+/** The guards with a window inside the range [from, to) (ms): those that have started watching. */
+export function guardsInRange(guards, from, to) {
+  return (guards ?? []).filter((guard) => guard.publishedAt && guard.windowEndsAt
+    && Date.parse(guard.publishedAt) < to && Date.parse(guard.windowEndsAt) > from);
 }
 
 /**
@@ -98,7 +109,7 @@ export function chartLegend(metrics, environment) {
  * version, publishedAt, author, message) inside the report's range as markers, `width` px wide.
  * The SVG carries its scale (data-from, data-to, data-plot-left, data-plot-width) so a test can check a marker's place.
  */
-export function drawOutcomesChart({ report, metrics, versions, environment, width }) {
+export function drawOutcomesChart({ report, metrics, versions, environment, width, guards = [] }) {
   const from = Date.parse(report.from);
   const to = Date.parse(report.to);
   const size = bucketMs[report.bucket] ?? bucketMs.day;
@@ -154,6 +165,34 @@ export function drawOutcomesChart({ report, metrics, versions, environment, widt
   axes.append(svg("text", { class: "axis-title", x: margin.left + plotWidth / 2, y: height - 6, "text-anchor": "middle" }, t("outcomesTimeAxis")));
   chart.append(axes);
 
+  // Each guard's watch window, publication to its end (clipped to the range), under the lines; a diamond where it
+  // tripped, on its metric's line when that is drawn (the bucket holding the trip), at the top otherwise.
+  const windows = svg("g", { class: "guards" });
+  const trips = svg("g", { class: "guard-trips" });
+  for (const guard of guardsInRange(guards, from, to)) {
+    const metric = guard.rule?.metric;
+    const color = metricColors[metric] ?? markerColor;
+    const start = Math.max(from, Date.parse(guard.publishedAt));
+    const end = Math.min(to, Date.parse(guard.windowEndsAt));
+    const label = t("guardWindowTooltip", { id: guard.id, metric: metricLabel(metric), status: t(`guardStatus_${guard.status}`),
+      from: time(guard.publishedAt), to: time(guard.windowEndsAt) });
+    windows.append(svg("rect", { class: "guard-window", x: x(start), y: margin.top, width: Math.max(1, x(end) - x(start)), height: plotHeight,
+      fill: color, "fill-opacity": 0.12, "data-guard": guard.id, "data-metric": metric, "data-from": guard.publishedAt, "data-to": guard.windowEndsAt },
+    tooltip(label)));
+    const tripped = guard.trippedAt ? Date.parse(guard.trippedAt) : NaN;
+    if (tripped >= from && tripped < to) {
+      const index = starts.findIndex((bucketStart) => tripped >= bucketStart && tripped < bucketStart + size);
+      const drawn = metrics.includes(metric) && metric !== "active" && index >= 0;
+      const cx = x(tripped);
+      const cy = drawn ? yLeft(report.series[index]?.[metric] ?? 0) : margin.top;
+      trips.append(svg("path", { class: "guard-trip", d: `M ${cx} ${cy - 7} L ${cx + 7} ${cy} L ${cx} ${cy + 7} L ${cx - 7} ${cy} Z`,
+        fill: color, stroke: "#FFFFFF", "stroke-width": 1.5, "data-guard": guard.id, "data-metric": metric, "data-at": guard.trippedAt,
+        "data-on-line": drawn ? "true" : "false" },
+      tooltip(t("guardTripTooltip", { id: guard.id, time: time(guard.trippedAt), message: guard.lastDecision?.message ?? "" }))));
+    }
+  }
+  chart.append(windows);
+
   // One line per metric, a point at the middle of each bucket with its value on hover.
   for (const metric of metrics) {
     const y = metric === "active" ? yRight : yLeft;
@@ -185,6 +224,6 @@ export function drawOutcomesChart({ report, metrics, versions, environment, widt
       svg("line", { x1: at, x2: at, y1: 8 + row * 11, y2: bottom, stroke: markerColor, "stroke-width": 1.5, "stroke-dasharray": "3 3" }),
       svg("text", { class: "marker-label", x: at + 3, y: 16 + row * 11, fill: markerColor }, `v${entry.version}`)));
   });
-  chart.append(markers);
+  chart.append(markers, trips);
   return chart;
 }

@@ -1,12 +1,13 @@
 // The outcomes view: what Apple's App Store Server Notifications say followed each published version (docs/appstore.md,
 // "The outcomes view"). It reads GET /v1/appstore/outcomes for a range of UTC days (the last 7 by default), per hour
-// or day, for every product or one, and the environment's history (GET .../versions) for the markers; the chart is
+// or day, for every product or one, the environment's history (GET .../versions) for the markers and its guards
+// (GET .../guards) for the shaded watch windows; the chart is
 // drawn by outcomes-chart.js, the totals by product and offer are a table. Counting happens on the server only.
 import { APIError, api } from "./api.js";
 import { describeError, state } from "./session.js";
 import { byId, clear, el } from "./dom.js";
 import { number, t } from "./i18n.js";
-import { chartLegend, chartMetrics, drawOutcomesChart, metricLabel } from "./outcomes-chart.js";
+import { chartLegend, chartMetrics, drawOutcomesChart, guardsInRange, metricLabel } from "./outcomes-chart.js";
 
 /** Every product seen in an answer for all products: the product filter's choices. */
 const products = new Set();
@@ -98,7 +99,7 @@ function draw() {
   const tableBox = byId("outcomes-table-box");
   const notice = byId("outcomes-state");
   if (!shown) return;
-  const { report, versions, environment, days } = shown;
+  const { report, versions, guards, environment, days } = shown;
   const empty = isEmpty(report);
   // A server that answers with its receiver off still counts what was stored before; it says so, not "no notifications".
   const off = report.receiver === "off";
@@ -112,8 +113,9 @@ function draw() {
   const metrics = chartMetrics.filter((metric) => chosen.has(metric));
   const box = byId("outcomes-chart");
   const width = Math.max(320, Math.floor(box.clientWidth || 960));
-  clear(box).append(drawOutcomesChart({ report, metrics, versions, environment, width }));
-  byId("outcomes-legend").replaceChildren(...chartLegend(metrics, environment));
+  clear(box).append(drawOutcomesChart({ report, metrics, versions, environment, width, guards }));
+  const withGuards = guardsInRange(guards, Date.parse(report.from), Date.parse(report.to)).length > 0;
+  byId("outcomes-legend").replaceChildren(...chartLegend(metrics, environment, withGuards));
   renderTotals(report);
 }
 
@@ -151,17 +153,25 @@ async function load() {
     return;
   }
   let versions = [];
+  let guards = [];
   try {
     versions = await versionsSince(environment, Date.parse(report.from));
   } catch (failure) {
     if (ticket === loads) error.textContent = t("outcomesVersionsFailed", { message: describeError(failure) });
+  }
+  try {
+    ({ body: { guards } } = await api.guards(environment));
+  } catch (failure) {
+    // A token that may not read them: the chart without their windows, saying why (a server without guards: 404, silent).
+    const absent = failure instanceof APIError && failure.status === 404;
+    if (ticket === loads && !absent) error.textContent = t("guardsFailed", { message: describeError(failure) });
   }
   if (ticket !== loads) return;
   if (!report.product) {
     for (const group of report.groups) if (group.product) products.add(group.product);
     fillProducts();
   }
-  shown = { report, versions, environment, days: [query.get("from"), byId("outcomes-through").value] };
+  shown = { report, versions, guards, environment, days: [query.get("from"), byId("outcomes-through").value] };
   draw();
 }
 

@@ -12,7 +12,10 @@
 //     (published as the whole document with If-Match). With `input: {name, type: "instant", label}` the person
 //     chooses a point in time in the browser's time zone (required, no default) and every string "{name}" in the
 //     definitions becomes that UTC instant (RFC 3339, e.g. 2027-03-01T00:00:00Z);
-// and `message`: the change message the runbook gives (the person may edit it; a blank one is refused).
+// and `message`: the change message the runbook gives (the person may edit it; a blank one is refused); a flag step
+// may carry `guards`: rules (docs/guards.md) added to the change it makes (POST .../guards with the change request's id,
+// or the version when it was published at once), exactly flags/paid-day/<N>-<step>.guard.json's (a browser test
+// compares them).
 // Titles, texts and labels are [English, German]. Whether a step needs a second person comes from the
 // environment's policy (protected flags), never from this list.
 export const paidDaySteps = [
@@ -76,6 +79,14 @@ export const paidDaySteps = [
       { cohort: "installedSinceSwitch", value: true },
     ],
     message: "Symi Plus: premium features need a subscription",
+    // flags/paid-day/4-lock.guard.json: refunds and auto-renew off per hour against the week before, rolled back
+    // (docs/monetization.md, "The lock's guard").
+    guards: [
+      { metric: "refunds", measure: "perHour", baseline: "previousWeek", minimumCount: 5, windowHours: 72, action: "rollback",
+        alpha: 0.01, minimumRelativeChange: 0.5, appStoreEnvironment: "Production" },
+      { metric: "autoRenewOff", measure: "perHour", baseline: "previousWeek", minimumCount: 5, windowHours: 72, action: "rollback",
+        alpha: 0.01, minimumRelativeChange: 0.5, appStoreEnvironment: "Production" },
+    ],
     title: ["Lock the premium features", "Premium-Funktionen sperren"],
     text: [
       "premiumFeaturesLocked stays false by default; internal testers are locked, early users stay open, installs known to be first downloaded since the switch are locked. An install whose date is unknown is never locked. The requirement monetizationEnabled = true is kept.",

@@ -12,6 +12,7 @@ import { currentLanguage, percent, t, time } from "./i18n.js";
 import { paidDaySteps } from "./paid-day-steps.js";
 import { documentWithCohorts, isDone, missingCohorts, proposal, publishedInput, rfc3339 } from "./paid-day-plan.js";
 import { renderDiff } from "./change-dialog.js";
+import { addGuards, guardList, ruleSummary } from "./guards.js";
 
 const text = (pair) => pair[currentLanguage() === "de" ? 1 : 0] ?? pair[0];
 
@@ -55,8 +56,11 @@ async function conflict(version) {
   await reload();
 }
 
-/** Sends a step's change (`send(message)`), after checking its message; 202 becomes "requested", 412 a conflict. */
-async function publish(card, send) {
+/**
+ * Sends a step's change (`send(message)`), after checking its message; 202 becomes "requested", 412 a conflict.
+ * The step's guards go on what it made: the change request's id, or the version published at once.
+ */
+async function publish(card, send, guards = []) {
   const error = card.querySelector(".error");
   const input = card.querySelector("input.step-message");
   const message = input.value.trim();
@@ -67,8 +71,20 @@ async function publish(card, send) {
   }
   try {
     const { body: answer } = await send(message);
-    notify(answer.change?.status === "pending" ? t("requested", { id: answer.change.id, flags: answer.change.protectedFlags.join(", ") })
-      : t("published", { version: answer.version }), "success");
+    let notice = answer.change?.status === "pending" ? t("requested", { id: answer.change.id, flags: answer.change.protectedFlags.join(", ") })
+      : t("published", { version: answer.version });
+    let kind = "success";
+    if (guards.length) {
+      const target = answer.change ? { change: answer.change.id } : { version: answer.version };
+      try {
+        const added = await addGuards(state.environment, target, guards);
+        notice += ` ${t("stepGuardsAdded", { ids: added.map((guard) => guard.id).join(", ") })}`;
+      } catch (failure) {
+        notice += ` ${t("stepGuardsFailed", { message: describeError(failure) })}`;
+        kind = "error";
+      }
+    }
+    notify(notice, kind);
     await reload();
   } catch (failure) {
     if (failure instanceof APIError && failure.status === 412) await conflict(failure.error.currentVersion);
@@ -128,6 +144,20 @@ function appendChangeForm(card, step, guarded, onPreview, onPublish) {
   card.append(el("label", { for: message.id, text: t("message") }), message, el("div", { class: "actions" }, show, go));
 }
 
+/**
+ * The step's guards: before it is asked for, the rules it will carry; once it waits or is done, the guards on its
+ * changes (and on the version it published, for a step published at once), as the server has them.
+ */
+function appendStepGuards(card, step, context, changes) {
+  const ids = new Set(changes.map((change) => change.id));
+  const versions = new Set(changes.map((change) => change.appliedVersion).filter(Boolean));
+  const guards = context.guards.filter((guard) => ids.has(guard.change) || (guard.change === null && versions.has(guard.version)));
+  const box = el("section", { class: "step-guards", "aria-label": t("stepGuards") }, el("h4", { text: t("stepGuards") }));
+  if (guards.length) box.append(guardList(guards));
+  else box.append(el("p", { class: "muted", text: t("stepGuardsPlanned", { rules: step.guards.map(ruleSummary).join("; ") }) }));
+  card.append(box);
+}
+
 function flagStep(step, index, context) {
   const current = context.document?.flags?.[step.flag];
   const waiting = context.waiting.filter((change) => change.touchedFlags.includes(step.flag));
@@ -149,10 +179,12 @@ function flagStep(step, index, context) {
   });
   const applied = context.applied.find((change) => change.touchedFlags.includes(step.flag));
   if (done && applied) card.append(el("p", { class: "muted", text: t("stepApplied", { author: applied.author, by: applied.approvedBy ?? "-", version: applied.appliedVersion }) }));
+  if (step.guards?.length) appendStepGuards(card, step, context, [...waiting, ...(done && applied ? [applied] : [])]);
   if (status === "todo" && current && canWrite()) {
     const body = proposal(step, current);
     appendChangeForm(card, step, guarded, () => preview({ flag: step.flag, ...body }, card, context.version),
-      () => publish(card, (message) => api.putFlag(state.environment, step.flag, "value" in body ? body.value : body.definition, card.dataset.etag || "*", message)));
+      () => publish(card, (message) => api.putFlag(state.environment, step.flag, "value" in body ? body.value : body.definition, card.dataset.etag || "*", message),
+        step.guards ?? []));
   }
   card.append(el("p", { class: "error", role: "alert" }), el("ul", { class: "issues" }));
   return card;
@@ -226,13 +258,18 @@ export async function renderPaidDay() {
   summary.textContent = "";
   let context;
   try {
-    const [policy, requests, schedules, applied] = await Promise.all([
+    const [policy, requests, schedules, applied, guards] = await Promise.all([
       api.policy(state.environment), api.changes(state.environment, "requests", "pending"),
       api.changes(state.environment, "schedules", "pending,scheduled,approved"), api.changes(state.environment, "requests", "applied"),
+      // A server without guards (404): the steps as before, their guards only as planned.
+      api.guards(state.environment).then(({ body }) => body.guards, (failure) => {
+        if (failure instanceof APIError && failure.status === 404) return [];
+        throw failure;
+      }),
     ]);
     const seen = new Set();
     const waiting = [...requests.body.changes, ...schedules.body.changes].filter((change) => !seen.has(change.id) && seen.add(change.id));
-    context = { policy: policy.body.policy, waiting, applied: applied.body.changes, document: state.envelope?.document,
+    context = { policy: policy.body.policy, waiting, applied: applied.body.changes, guards, document: state.envelope?.document,
       version: state.envelope?.version, etag: state.etag };
   } catch (failure) {
     list.append(el("li", { class: "error", text: describeError(failure) }));

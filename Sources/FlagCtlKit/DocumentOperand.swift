@@ -119,6 +119,8 @@ public enum CommandFailure: Error, Sendable, Equatable, CustomStringConvertible 
     case noVersion(String)
     /// A value typed for a flag is not of the flag's type (`'yes'` for a boolean).
     case wrongType(key: String, type: FlagType, text: String, got: String)
+    /// A guard file is not valid (docs/guards.md): where in it and the rule's own error.
+    case invalidGuard(source: String, GuardFileError)
 
     /// One line per problem, for standard error.
     public var description: String {
@@ -137,6 +139,8 @@ public enum CommandFailure: Error, Sendable, Equatable, CustomStringConvertible 
             return "\(name) has no published version on the server yet"
         case .wrongType(let key, let type, let text, let got):
             return "flag \(key) is \(type.rawValue); '\(text)' is \(got)"
+        case .invalidGuard(let source, let error):
+            return "\(source) is not a valid guard file: \(error); nothing was sent"
         }
     }
 }

@@ -11,7 +11,7 @@ public enum FlagCtl {
     }
 
     /// The registered groups of commands (`webhook add|remove|deliveries`), listed after the commands.
-    static var groups: [CommandGroup<RunContext>] { [WebhookCommand.group, ExperimentCommand.group] }
+    static var groups: [CommandGroup<RunContext>] { [WebhookCommand.group, ExperimentCommand.group, GuardCommand.group] }
 
     /// The command-line tool: the commands and the global options (`--server`, and `--token` refused).
     public static var tool: CommandLineTool<RunContext> {

@@ -19,8 +19,11 @@ public struct PublishCommand: Command {
         Exit status: 0 published, already current, or dry run done; 1 declined at the prompt;
         2 trouble: invalid file, server unreachable or refusing, someone else published meanwhile (412),
         or no terminal to ask and no --yes; 3 nothing published: a change request waits for approval.
+        --guard FILE adds the file's guards to the version published, or to the change request (they then wait for
+        it to be applied); the file is checked before anything is sent, and a dry run only checks it.
         """,
-        options: [environmentOption, ServerCommandSupport.optionalMessageOption, ServerCommandSupport.yesOption, dryRunSwitch],
+        options: [environmentOption, ServerCommandSupport.optionalMessageOption, ServerCommandSupport.yesOption, dryRunSwitch,
+                  GuardAttachment.option],
         arguments: [fileArgument]
     )
 
@@ -44,6 +47,8 @@ public struct PublishCommand: Command {
     public let yes: Bool
     /// Publish nothing.
     public let dryRun: Bool
+    /// `--guard FILE`: guards for what the publish makes.
+    public let guardFile: String?
 
     /// From the parsed command line; `--env` and `-m` are required (a dry run needs no message).
     public init(parsed: ParsedArguments) throws(UsageError) {
@@ -53,6 +58,8 @@ public struct PublishCommand: Command {
         dryRun = parsed.isSet(Self.dryRunSwitch)
         message = dryRun && parsed.origin(of: ServerCommandSupport.messageOption) == nil ? nil : try ServerCommandSupport.message(parsed)
         yes = parsed.isSet(ServerCommandSupport.yesOption)
+        guardFile = try parsed.value(GuardAttachment.option)
+        if guardFile == "-" && file == "-" { throw UsageError("the document and the guard file cannot both come from standard input") }
         if file == "-" && !yes && !dryRun {
             throw UsageError("reading the document from standard input leaves nothing to answer the prompt: add --yes")
         }
@@ -62,12 +69,14 @@ public struct PublishCommand: Command {
     public func run(_ context: RunContext) -> Int32 {
         ServerCommandSupport.run(context) { client throws(CommandFailure) in
             let document = try DocumentOperand.file(file).load(context.globals).document
+            let guards = try GuardAttachment.load(guardFile)
             let current = try ServerCommandSupport.call { () throws(ServerError) in try client.current(environment) }
             guard let base = current?.document ?? Self.emptyDocument else { throw .noVersion(environment) }
             let currentLabel = current.map { "\(environment) (version \($0.version) on \(client.serverName))" }
                 ?? "\(environment) (no version yet on \(client.serverName))"
             if let current, current.contentHash == document.contentHash {
                 context.print("\(environment) already serves this content (version \(current.version)): nothing to publish")
+                GuardAttachment.nothingMade(guardFile, context)
                 return ExitStatus.success
             }
             let diff = DocumentDiff(from: base, to: document)
@@ -77,6 +86,7 @@ public struct PublishCommand: Command {
             if dryRun {
                 let changed = try ServerCommandSupport.call { () throws(ServerError) in try client.dryRun(environment, document) }
                 context.print("dry run: the server accepts this document\(changed ? "" : " and sees no change"); nothing was published")
+                if let guardFile { context.print("\(guardFile): \(guards.count) valid guard\(guards.count == 1 ? "" : "s"); none added on a dry run") }
                 return ExitStatus.success
             }
             let next = (current?.version ?? 0) + 1
@@ -86,12 +96,19 @@ public struct PublishCommand: Command {
             let answer = try ServerCommandSupport.call { () throws(ServerError) in
                 try client.publish(environment, document, basedOn: current, message: message ?? "")
             }
-            guard case .written(let result) = answer else { return ServerCommandSupport.requested(answer, context) }
+            guard case .written(let result) = answer else {
+                let status = ServerCommandSupport.requested(answer, context)
+                guard case .requested(let proposal) = answer else { return status }
+                return GuardAttachment.attach(guards, from: guardFile, to: .change(proposal.change.id), environment: environment,
+                                              client: client, context) ?? status
+            }
             if result.changed {
                 context.print("published \(environment) \(ServerCommandSupport.summary(result.version))")
-            } else {
-                context.print("\(environment) already serves this content (version \(result.version.version)): nothing was published")
+                return GuardAttachment.attach(guards, from: guardFile, to: .version(result.version.version), environment: environment,
+                                              client: client, context) ?? ExitStatus.success
             }
+            context.print("\(environment) already serves this content (version \(result.version.version)): nothing was published")
+            GuardAttachment.nothingMade(guardFile, context)
             return ExitStatus.success
         }
     }

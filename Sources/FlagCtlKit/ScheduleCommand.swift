@@ -18,8 +18,10 @@ public struct ScheduleCommand: Command {
         second person's approval first (flagctl approve ID); the output says how.
         Exit status: 0 scheduled, 2 trouble (invalid time, unknown flag, wrong type, server refusing),
         3 recorded, but waiting for approval first.
+        --guard FILE adds the file's guards to the change: they wait until it is applied, then watch the version it
+        published; the file is checked before anything is sent.
         """,
-        options: [atOption, ServerCommandSupport.messageOption, documentOption, ChangeRendering.jsonSwitch],
+        options: [atOption, ServerCommandSupport.messageOption, documentOption, ChangeRendering.jsonSwitch, GuardAttachment.option],
         arguments: [ServerCommandSupport.environmentArgument, flagArgument, valueArgument]
     )
 
@@ -53,6 +55,8 @@ public struct ScheduleCommand: Command {
     public let message: String
     /// Print the server's JSON.
     public let json: Bool
+    /// `--guard FILE`: guards for the change.
+    public let guardFile: String?
 
     /// From the parsed command line: FLAG VALUE or --document, --at and -m required.
     public init(parsed: ParsedArguments) throws(UsageError) {
@@ -70,11 +74,14 @@ public struct ScheduleCommand: Command {
         self.at = at
         message = try ServerCommandSupport.message(parsed)
         json = parsed.isSet(ChangeRendering.jsonSwitch)
+        guardFile = try parsed.value(GuardAttachment.option)
+        if guardFile == "-" && documentFile == "-" { throw UsageError("the document and the guard file cannot both come from standard input") }
     }
 
     /// Fetch (for the flag's type and the version the change is based on), schedule, print.
     public func run(_ context: RunContext) -> Int32 {
         ServerCommandSupport.run(context) { client throws(CommandFailure) in
+            let guards = try GuardAttachment.load(guardFile)
             let current = try ServerCommandSupport.call { () throws(ServerError) in try client.current(environment) }
             var flags: [String: JSONValue]?
             var document: FlagDocument?
@@ -94,7 +101,12 @@ public struct ScheduleCommand: Command {
             } else {
                 ChangeRendering.printSchedule(proposal, context)
             }
-            return proposal.needsApproval ? ExitStatus.needsApproval : ExitStatus.success
+            let status = proposal.needsApproval ? ExitStatus.needsApproval : ExitStatus.success
+            // With --json the guards' lines would break the JSON on standard output: they are added all the same, quietly.
+            let output = json ? RunContext(globals: context.globals, stdout: BufferOutput(), stderr: context.stderr,
+                                           stdoutIsTerminal: false, environment: context.environment) : context
+            return GuardAttachment.attach(guards, from: guardFile, to: .change(proposal.change.id), environment: environment,
+                                          client: client, output) ?? status
         }
     }
 }

@@ -19,8 +19,10 @@ public struct SetCommand: Command {
         Exit status: 0 set (or already so), 2 trouble: unknown flag, wrong type, server unreachable or
         refusing, someone else published meanwhile (412); 3 nothing published: a change request waits for
         approval.
+        --guard FILE adds the file's guards to the version published, or to the change request (they then wait for
+        it to be applied); the file is checked before anything is sent.
         """,
-        options: [ServerCommandSupport.messageOption],
+        options: [ServerCommandSupport.messageOption, GuardAttachment.option],
         arguments: [ServerCommandSupport.environmentArgument, flagArgument, valueArgument]
     )
 
@@ -37,6 +39,8 @@ public struct SetCommand: Command {
     public let valueText: String
     /// The change's message.
     public let message: String
+    /// `--guard FILE`: guards for what the flip makes.
+    public let guardFile: String?
 
     /// From the parsed command line.
     public init(parsed: ParsedArguments) throws(UsageError) {
@@ -44,6 +48,7 @@ public struct SetCommand: Command {
         flag = try parsed.required(Self.flagArgument)
         valueText = try parsed.required(Self.valueArgument)
         message = try ServerCommandSupport.message(parsed)
+        guardFile = try parsed.value(GuardAttachment.option)
     }
 
     /// The value for a flag of `type`: a JSON value, but text for a string flag unless it is a JSON string.
@@ -74,12 +79,14 @@ public struct SetCommand: Command {
     /// Fetch, check, flip.
     public func run(_ context: RunContext) -> Int32 {
         ServerCommandSupport.run(context) { client throws(CommandFailure) in
+            let guards = try GuardAttachment.load(guardFile)
             guard let current = try ServerCommandSupport.call({ () throws(ServerError) in try client.current(environment) }),
                   let document = current.document
             else { throw .noVersion(environment) }
             let (existing, value) = try Self.checkedValue(valueText, flag: flag, in: document, of: current)
             if existing.rules.isEmpty, existing.defaultValue == value {
                 context.print("\(environment): \(flag) is already \(value) for everyone (version \(current.version)): nothing to change")
+                GuardAttachment.nothingMade(guardFile, context)
                 return ExitStatus.success
             }
             let answer = try ServerCommandSupport.call { () throws(ServerError) in
@@ -89,13 +96,21 @@ public struct SetCommand: Command {
             let dropped = rules == 0 ? "" : " (its \(rules) rule\(rules == 1 ? " would be" : "s would be") removed)"
             guard case .written(let result) = answer else {
                 context.print("\(environment): \(flag) \(existing.defaultValue) -> \(value) for everyone\(dropped), once approved")
-                return ServerCommandSupport.requested(answer, context)
+                let status = ServerCommandSupport.requested(answer, context)
+                guard case .requested(let proposal) = answer else { return status }
+                return GuardAttachment.attach(guards, from: guardFile, to: .change(proposal.change.id), environment: environment,
+                                              client: client, context) ?? status
             }
             let removed = rules == 0 ? "" : " (its \(rules) rule\(rules == 1 ? " was" : "s were") removed)"
             context.print("\(environment): \(flag) \(existing.defaultValue) -> \(value) for everyone\(removed)")
-            context.print(result.changed ? "published \(environment) \(ServerCommandSupport.summary(result.version))"
-                                         : "nothing was published: \(environment) version \(result.version.version) already has this")
-            return ExitStatus.success
+            guard result.changed else {
+                context.print("nothing was published: \(environment) version \(result.version.version) already has this")
+                GuardAttachment.nothingMade(guardFile, context)
+                return ExitStatus.success
+            }
+            context.print("published \(environment) \(ServerCommandSupport.summary(result.version))")
+            return GuardAttachment.attach(guards, from: guardFile, to: .version(result.version.version), environment: environment,
+                                          client: client, context) ?? ExitStatus.success
         }
     }
 }

@@ -14,7 +14,7 @@ import Testing
         #expect(FlagCtl.commands.map { $0.configuration.name }
             == ["validate", "lint", "storekit", "diff", "eval", "get", "history", "publish", "set", "rollback",
                 "schedule", "schedules", "unschedule", "requests", "approve", "reject", "stale", "policy", "audit", "webhooks", "outcomes"])
-        #expect(FlagCtl.groups.map(\.name) == ["webhook", "experiment"])
+        #expect(FlagCtl.groups.map(\.name) == ["webhook", "experiment", "guard"])
         #expect(usageError(["bogus", "production"])?.message == "unknown command 'bogus'")
     }
 

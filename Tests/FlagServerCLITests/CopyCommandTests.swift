@@ -45,8 +45,9 @@ import Testing
         #expect(copied.status == 0 && copied.stderr.isEmpty, "\(copied.stderr)")
         let lines = copied.stdout.split(separator: "\n").map(String.init)
         #expect(lines.first?.hasPrefix("copied 23 versions in 4 environments (epoch ") == true, "\(copied.stdout)")
-        #expect(lines.first?.hasSuffix("), 6 tokens (2 revoked), \(try Self.count(fixture.path, "audit")) audit records, 10 changes, "
-            + "1 policy, 3 webhooks, 9 webhook deliveries with 12 attempts, 2 App Store notifications with the subscription hash's key")
+        #expect(lines.first?.hasSuffix("), 6 tokens (2 revoked), \(try Self.count(fixture.path, "audit")) audit records, 11 changes, "
+            + "1 policy, 3 webhooks, 9 webhook deliveries with 12 attempts, 2 App Store notifications with the subscription hash's key, "
+            + "2 guards")
             == true, "\(copied.stdout)")
         #expect(lines.count == 4 && lines[1] == "from \(fixture.path) into \(FlagStore.displayName(of: uri));")
         #expect(lines[2].hasPrefix("every row compared, every version's hash verified (23 of 23), in "))

@@ -115,9 +115,24 @@ def walk_the_paid_day(page, server, approver):
     screenshot(page, "console-paid-day-step.png")
     publish_button = card.find_element(By.CSS_SELECTOR, 'button[data-action="publish"]')
     assert publish_button.text == "Ask for approval"
+    assert "Published with guards: refunds per hour against the previous week" in card.text, "the lock's guards, planned"
     publish_button.click()
     text_in(page, "#notice", "Nothing published yet")
+    # The lock's guards (flags/paid-day/4-lock.guard.json) went on the change request, and the step shows them.
+    text_in(page, "#notice", "The lock's guards were added: 1, 2.")
     wait(page, lambda d: d.find_element(By.CSS_SELECTOR, '[data-step="lock"]').get_attribute("data-status") == "waiting")
+    status, _, listed = server.call("GET", "/v1/environments/production/guards", token=server.writer)
+    assert status == 200, listed
+    request_id = int(step(page, "lock").find_element(By.CSS_SELECTOR, "p.waits").get_attribute("data-change"))
+    rules = json.loads((ROOT / "flags" / "paid-day" / "4-lock.guard.json").read_text())["guards"]
+    assert sorted((guard["rule"]["metric"], guard["change"], guard["status"]) for guard in listed["guards"]) == [
+        ("autoRenewOff", request_id, "waiting"), ("refunds", request_id, "waiting")]
+    for guard in listed["guards"]:
+        wanted = next(rule for rule in rules if rule["metric"] == guard["rule"]["metric"])
+        assert guard["appStoreEnvironment"] == wanted["appStoreEnvironment"] and guard["product"] is None
+        assert {key: guard["rule"][key] for key in wanted if key != "appStoreEnvironment"} == {
+            key: value for key, value in wanted.items() if key != "appStoreEnvironment"}
+    assert len(step(page, "lock").find_elements(By.CSS_SELECTOR, ".step-guards li.guard")) == 2
     card = step(page, "lock")
     assert "waits for a second person" in card.text and "Your own request" in card.text
     assert card.find_elements(By.CSS_SELECTOR, 'button[data-action="approve"]') == []
@@ -161,6 +176,9 @@ def walk_the_paid_day(page, server, approver):
     tab(page, "paidday")
     card = step(page, "lock")
     assert "Proposed by console-writer, approved by console-approver, published as version 5" in text_in(page, '[data-step="lock"]', "approved by")
+    # The guards stay with the lock's change once it is applied (waiting until the next pass of the job, then watching).
+    guard_cards = step(page, "lock").find_elements(By.CSS_SELECTOR, ".step-guards li.guard")
+    assert len(guard_cards) == 2 and {card.get_attribute("data-status") for card in guard_cards} <= {"waiting", "watching"}
     screenshot(page, "console-paid-day.png")
     messages = [entry["message"] for entry in server.call("GET", "/v1/environments/production/versions")[2]["versions"]]
     assert messages[:4] == ["Symi Plus: premium features need a subscription", "early-user cohorts: installs first downloaded before the switch stay open",

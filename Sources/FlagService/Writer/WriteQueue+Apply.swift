@@ -22,7 +22,8 @@ extension WriteQueue {
             job.completion(.failed(.store(error)))
             return
         }
-        guard ChangeStatus.applicable.contains(change.status) else {
+        // Held by a tripped guard since the pass handed it over: skipped, still owed once released.
+        guard ChangeStatus.applicable.contains(change.status), change.heldByGuard == nil else {
             job.completion(.changeSkipped(change))
             return
         }

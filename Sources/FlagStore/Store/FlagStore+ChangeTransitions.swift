@@ -76,8 +76,8 @@ extension FlagStore {
     /// of the change's environment, with the change's author and message, AND marks the change `applied` with that
     /// version and the time, in ONE transaction: after a crash either both happened or neither.
     ///
-    /// - `.notApplicable` (nothing written) unless the change is `scheduled` or `approved`: a change is never
-    ///   applied twice, whoever calls this twice or at once.
+    /// - `.notApplicable` (nothing written) unless the change is `scheduled` or `approved` and no guard holds it: a change
+    ///   is never applied twice, whoever calls this twice or at once.
     /// - `expectedCurrentVersion` is the version the writer merged against. When another publish came first (another
     ///   node's, on PostgreSQL): without `rebase`, `versionConflict` (nothing written): merge again and retry; with it,
     ///   `rebase` is called under the write lock with the version current now (hash verified; nil when there is none)
@@ -92,7 +92,8 @@ extension FlagStore {
         return try write { database in
             try database.transaction(.write) {
                 let change = try Self.fetchChange(database, id: id)
-                guard ChangeStatus.applicable.contains(change.status) else { return .notApplicable(change) }
+                // A schedule a tripped guard holds is not published, also when it was handed over before the hold.
+                guard ChangeStatus.applicable.contains(change.status), change.heldByGuard == nil else { return .notApplicable(change) }
                 func publish(_ document: [UInt8], expecting expected: Int) throws -> PublishOutcome {
                     try Self.publishInTransaction(
                         database, environment: change.environment, document: document, hash: Self.contentHash(document),

@@ -1,0 +1,161 @@
+// Guards in the console (docs/guards.md): a guard's card (status badge, rule in words, what it rides on, its window, the
+// last decision's message, what it did) with Remove and Override, and the small form that adds one to a change or a
+// version. The changes view and the paid-day view draw them; the outcomes chart shades their windows.
+import { api } from "./api.js";
+import { clear, el } from "./dom.js";
+import { confirmingButton } from "./forms.js";
+import { number, t, time } from "./i18n.js";
+import { metricLabel } from "./outcomes-chart.js";
+import { canWrite, describeError, notify, reload, state } from "./session.js";
+
+/** The metrics and actions a guard may have (GuardRule), in the order the form offers them. */
+export const guardMetrics = ["refunds", "autoRenewOff", "billingProblems", "started", "introConversions"];
+export const guardActions = ["rollback", "pauseSchedules", "notify"];
+/** Statuses of guards that still matter; the others ended (closed, cancelled, removed). */
+export const liveStatuses = ["waiting", "watching", "tripped", "overridden"];
+
+/** Whether the metric trips on a fall against the previous week (a paywall that stopped selling). */
+function fallsAreBad(rule) {
+  return rule.metric === "started" || rule.metric === "introConversions";
+}
+
+/**
+ * A rule in words: "refunds per hour against the previous week (at least 5 notifications, 72 h window, alpha 0.01, a
+ * change of +50 % or more) · then: roll back".
+ */
+export function ruleSummary(rule) {
+  const baseline = t(`baseline_${rule.baseline ?? "previousWeek"}`, { threshold: number(rule.threshold ?? 0) });
+  const details = [t("guardRuleDetails", { count: rule.minimumCount ?? 5, hours: rule.windowHours ?? 72, alpha: number(rule.alpha ?? 0.01) })];
+  if ((rule.baseline ?? "previousWeek") === "previousWeek") {
+    const change = number(Math.round((rule.minimumRelativeChange ?? 0.5) * 100));
+    details.push(t("guardRuleChange", { change: `${fallsAreBad(rule) ? "−" : "+"}${change} %` }));
+  }
+  return `${metricLabel(rule.metric)} ${t(`measure_${rule.measure ?? "perHour"}`)} ${baseline} (${details.join(", ")}) · `
+    + t("guardThen", { action: t(`action_${rule.action}`) });
+}
+
+/** What the guard rides on: a change (and the version it published), or a version. */
+export function guardTarget(guard) {
+  if (guard.change === null || guard.change === undefined) return t("guardOnVersion", { version: guard.version });
+  return guard.version ? t("guardOnChangeVersion", { change: guard.change, version: guard.version }) : t("guardOnChange", { change: guard.change });
+}
+
+async function override(guard, input, errorNode) {
+  const message = input.value.trim();
+  errorNode.textContent = "";
+  if (!message) {
+    errorNode.textContent = t("guardOverrideNeedsMessage");
+    input.focus();
+    return;
+  }
+  try {
+    await api.overrideGuard(guard.id, message);
+    notify(t("guardOverridden", { id: guard.id }), "success");
+    await reload();
+  } catch (failure) {
+    errorNode.textContent = describeError(failure);
+  }
+}
+
+/** A guard's card: what it watches and how, its state and last decision, and what a writer may do with it now. */
+export function guardCard(guard) {
+  const errorNode = el("p", { class: "error", role: "alert", id: `guard-${guard.id}-error` });
+  const actions = el("div", { class: "actions" });
+  const parts = [];
+  if (canWrite() && (guard.status === "waiting" || guard.status === "watching")) {
+    actions.append(confirmingButton(t("guardRemove"), t("guardRemoveConfirm"), "remove-guard", errorNode, async () => {
+      await api.removeGuard(guard.id);
+      notify(t("guardRemoved", { id: guard.id }), "success");
+      await reload();
+    }));
+  }
+  if (canWrite() && guard.status === "tripped") {
+    if (guard.createdBy === state.identity?.name) {
+      parts.push(el("p", { class: "muted", text: t("guardOwn") }));
+    } else {
+      const input = el("input", { id: `guard-${guard.id}-override`, class: "guard-override-message", spellcheck: "false" });
+      const button = el("button", { type: "button", class: "primary", "data-action": "override-guard", text: t("guardOverride") });
+      button.addEventListener("click", () => override(guard, input, errorNode));
+      parts.push(el("label", { for: input.id, text: t("guardOverrideMessage") }), input);
+      actions.append(button);
+    }
+  }
+  const decision = guard.lastDecision;
+  const window = guard.publishedAt ? t("guardWindow", { from: time(guard.publishedAt), to: time(guard.windowEndsAt) }) : t("guardWaitsForChange");
+  return el("li", { class: "card guard", "data-guard": String(guard.id), "data-status": guard.status, "data-metric": guard.rule?.metric },
+    el("h4", {}, el("span", { text: t("guardTitle", { id: guard.id }) }), el("span", { class: "badge", text: t(`guardStatus_${guard.status}`) })),
+    el("p", { class: "rule", text: ruleSummary(guard.rule ?? {}) }),
+    el("p", { class: "meta", text: [guardTarget(guard), window, t("guardCreated", { author: guard.createdBy }),
+      t("guardReads", { product: guard.product ?? t("guardEveryProduct"), store: guard.appStoreEnvironment ?? "Production" })].join(" · ") }),
+    el("p", { class: "decision", text: decision ? t("guardLastDecision", { message: decision.message }) : t("guardNoDecision") }),
+    guard.action ? el("p", { class: "acted", text: t("guardActed", { action: t(`action_${guard.action.kind}`),
+      outcome: t(`guardOutcome_${guard.action.outcome}`), version: guard.action.version ? t("guardActedVersion", { version: guard.action.version }) : "" })
+      + (guard.action.reason ? `: ${guard.action.reason}` : "") }) : null,
+    guard.overriddenBy ? el("p", { class: "overridden", text: t("guardOverriddenBy", { author: guard.overriddenBy, message: guard.overrideMessage ?? "" }) }) : null,
+    ...parts, actions.children.length ? actions : null, errorNode);
+}
+
+/** The list of `guards` as cards (or "No guards."). */
+export function guardList(guards) {
+  return el("ul", { class: "cards guards" }, guards.length ? guards.map(guardCard) : el("li", { class: "muted", text: t("guardsNone") }));
+}
+
+function select(id, values, labelOf, chosen) {
+  const node = el("select", { id, name: id });
+  node.append(...values.map((value) => el("option", { value, text: labelOf(value), selected: value === chosen })));
+  return node;
+}
+
+/**
+ * The small form that adds a guard to `target` (`{change: id}` or `{version: n}`): the outcome, the action, the window
+ * and the minimum count; every other field takes the rule's default. `prefix` keeps the ids of several forms apart.
+ */
+export function addGuardForm(target, prefix, title = t("guardAdd")) {
+  const id = (name) => `${prefix}-${name}`;
+  const metric = select(id("metric"), guardMetrics, metricLabel, "refunds");
+  const action = select(id("action"), guardActions, (value) => t(`action_${value}`), "rollback");
+  // No min or max here: the server's refusal names the field and its range (the rule's own words).
+  const hours = el("input", { id: id("hours"), type: "number", step: "1", value: "72" });
+  const count = el("input", { id: id("count"), type: "number", step: "1", value: "5" });
+  const errorNode = el("p", { class: "error", role: "alert" });
+  const submit = el("button", { type: "submit", class: "quiet", "data-action": "add-guard", text: t("guardAdd") });
+  const form = el("form", { class: "guard-form grid-form", "data-target": JSON.stringify(target) },
+    el("label", { for: metric.id, text: t("guardMetric") }), metric,
+    el("label", { for: action.id, text: t("guardAction") }), action,
+    el("label", { for: hours.id, text: t("guardWindowHours") }), hours,
+    el("label", { for: count.id, text: t("guardMinimumCount") }), count,
+    el("div", { class: "actions" }, submit), errorNode);
+  form.addEventListener("submit", async (event) => {
+    event.preventDefault();
+    errorNode.textContent = "";
+    const rule = { metric: metric.value, action: action.value, windowHours: Number(hours.value), minimumCount: Number(count.value) };
+    try {
+      const { body } = await api.addGuard(state.environment, { ...target, rule });
+      notify(t("guardAdded", { id: (body.guard ?? body).id }), "success");
+      await reload();
+    } catch (failure) {
+      // The API names the rule's field (invalid_guard): "windowHours: must be between 1 and 720".
+      const field = failure?.error?.field;
+      errorNode.textContent = field && !describeError(failure).startsWith(field) ? `${field}: ${describeError(failure)}` : describeError(failure);
+    }
+  });
+  return el("details", { class: "guard-add" }, el("summary", { text: title }), form);
+}
+
+/** Adds `rules` (each a rule with its optional product and appStoreEnvironment) to `target`; the guards added. */
+export async function addGuards(environment, target, rules) {
+  const added = [];
+  for (const { product, appStoreEnvironment, ...rule } of rules) {
+    const body = { ...target, rule };
+    if (product) body.product = product;
+    if (appStoreEnvironment) body.appStoreEnvironment = appStoreEnvironment;
+    const { body: answer } = await api.addGuard(environment, body);
+    added.push(answer.guard ?? answer);
+  }
+  return added;
+}
+
+/** Clears `node` and draws `guards` into it under a heading. */
+export function drawGuards(node, heading, guards) {
+  clear(node).append(el("h4", { text: heading }), guardList(guards));
+}
