@@ -15,6 +15,8 @@ extension GuardRunner {
         var version: Int?
         var changes: [Int64] = []
         var reason: String?
+        /// The second person whose approval of the guarded change covers its rollback (`preApproval`).
+        var approvedBy: String?
     }
 
     /// Runs the rule's action for a guard that just tripped, then records and announces what it did.
@@ -37,6 +39,7 @@ extension GuardRunner {
             "kind": .string(rule.action.rawValue), "outcome": .string(outcome.done ? "done" : "failed"),
             "version": outcome.version.map { .integer(Int64($0)) } ?? .null,
             "changes": .array(outcome.changes.map(JSONValue.integer)), "reason": outcome.reason.map(JSONValue.string) ?? .null,
+            "approvedBy": outcome.approvedBy.map(JSONValue.string) ?? .null,
         ])
         do {
             let transition = try store.recordGuardAction(
@@ -80,17 +83,18 @@ extension GuardRunner {
             }
         }
         let preconditions = head.etag.map { WriteJob.Precondition.ifMatch([$0]) } ?? .none
+        let approvedBy = preApproval(record)
         let answer = PThreadMutex<WriteOutcome?>(nil)
         let done = DispatchSemaphore(value: 0)
         writer.submit(WriteJob(environment: record.environment, kind: kind, precondition: preconditions, author: "guard",
-                               message: message) { outcome in
+                               message: message, approvedBy: approvedBy) { outcome in
             answer.withLock { $0 = outcome }
             done.signal()
         })
         done.wait()
         switch answer.withLock({ $0 }) {
         case .published(let committed)?:
-            return ActionOutcome(done: true, version: committed.version)
+            return ActionOutcome(done: true, version: committed.version, approvedBy: approvedBy)
         case .unchanged?:
             return ActionOutcome(done: true, reason: "the previous content is current already")
         case .recorded(let change)?:
@@ -101,5 +105,17 @@ extension GuardRunner {
         case .changeRan?, .changeSkipped?, .notificationStored?, nil:
             return ActionOutcome(done: false, reason: "internal: unexpected writer outcome")
         }
+    }
+
+    /// Who already approved this guard's rollback: the second person who approved its change request while the guard
+    /// was on it. They approved the change together with the guard's undo, so a protected flag (the paid day's lock)
+    /// is rolled back at once instead of waiting for a second approval when it hurts. A guard added after the
+    /// approval, or on a change nobody had to approve, gets none: its rollback of a protected flag is a change
+    /// request like any rollback.
+    func preApproval(_ record: GuardRecord) -> String? {
+        guard let id = record.changeID, let change = try? store.change(id: id), change.needsApproval, change.status == .applied,
+              let approver = change.approvedBy, let decided = change.decidedAtMilliseconds,
+              record.createdAtMilliseconds <= decided, approver != record.createdBy else { return nil }
+        return approver
     }
 }

@@ -47,16 +47,20 @@ public struct WriteJob: Sendable {
     public let client: String?
     /// Called once, on the writer thread, after the commit is durable and the new snapshot is installed.
     public let completion: @Sendable (WriteOutcome) -> Void
+    /// The second person who already approved this write, so a protected flag it touches does not make it a change
+    /// request again: a guard's rollback whose change the approver approved with the guard on it (docs/guards.md).
+    public let approvedBy: String?
 
     /// A job.
     public init(environment: String, kind: Kind, precondition: Precondition, author: String, message: String,
-                client: String? = nil, completion: @escaping @Sendable (WriteOutcome) -> Void) {
+                client: String? = nil, approvedBy: String? = nil, completion: @escaping @Sendable (WriteOutcome) -> Void) {
         self.environment = environment
         self.kind = kind
         self.precondition = precondition
         self.author = author
         self.message = message
         self.client = client
+        self.approvedBy = approvedBy
         self.completion = completion
     }
 }

@@ -8,6 +8,7 @@ extension WriteQueue {
     /// takes `ProtectionDecision`'s fast path; a whole document the full decision (only when the policy
     /// protects anything at all).
     func needsApproval(_ job: WriteJob, base: FlagDocument?, proposed: FlagDocument) -> Bool {
+        if job.approvedBy != nil { return false }
         let entry = policies.entry(job.environment)
         guard entry.protectsAnything else { return false }
         if case .flag(let key, _) = job.kind {
