@@ -4,6 +4,8 @@ import Foundation
 public enum GuardTrip {
     /// What happened.
     public struct Figures: Sendable, Equatable {
+        /// The guard's status at the end.
+        public var status = "not run"
         /// Whether the guard tripped and the environment's head became the previous content, by `guard`.
         public var rolledBack = false
         /// One line for the report.
@@ -11,7 +13,7 @@ public enum GuardTrip {
     }
 
     /// Runs the spike on a fresh server.
-    public static func run(flagsDirectory: String, today: Int64) throws -> Figures {
+    public static func run(flagsDirectory: String, factor: Double = 4) throws -> Figures {
         Figures()
     }
 }

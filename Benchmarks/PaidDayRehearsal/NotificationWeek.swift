@@ -38,6 +38,8 @@ public struct NotificationWeek: Sendable {
     /// Milliseconds in a day.
     public static let day: Int64 = 86_400_000
 
+    /// What the week was drawn from.
+    public let truth: Truth
     /// The notifications signed in [`start`, `start` + days), ordered by `signedDate`.
     public let notifications: [SimulatedNotification]
     /// Subscriptions started in the range, per arm (the truth the analysis should find).
@@ -105,6 +107,7 @@ public struct NotificationWeek: Sendable {
             }
         }
         notifications.sort { ($0.signedDate, $0.uuid) < ($1.signedDate, $1.uuid) }
+        self.truth = truth
         self.notifications = notifications
         self.started = started
         self.start = start
