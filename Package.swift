@@ -86,7 +86,7 @@ let package = Package(
         // so its tests call the parser with arrays; `flagserver` only calls it.
         // zlib: each version's document is gzip-compressed once, when its snapshot is built.
         .systemLibrary(name: "CZlib", path: "Sources/CZlib", providers: [.apt(["zlib1g-dev"])]),
-        .target(name: "FlagService", dependencies: ["FlagKit", "FlagStore", "HTTPServer", "FlagOFREP", "ServerLock", "ClientHTTP", "CZlib", "AppStoreNotifications"]),
+        .target(name: "FlagService", dependencies: ["FlagKit", "FlagStore", "HTTPServer", "FlagOFREP", "ServerLock", "ClientHTTP", "CZlib", "AppStoreNotifications", "OutcomeAnalysis"]),
         .target(name: "FlagServerCLI", dependencies: ["CommandLineKit", "FlagKit", "FlagService", "FlagStore", "HTTPServer", "AppStoreNotifications", "ClientHTTP"]),
         .executableTarget(name: "flagserver", dependencies: ["FlagServerCLI"]),
         // FlagService's tests in three targets, each run by scripts/test in a process of its own: the service in the test

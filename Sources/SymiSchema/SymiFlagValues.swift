@@ -30,6 +30,9 @@ public struct SymiFlagValues: Sendable, Equatable {
     public let subscriptionPaidCopy: SubscriptionPaidCopy
     /// StoreKit product ids to offer, in display order.
     public let subscriptionProductIds: [String]
+    /// The experiment arm's product (or `product/offer`) the paywall shows instead of ``subscriptionProductIds``;
+    /// `""` when there is no experiment, the flag is missing or not a string (the paywall then shows the defaults).
+    public let paywallProduct: String
     /// Feature ids that need Symi Plus once ``premiumFeaturesLocked`` is true.
     public let premiumFeatures: [String]
     /// Privacy policy and terms of use (https).
@@ -61,6 +64,7 @@ public struct SymiFlagValues: Sendable, Equatable {
             ?? SymiSafeDefaults.subscriptionPaidCopy(for: flags.context)
         subscriptionProductIds = SubscriptionScreenCopy.strings(flags.json(Key.subscriptionProductIds, default: .null))
             ?? SymiSafeDefaults.subscriptionProductIds
+        paywallProduct = flags.string(Key.paywallProduct, default: SymiSafeDefaults.paywallProduct)
         premiumFeatures = SubscriptionScreenCopy.strings(flags.json(Key.premiumFeatures, default: .null))
             ?? SymiSafeDefaults.premiumFeatures
         legalLinks = LegalLinks(json: flags.json(Key.legalLinks, default: .null)) ?? SymiSafeDefaults.legalLinks

@@ -23,6 +23,9 @@ public enum SymiFlags {
         public static let subscriptionPaidCopy = "subscriptionPaidCopy"
         /// The StoreKit product ids to offer, in display order.
         public static let subscriptionProductIds = "subscriptionProductIds"
+        /// A price or offer experiment's arm: the product id (or `productId/offerId`) the paywall shows instead of
+        /// ``subscriptionProductIds``; `""` (the default) means no experiment (``PaywallProduct``).
+        public static let paywallProduct = "paywallProduct"
         /// The feature ids that need Symi Plus once ``premiumFeaturesLocked`` is true.
         public static let premiumFeatures = "premiumFeatures"
         /// Privacy policy and terms of use (``LegalLinks``).
@@ -41,6 +44,24 @@ public enum SymiFlags {
         /// What the app uses for a flag value of `days`: `days` clamped to ``range``.
         public static func clamped(_ days: Int64) -> Int {
             Int(min(max(days, Int64(range.lowerBound)), Int64(range.upperBound)))
+        }
+    }
+
+    /// `paywallProduct`: the arm of a price or offer experiment an install is in (docs/guards.md, "Running an
+    /// experiment"). The flag's rules split installs by percentage; each value names the product (and optionally
+    /// the offer) that install's paywall shows. The app shows it only when StoreKit loaded it, in the subscription
+    /// group of the default products; anything else falls back to ``Key/subscriptionProductIds`` (`SymiPlus`'
+    /// `PaywallChoice`), and `flagctl storekit check` reports a value the StoreKit configuration does not have.
+    public enum PaywallProduct {
+        /// The flag's key.
+        public static let key = Key.paywallProduct
+
+        /// The product id and offer id of `value` (`"product"` or `"product/offer"`), or nil for `""` (no
+        /// experiment) and anything that is not one or two non-empty parts.
+        public static func parse(_ value: String) -> (product: String, offer: String?)? {
+            let parts = value.split(separator: "/", omittingEmptySubsequences: false)
+            guard (1...2).contains(parts.count), parts.allSatisfy({ !$0.isEmpty && !$0.contains(" ") }) else { return nil }
+            return (String(parts[0]), parts.count == 2 ? String(parts[1]) : nil)
         }
     }
 }

@@ -25,6 +25,8 @@ public enum SymiSafeDefaults {
     public static let introOfferMessage = "Symi ist aktuell für kurze Zeit kostenlos."
     /// `subscriptionProductIds`: the monthly product only.
     public static let subscriptionProductIds = ["symi_plus_monthly"]
+    /// `paywallProduct`: no experiment, the paywall shows ``subscriptionProductIds``.
+    public static let paywallProduct = ""
     /// `premiumFeatures`: the brief's candidates for later premium gates (no effect while nothing is locked).
     public static let premiumFeatures = ["pdfExport", "advancedInsights", "longTermComparisons", "moreExportFormats",
                                          "medicationAnalysis", "doctorReportTemplates"]
@@ -121,6 +123,7 @@ public enum SymiSafeDefaults {
           }}]
         },
         "subscriptionProductIds": {"type": "json", "default": ["symi_plus_monthly"]},
+        "paywallProduct": {"type": "string", "default": ""},
         "premiumFeatures": {
           "type": "json",
           "default": ["pdfExport", "advancedInsights", "longTermComparisons", "moreExportFormats",

@@ -16,7 +16,7 @@ import Testing
         let run = try TestSupport.run(["eval", "flags/staging.json", "--context", "locale=en_US", "--context", "appVersion=2.4"])
         #expect(run.status == 0)
         let lines = run.stdout.split(separator: "\n")
-        #expect(lines.count == 11)
+        #expect(lines.count == 12)
         #expect(lines.contains(#"introOfferMessage = "Symi is free for a limited time." (variant rule-0, reason TARGETING_MATCH)"#))
         #expect(lines.contains("monetizationEnabled = true (variant default, reason STATIC)"))
         #expect(lines.contains("premiumFeaturesLocked = false (variant default, reason DEFAULT)"))

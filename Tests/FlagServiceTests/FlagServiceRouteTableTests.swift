@@ -21,6 +21,8 @@ import Testing
         "GET /v1/changes/{id} reader",
         "GET /v1/appstore/notifications unscoped(writer)",
         "GET /v1/appstore/outcomes unscoped(writer)",
+        "GET /v1/appstore/experiment unscoped(writer)",
+        "GET /v1/environments/{env}/experiments/{flag} unscoped(writer)",
         "GET /v1/audit unscoped(admin)",
         "GET /v1/environments reader",
         "GET /v1/environments/{env}/document reader",

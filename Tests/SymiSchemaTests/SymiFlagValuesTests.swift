@@ -16,7 +16,8 @@ import Testing
         #expect(values.premiumFeatures.contains("pdfExport"))
         #expect(values.legalLinks == SymiSafeDefaults.legalLinks)
         #expect(values.billingRetryAccessDays == 3)
-        #expect(snapshot.results.count == 11)
+        #expect(values.paywallProduct == "", "no experiment")
+        #expect(snapshot.results.count == 12)
     }
 
     @Test func premiumGate() throws {
@@ -64,6 +65,7 @@ import Testing
             flags["subscriptionProductIds"] = ["type": "json", "default": ["symi_plus_monthly", 7]]
             flags["premiumFeatures"] = ["type": "json", "default": "pdfExport"]
             flags["introOfferMessage"] = ["type": "boolean", "default": true]
+            flags["paywallProduct"] = ["type": "integer", "default": 499]
             flags.removeValue(forKey: "showIntroFreeSubscriptionBanner")
         }
         let values = Documents.values(document)
@@ -73,6 +75,26 @@ import Testing
         #expect(values.premiumFeatures == SymiSafeDefaults.premiumFeatures)
         #expect(values.introOfferMessage == SymiSafeDefaults.introOfferMessage)
         #expect(values.showIntroFreeSubscriptionBanner == SymiSafeDefaults.showIntroFreeSubscriptionBanner)
+        #expect(values.paywallProduct == SymiSafeDefaults.paywallProduct, "a price is not a product id")
+    }
+
+    @Test func paywallProductIsTheInstallsArm() throws {
+        let document = try Documents.modified(try Documents.production()) { flags in
+            flags["paywallProduct"] = ["type": "string", "default": "symi_plus_monthly_499",
+                                       "rules": [["value": "symi_plus_monthly_399/intro50", "rollout": 50]]]
+        }
+        var arms: Set<String> = []
+        for index in 0..<200 {
+            let context = EvaluationContext(installId: "9F1C2D7E-0000-4000-8000-\(String(format: "%012d", index))")
+            let value = Documents.values(document, context: context).paywallProduct
+            #expect(document.evaluate("paywallProduct", context: context).value == .string(value))
+            arms.insert(value)
+        }
+        #expect(arms == ["symi_plus_monthly_399/intro50", "symi_plus_monthly_499"])
+        #expect(SymiFlags.PaywallProduct.parse("symi_plus_monthly_399/intro50").map { "\($0.product) \($0.offer ?? "-")" }
+                    == "symi_plus_monthly_399 intro50")
+        #expect(SymiFlags.PaywallProduct.parse("symi_plus_monthly_399").map { "\($0.product) \($0.offer ?? "-")" } == "symi_plus_monthly_399 -")
+        for bad in ["", "/", "a/", "/b", "a/b/c", "a b"] { #expect(SymiFlags.PaywallProduct.parse(bad) == nil, "\(bad)") }
     }
 
     @Test(arguments: [(JSONValue.integer(7), 7), (.integer(0), 0), (.integer(-4), 0), (.integer(365), 60), (.integer(.max), 60)])

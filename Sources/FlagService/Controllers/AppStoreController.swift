@@ -19,6 +19,8 @@ struct AppStoreController: RouteController {
 
     /// The store the reads query and whose subscription hash key the records are made with.
     let store: FlagStore
+    /// The current documents, whose flags the experiment route reads its split from.
+    let snapshots: SnapshotStore
     /// Stores the records (one writer, group commit).
     let writer: WriteQueue
     /// The verifier and retention (`--appstore-*`).
@@ -31,9 +33,10 @@ struct AppStoreController: RouteController {
     let routeGuard: RouteGuard
     let logger: ServiceLogger
 
-    init(store: FlagStore, writer: WriteQueue, options: FlagService.AppStoreOptions, metrics: AppStoreMetrics,
+    init(store: FlagStore, snapshots: SnapshotStore, writer: WriteQueue, options: FlagService.AppStoreOptions, metrics: AppStoreMetrics,
          routeGuard: RouteGuard, logger: ServiceLogger) {
         self.store = store
+        self.snapshots = snapshots
         self.writer = writer
         self.options = options
         subscriptionKey = SubscriptionKeyCache(store: store)
@@ -63,6 +66,7 @@ struct AppStoreController: RouteController {
             return nil
         }
         addReads(to: &routes)
+        addExperiments(to: &routes)
     }
 
     /// Verifies the notification and hands its record to the writer, whose answer (after the durable commit) is

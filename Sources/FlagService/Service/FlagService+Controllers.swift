@@ -29,7 +29,7 @@ extension FlagService {
                             requireReadToken: options.requireReadToken, trustedProxies: options.trustedProxies),
             AdministrationController(store: store, snapshots: snapshots, authenticator: authenticator, webhooks: webhooks,
                                      routeGuard: routeGuard, logger: logger),
-            AppStoreController(store: store, writer: writer, options: options.appStore, metrics: metrics.appStore,
+            AppStoreController(store: store, snapshots: snapshots, writer: writer, options: options.appStore, metrics: metrics.appStore,
                                routeGuard: routeGuard, logger: logger),
         ]
     }
