@@ -10,8 +10,10 @@ import OutcomeAnalysis
 public enum ExperimentRehearsal {
     /// What to simulate.
     public struct Settings: Sendable {
-        /// Experiments with equal prices; as many again with the effect.
+        /// Experiments with equal prices.
         public var experiments = 1_000
+        /// Experiments with the effect.
+        public var effectExperiments = 1_000
         /// Installs a day over both arms.
         public var installsPerDay = 8_000.0
         /// The cheaper arm's conversion (installs that start a subscription).
@@ -31,7 +33,7 @@ public enum ExperimentRehearsal {
         public var alpha = 0.05
         /// The first seed (experiment `i` draws from `seed + i`).
         public var seed: UInt64 = 38_000
-        /// Defaults: 1,000 and 1,000 experiments, 8,000 installs a day, 2 % against 1.5 %, a week each.
+        /// Defaults: 1,000 experiments of each kind, 8,000 installs a day, 2 % against 1.5 %, a week each.
         public init() {}
     }
 
@@ -72,7 +74,7 @@ public enum ExperimentRehearsal {
         }
     }
 
-    /// The two arms of experiment `index` (equal when `index` < `settings.experiments`).
+    /// The two arms of experiment `index` (equal when `index` < `settings.experiments`, else the effect).
     public static func truth(_ index: Int, _ settings: Settings) -> NotificationWeek.Truth {
         let equal = index < settings.experiments
         let arms = [
@@ -104,7 +106,7 @@ public enum ExperimentRehearsal {
                            progress: (String) -> Void = { _ in }) throws -> Figures {
         var figures = Figures()
         let began = Date()
-        let total = 2 * settings.experiments
+        let total = settings.experiments + settings.effectExperiments
         var first = 0
         while first < total {
             let indices = Array(first..<min(total, first + settings.perServer))

@@ -2,15 +2,15 @@ import Foundation
 import PaidDayRehearsal
 
 // `swift run -c release paid-day-rehearsal [--installs N] [--document FILE] [--runbook DIR] [--switch RFC3339] [--days N]
-// [--experiments N] [--installs-per-day N] [--guard-weeks N] [--flags DIR]`: the paid day of docs/monetization.md
+// [--experiments N] [--effect-experiments N] [--installs-per-day N] [--guard-weeks N] [--flags DIR]`: the paid day of docs/monetization.md
 // rehearsed on a synthetic population; with --experiments or --guard-weeks, weeks of App Store notifications through
 // the real receiver instead (docs/guards.md, "Through the real receiver"). Exit 1 when a subscriber, an early user or an
 // install whose date is unknown loses access at any step, or a server report differs from the analysis of the truth,
 // or the guard did not trip and roll back; 2 when the runbook or the server fails, 64 on a usage error.
 let usage = "usage: paid-day-rehearsal [--installs N] [--document FILE] [--runbook DIR] [--switch RFC3339] [--days N] "
-    + "[--experiments N] [--installs-per-day N] [--guard-weeks N] [--flags DIR]\n"
+    + "[--experiments N] [--effect-experiments N] [--installs-per-day N] [--guard-weeks N] [--flags DIR]\n"
 var options = ["--installs": "100000", "--document": "flags/production.json", "--runbook": "flags/paid-day",
-               "--switch": "2027-03-01T00:00:00Z", "--days": "30", "--experiments": "0", "--installs-per-day": "8000",
+               "--switch": "2027-03-01T00:00:00Z", "--days": "30", "--experiments": "0", "--effect-experiments": "-1", "--installs-per-day": "8000",
                "--guard-weeks": "-1", "--flags": "flags"]
 var arguments = CommandLine.arguments.dropFirst()
 while let name = arguments.popFirst() {
@@ -23,10 +23,11 @@ while let name = arguments.popFirst() {
 guard let count = Int(options["--installs"] ?? ""), count > 0, let days = Int(options["--days"] ?? ""), days > 0,
       let switchDate = ISO8601DateFormatter().date(from: options["--switch"] ?? ""),
       let experiments = Int(options["--experiments"] ?? ""), experiments >= 0,
+      let effectExperiments = Int(options["--effect-experiments"] ?? ""), effectExperiments >= -1,
       let installsPerDay = Double(options["--installs-per-day"] ?? ""), installsPerDay > 0,
       let guardWeeks = Int(options["--guard-weeks"] ?? ""), guardWeeks >= -1 else {
     FileHandle.standardError.write(Data(("paid-day-rehearsal: --installs, --days and --installs-per-day take positive whole numbers, "
-        + "--experiments and --guard-weeks whole numbers ≥ 0, --switch an RFC 3339 date-time\n").utf8))
+        + "--experiments, --effect-experiments and --guard-weeks whole numbers ≥ 0, --switch an RFC 3339 date-time\n").utf8))
     exit(64)
 }
 
@@ -39,6 +40,7 @@ if experiments > 0 || guardWeeks >= 0 {
         if experiments > 0 {
             var settings = ExperimentRehearsal.Settings()
             settings.experiments = experiments
+            settings.effectExperiments = effectExperiments >= 0 ? effectExperiments : experiments
             settings.installsPerDay = installsPerDay
             let figures = try ExperimentRehearsal.run(settings, flagsDirectory: flags, start: today - 8 * NotificationWeek.day) {
                 FileHandle.standardError.write(Data(("  " + $0 + "\n").utf8))

@@ -13,6 +13,7 @@ import Testing
     @Test func twentyExperimentsThroughTheReceiverMatchTheTruth() throws {
         var settings = ExperimentRehearsal.Settings()
         settings.experiments = 10
+        settings.effectExperiments = 10
         settings.perServer = 20
         settings.checkedPerServer = 20
         let figures = try ExperimentRehearsal.run(settings, flagsDirectory: Self.flags, start: Self.start)
