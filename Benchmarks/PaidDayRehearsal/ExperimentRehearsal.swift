@@ -74,9 +74,16 @@ public enum ExperimentRehearsal {
         }
     }
 
-    /// The two arms of experiment `index` (equal when `index` < `settings.experiments`, else the effect).
+    /// Whether experiment `index` has equal prices: the two kinds alternate while both last (so every server, and a
+    /// run stopped early, has both), then the rest are of the kind there are more of.
+    public static func isEqual(_ index: Int, _ settings: Settings) -> Bool {
+        let paired = 2 * min(settings.experiments, settings.effectExperiments)
+        return index < paired ? index % 2 == 0 : settings.experiments > settings.effectExperiments
+    }
+
+    /// The two arms of experiment `index`: equal prices and conversion, or the dearer arm converting `effect` less.
     public static func truth(_ index: Int, _ settings: Settings) -> NotificationWeek.Truth {
-        let equal = index < settings.experiments
+        let equal = isEqual(index, settings)
         let arms = [
             ArmTruth(product: "rehearsal.e\(index).a", share: 50, listPrice: 4990, conversion: settings.conversion),
             ArmTruth(product: "rehearsal.e\(index).b", share: 50, listPrice: equal ? 4990 : 5990,
@@ -125,7 +132,7 @@ public enum ExperimentRehearsal {
                 figures.started += week.started.reduce(0, +)
                 let report = try server.getJSON(path(experiment, start: week.start, end: week.end, alpha: settings.alpha))
                 let comparison = try ReportReading.comparison(report)
-                if index < settings.experiments {
+                if isEqual(index, settings) {
                     figures.equalExperiments += 1
                     if comparison.decided { figures.falsePositives += 1 }
                 } else {
@@ -143,8 +150,10 @@ public enum ExperimentRehearsal {
                     }
                 }
             }
-            progress(String(format: "%d of %d experiments, %d notifications, %.0f s", min(first, total), total,
-                            figures.notifications, Date().timeIntervalSince(began)))
+            progress(String(format: "%d of %d experiments, %d notifications, %.0f s: false positives %d of %d, detected %d of %d (wrong arm %d), reports equal %d of %d",
+                            min(first, total), total, figures.notifications, Date().timeIntervalSince(began), figures.falsePositives,
+                            figures.equalExperiments, figures.detected, figures.effectExperiments, figures.wrongDirection,
+                            figures.reportsEqual, figures.reportsChecked))
         }
         figures.seconds = Date().timeIntervalSince(began)
         return figures

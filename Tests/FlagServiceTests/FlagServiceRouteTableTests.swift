@@ -53,6 +53,11 @@ import Testing
         "PUT /v1/environments/{env}/document write(writer, dryRun: reader)",
         "PUT /v1/environments/{env}/flags/{key} write(writer, dryRun: reader)",
         "PUT /v1/environments/{env}/policy token(admin)",
+        "DELETE /v1/guards/{id} token(writer)",
+        "GET /v1/environments/{env}/guards token(writer)",
+        "GET /v1/guards/{id} token(writer)",
+        "POST /v1/environments/{env}/guards token(writer)",
+        "POST /v1/guards/{id}/override token(writer)",
     ]
 
     /// A service over a fresh store (no server: the router is only read).
@@ -94,14 +99,17 @@ import Testing
     /// Every write route of the router and what its refusals are audited as (each registration's `audit:`).
     static let audited: [String] = [
         "DELETE /v1/changes/{id} change.cancel",
+        "DELETE /v1/guards/{id} guard.remove",
         "DELETE /v1/tokens/{name} token.revoke",
         "DELETE /v1/webhooks/{id} webhook.delete",
         "POST /v1/appstore/notifications exempt",
         "POST /v1/changes/{id}/approve change.approve",
         "POST /v1/changes/{id}/reject change.reject",
+        "POST /v1/environments/{env}/guards guard.add",
         "POST /v1/environments/{env}/preview exempt",
         "POST /v1/environments/{env}/rollback publish",
         "POST /v1/environments/{env}/schedules change.schedule",
+        "POST /v1/guards/{id}/override guard.override",
         "POST /v1/tokens token.create",
         "POST /v1/webhooks webhook.create",
         "PUT /v1/environments/{env}/document publish",

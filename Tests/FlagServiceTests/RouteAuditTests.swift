@@ -38,6 +38,8 @@ import Testing
             "DELETE /v1/webhooks/{id}": "webhook.delete", "PUT /v1/environments/{env}/document": "publish",
             "PUT /v1/environments/{env}/flags/{key}": "publish", "POST /v1/environments/{env}/rollback": "publish",
             "POST /v1/tokens": "token.create", "DELETE /v1/tokens/{name}": "token.revoke",
+            "POST /v1/environments/{env}/guards": "guard.add", "DELETE /v1/guards/{id}": "guard.remove",
+            "POST /v1/guards/{id}/override": "guard.override",
         ]
         let declared = try FlagServiceRouteTableTests.withService { try FlagServiceRouteTableTests.audits($0.makeRouter()) }
         for (route, action) in expected { #expect(declared[route] == .action(action), "\(route)") }

@@ -23,6 +23,7 @@ import Testing
             "touchedFlags": ["showIntroFreeSubscriptionBanner"], "protectedFlags": [], "needsApproval": false,
             "approvedBy": nil, "decidedBy": nil, "decidedAt": nil, "decisionMessage": nil,
             "appliedAt": nil, "appliedVersion": nil, "conflicts": [], "reason": nil, "details": nil,
+            "heldByGuard": nil,
         ])
     }
 

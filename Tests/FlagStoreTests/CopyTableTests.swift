@@ -48,7 +48,7 @@ import Testing
         try Schema.migrate(target, path: "target")
         let plan = try CopyTable.plan(source: source, target: target)
         #expect(plan.map(\.name) == ["appstore_keys", "appstore_notifications", "audit", "environments", "meta", "tokens", "webhooks", "policies", "versions", "webhook_deliveries",
-                                     "changes", "webhook_attempts"])
+                                     "changes", "webhook_attempts", "guards"])
         let versions = try #require(plan.first { $0.name == "versions" })
         #expect(versions.identity == "id" && versions.primaryKey == ["id"] && versions.references == ["environments"])
         #expect(versions.columns.first { $0.name == "document" }?.kind == .bytes)

@@ -39,7 +39,7 @@ import Testing
 
         // Table by table, with SQL of its own: the same rows, the same values; the copy adds one audit line, last.
         let contents = try CopyFixture.tableContents(sqlite: fixture.path, postgres: uri)
-        #expect(Set(contents.map(\.table)) == ["appstore_keys", "appstore_notifications", "audit", "changes", "environments", "meta", "policies", "tokens", "versions",
+        #expect(Set(contents.map(\.table)) == ["appstore_keys", "appstore_notifications", "audit", "changes", "environments", "guards", "meta", "policies", "tokens", "versions",
                                                 "webhook_attempts", "webhook_deliveries", "webhooks"])
         for table in contents {
             var copied = table.postgres
@@ -71,6 +71,9 @@ import Testing
         #expect(try copy.policies() == source.policies())
         #expect(try Self.changes(copy) == Self.changes(source))
         #expect(Set(try Self.changes(source).map(\.status)) == Set(ChangeStatus.allCases))
+        // Guards with their rules, decisions and actions, and the schedule one holds.
+        #expect(try copy.guards() == source.guards() && (try source.guards()).count == 2)
+        #expect(try Self.changes(copy).contains { $0.heldByGuard != nil })
         let webhooks = try source.webhooks(includeDeleted: true)
         #expect(try copy.webhooks(includeDeleted: true) == webhooks && webhooks.count == 3)
         for webhook in webhooks {
@@ -185,7 +188,7 @@ import Testing
         #expect(error?.description.contains("copying webhook_attempts, rows 1-") == true, "\(String(describing: error))")
         #expect(error?.description.contains("injected failure") == true)
         for table in ["versions", "tokens", "audit", "changes", "policies", "webhooks", "webhook_deliveries", "webhook_attempts",
-                      "appstore_notifications", "appstore_keys"] {
+                      "appstore_notifications", "appstore_keys", "guards"] {
             #expect(try Self.count(uri, table) == 0, "\(table)")
         }
         let after = try FlagStore.open(location: uri)
@@ -219,7 +222,7 @@ import Testing
             return
         }
         for table in ["versions", "tokens", "audit", "changes", "webhook_deliveries", "webhook_attempts", "appstore_notifications",
-                      "appstore_keys"] {
+                      "appstore_keys", "guards"] {
             #expect(try Self.count(uri, table) == 0, "\(table)")
         }
         #expect(try Self.count(uri, "environments") == 2)

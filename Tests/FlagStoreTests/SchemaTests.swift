@@ -14,8 +14,8 @@ import Testing
         let database = try SQLiteConnection(path: path, mode: .readOnly)
         #expect(try database.userVersion() == Schema.latestVersion)
         let tables = try database.query("SELECT name FROM sqlite_schema WHERE type = 'table' ORDER BY name") { $0.text(0) }
-        #expect(tables == ["appstore_keys", "appstore_notifications", "audit", "changes", "environments", "meta", "policies", "tokens",
-                           "versions", "webhook_attempts", "webhook_deliveries", "webhooks"])
+        #expect(tables == ["appstore_keys", "appstore_notifications", "audit", "changes", "environments", "guards", "meta", "policies",
+                           "tokens", "versions", "webhook_attempts", "webhook_deliveries", "webhooks"])
         #expect(try database.queryFirst("PRAGMA journal_mode") { $0.text(0) } == "wal")
     }
 

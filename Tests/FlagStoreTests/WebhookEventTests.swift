@@ -23,7 +23,9 @@ import Testing
     }
 
     @Test func theDesignsEventTypes() {
-        #expect(WebhookEvent.types.count == 12)
+        #expect(WebhookEvent.types.count == 19)
+        #expect(WebhookEvent.types.filter { $0.hasPrefix("guard.") }.sorted()
+            == ["guard.acted", "guard.added", "guard.closed", "guard.held", "guard.overridden", "guard.removed", "guard.tripped"])
         #expect(WebhookEvent.types.contains("version.published") && WebhookEvent.types.contains("policy.updated"))
         #expect(!WebhookEvent.types.contains("*"))
     }

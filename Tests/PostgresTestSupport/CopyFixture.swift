@@ -65,7 +65,28 @@ package struct CopyFixture: Sendable {
         ])
         _ = try store.storeNotifications(notifications)
         _ = try store.subscriptionHashKey()
+        try fillGuards(store)
         return CopyFixture(path: path, activeSecrets: active, revokedSecrets: revoked)
+    }
+
+    /// Guards: one watching a version (a product, a tripped decision and action), one waiting for a change, one held
+    /// schedule.
+    static func fillGuards(_ store: FlagStore) throws {
+        let rule: JSONValue = ["metric": "refunds", "measure": "perHour", "baseline": "ceiling", "threshold": 0.5, "minimumCount": 5,
+                               "windowHours": 72, "action": "pauseSchedules", "alpha": 0.01, "minimumRelativeChange": 0.5]
+        let watched = try store.createGuard(NewGuard(environment: "qa", version: 3, previousVersion: 2, publishedAtMilliseconds: 1_764_000_000_000,
+                                                     product: "symi.plus.yearly", appStoreEnvironment: "Sandbox", rule: rule,
+                                                     createdBy: "o'brien"))
+        _ = try store.tripGuard(id: watched.id, decision: ["verdict": "tripped", "message": "guard on refunds tripped: \"ü\""],
+                                at: 1_764_000_100_000, audit: AuditRecord(actor: "guard", action: "guard.tripped", environment: "qa"))
+        _ = try store.recordGuardAction(id: watched.id, action: ["kind": "pauseSchedules", "outcome": "done", "changes": []],
+                                        audit: AuditRecord(actor: "guard", action: "guard.acted", environment: "qa"))
+        let change = try store.createChange(NewChange(environment: "qa", kind: .flags,
+                                                      changeSet: ChangeSet(flags: ["held": ["type": "boolean", "default": true]]),
+                                                      baseVersion: 1, author: "ops", message: "held by a guard",
+                                                      applyAtMilliseconds: 4_102_444_800_000, needsApproval: false, touchedFlags: ["held"]))
+        _ = try store.holdScheduledChanges(environment: "qa", guardID: watched.id)
+        _ = try store.createGuard(NewGuard(environment: "qa", changeID: change.id, rule: rule, createdBy: "ops"))
     }
 
     /// Two App Store notifications: a renewal with every field set (texts with quotes and non-ASCII) and a TEST

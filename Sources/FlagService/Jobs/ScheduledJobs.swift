@@ -4,8 +4,9 @@ import FlagStore
 
 /// What the scheduler does (`ChangeScheduler` keeps the time), on the node that leads (`Leadership`): at start,
 /// publish what fell due while the server was down; then, at each pass, expire requests, mark stale ones, and hand
-/// due changes to the writer. Every write a pass causes is a writer job, except the hourly deletion of App Store
-/// notifications past their retention (`NotificationRetention`), which changes no document.
+/// due changes to the writer, and evaluate the guards (`GuardRunner`). Every write a pass causes is a writer job, except
+/// the hourly deletion of App Store notifications past their retention (`NotificationRetention`) and the guards' own
+/// rows, which change no document.
 final class ScheduledJobs: Sendable {
     let store: FlagStore
     let writer: WriteQueue
@@ -17,11 +18,14 @@ final class ScheduledJobs: Sendable {
     let logger: ServiceLogger
     /// Deletes App Store notifications past their retention, at most once an hour, in the passes.
     let retention: NotificationRetention?
+    /// Evaluates the guards and acts on trips, once a minute, in the passes.
+    let guards: GuardRunner?
 
     /// The jobs of `scheduler`'s passes. Call `start`.
     init(store: FlagStore, writer: WriteQueue, scheduler: ChangeScheduler, webhooks: WebhookDispatcher, leadership: Leadership,
-         logger: ServiceLogger, retention: NotificationRetention? = nil) {
+         logger: ServiceLogger, retention: NotificationRetention? = nil, guards: GuardRunner? = nil) {
         self.retention = retention
+        self.guards = guards
         self.store = store
         self.writer = writer
         self.scheduler = scheduler
@@ -69,6 +73,8 @@ final class ScheduledJobs: Sendable {
         let now = ChangeScheduler.wallClock()
         // A pass comes at least once a minute (`ChangeScheduler.idleCap`); the deletion itself once an hour.
         retention?.runIfDue(now: now)
+        // Guards watch the changes these passes publish; a rollback goes through the writer like them.
+        guards?.runIfDue()
         do {
             for request in try store.expiredRequests(now: now) {
                 let transition = try store.expireChange(id: request.id)

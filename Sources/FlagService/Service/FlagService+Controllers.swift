@@ -31,6 +31,8 @@ extension FlagService {
                                      routeGuard: routeGuard, logger: logger),
             AppStoreController(store: store, snapshots: snapshots, writer: writer, options: options.appStore, metrics: metrics.appStore,
                                routeGuard: routeGuard, logger: logger),
+            GuardsController(store: store, snapshots: snapshots, writer: writer, scheduler: scheduler, webhooks: webhooks,
+                             routeGuard: routeGuard, logger: logger, clock: options.guardClock),
         ]
     }
 }

@@ -55,6 +55,10 @@ public final class FlagService: Sendable {
         /// App Store Server Notifications: the receiver (off without a verifier) and the records' retention.
         public var appStore = AppStoreOptions()
 
+        /// The time the guards' job reads (ms since 1970 UTC): the wall clock; tests and the rehearsal step a clock of
+        /// their own through the windows (then `FlagService.runGuards()` runs a pass at once).
+        package var guardClock: @Sendable () -> Int64 = ChangeScheduler.wallClock
+
         /// Defaults.
         public init(requireReadToken: Bool = false) { self.requireReadToken = requireReadToken }
     }
@@ -124,7 +128,9 @@ public final class FlagService: Sendable {
         writer = WriteQueue(store: store, snapshots: snapshots, metrics: metrics, logger: logger, maximumBatch: options.maximumBatch,
                             webhooks: webhooks, policies: policies, scheduler: scheduler, node: node)
         jobs = ScheduledJobs(store: store, writer: writer, scheduler: scheduler, webhooks: webhooks, leadership: leadership,
-                             logger: logger, retention: NotificationRetention(store: store, options: options.appStore, logger: logger))
+                             logger: logger, retention: NotificationRetention(store: store, options: options.appStore, logger: logger),
+                             guards: GuardRunner(store: store, writer: writer, webhooks: webhooks, leadership: leadership, logger: logger,
+                                                 metrics: metrics.guards, appStore: options.appStore, clock: options.guardClock))
         if options.appStore.verifier == nil {
             // Said once at start: Apple's notifications to this server are answered 404 until a root is configured.
             logger.log(.info, "appstore_receiver_off", ["reason": "no App Store root certificate (--appstore-root-certificate)"])
@@ -142,6 +148,12 @@ public final class FlagService: Sendable {
         // published before the server takes requests (several nodes: by the node that takes the jobs' lease, in its
         // first pass); then the scheduler keeps time.
         jobs.start(environments: snapshots.environments)
+    }
+
+    /// Runs a pass of the guards' job now, on this thread, whenever the last one was: what the scheduler does once a
+    /// minute, for tests and the rehearsal that step `Options.guardClock`. Nothing on a node that does not run the jobs.
+    package func runGuards() {
+        jobs.guards?.runNow()
     }
 
     /// Lets `/metrics` report the server's connections; call after creating the server.

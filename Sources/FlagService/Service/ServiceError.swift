@@ -121,6 +121,8 @@ public struct ServiceError: Error, Sendable, CustomStringConvertible {
                                 extra: ["currentVersion": .integer(Int64(current))])
         case .webhookNotFound(let id):
             return ServiceError(.notFound, code: "webhook_not_found", message: "there is no webhook \(id)")
+        case .guardNotFound(let id):
+            return ServiceError(.notFound, code: "guard_not_found", message: "there is no guard \(id)")
         case .busy:
             return ServiceError(.serviceUnavailable, code: "busy", message: "the database is busy; retry shortly",
                                 headers: [.retryAfter: "1"])

@@ -124,6 +124,8 @@ public final class ServiceMetrics: Sendable {
 
     /// The App Store notification receiver's counters.
     let appStore = AppStoreMetrics()
+    /// The guards' decisions and statuses.
+    let guards = GuardMetrics()
 
     /// No counters yet.
     public init() {}
@@ -190,6 +192,7 @@ public final class ServiceMetrics: Sendable {
         out += "flagserver_group_commits_total \(batches.load(ordering: .relaxed))\n"
         out += governanceCounters()
         out += appStore.exposition()
+        out += guards.exposition()
         if let server {
             out += "# HELP flagserver_open_connections Connections open now.\n"
             out += "# TYPE flagserver_open_connections gauge\n"

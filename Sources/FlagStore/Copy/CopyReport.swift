@@ -33,7 +33,7 @@ public struct CopyReport: Sendable, Equatable {
     /// The tables `summary` names in words; any other table is listed by name with its row count.
     static let namedTables: Set<String> = ["environments", "versions", "tokens", "audit", "changes", "policies", "webhooks",
                                             "webhook_deliveries", "webhook_attempts", "meta",
-                                            "appstore_notifications", "appstore_keys"]
+                                            "appstore_notifications", "appstore_keys", "guards"]
 
     /// Two lines: what was copied from where to where, and what was verified.
     ///
@@ -61,6 +61,7 @@ public struct CopyReport: Sendable, Equatable {
             parts.append(count("appstore_notifications", "App Store notification", "App Store notifications")
                 + ((rows["appstore_keys"] ?? 0) > 0 ? " with the subscription hash's key" : ""))
         }
+        if let guards = rows["guards"] { parts.append("\(guards) \(guards == 1 ? "guard" : "guards")") }
         parts += rows.keys.filter { !Self.namedTables.contains($0) }.sorted().map { "\(rows[$0] ?? 0) rows of \($0)" }
         let time = (seconds * 100).rounded() / 100
         return """

@@ -49,12 +49,15 @@ public struct ChangeRecord: Sendable, Equatable {
     public let reason: String?
     /// For `failed`: the validation issues as JSON, or other structured detail.
     public let details: JSONValue?
+    /// The tripped `pauseSchedules` guard that holds this schedule (not published when due until the guard is
+    /// overridden or removed); nil when none does.
+    public let heldByGuard: Int64?
 
     /// The columns `init(row:)` reads, for a query on `changes c JOIN environments e`.
     static let columns = ["id", "kind", "change_set", "base_version", "author", "message", "created_at", "apply_at",
                           "expires_at", "needs_approval", "touched_flags", "protected_flags", "status", "approved_by",
                           "decided_by", "decided_at", "decision_message", "applied_at", "applied_version", "conflicts",
-                          "reason", "details"].map { "c.\($0) AS \($0)" }.joined(separator: ", ") + ", e.name AS environment"
+                          "reason", "details", "held_by_guard"].map { "c.\($0) AS \($0)" }.joined(separator: ", ") + ", e.name AS environment"
 
     /// Reads a row selected with `columns`; unreadable stored JSON is reported as corruption.
     init(row: Row) throws {
@@ -99,6 +102,7 @@ public struct ChangeRecord: Sendable, Equatable {
         }
         reason = try row.optionalText("reason")
         details = try row.optionalText("details").map { try StoredJSON.value($0, column: "changes.details") }
+        heldByGuard = try row.optionalInt64("held_by_guard")
     }
 
     /// Whether it is a change request (it needed a second person), as `GET .../requests` lists them.
@@ -120,7 +124,7 @@ public struct ChangeRecord: Sendable, Equatable {
             "decisionMessage": text(decisionMessage), "appliedAt": time(appliedAtMilliseconds),
             "appliedVersion": appliedVersion.map { .integer(Int64($0)) } ?? .null,
             "conflicts": .array(conflicts.map { .string($0.pointer) }), "reason": text(reason),
-            "details": details ?? .null,
+            "details": details ?? .null, "heldByGuard": heldByGuard.map(JSONValue.integer) ?? .null,
         ])
     }
 }

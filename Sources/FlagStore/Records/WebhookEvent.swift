@@ -26,7 +26,8 @@ public struct WebhookEvent: Sendable, Equatable {
     public static let types: Set<String> = [
         "version.published", "change.scheduled", "change.applied", "change.conflicted", "change.failed",
         "change.cancelled", "request.created", "request.approved", "request.rejected", "request.expired",
-        "request.stale", "policy.updated",
+        "request.stale", "policy.updated", "guard.added", "guard.held", "guard.tripped", "guard.acted", "guard.overridden",
+        "guard.closed", "guard.removed",
     ]
 
     /// A new event id: `evt_` and a ULID (48 bits of the time in milliseconds, then 80 random bits from the OS,

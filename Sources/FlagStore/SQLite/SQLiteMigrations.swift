@@ -225,6 +225,46 @@ enum SQLiteMigrations {
                 key BLOB NOT NULL CHECK (length(key) = 32)
             );
             """),
+        // Guards (docs/guards.md, "The service"): one row per guard on a published version or on a change, watched by the
+        // node that runs the jobs; and the schedules a tripped `pauseSchedules` guard holds (`changes.held_by_guard`,
+        // skipped by the due changes until the guard is overridden or removed). `held_by_guard` has no foreign key:
+        // guards reference changes, and the copy orders tables by their references, which must not form a cycle.
+        Schema.Migration(name: "guards", sql: """
+            CREATE TABLE guards (
+                id INTEGER PRIMARY KEY,
+                environment_id INTEGER NOT NULL REFERENCES environments(id),
+                change_id INTEGER REFERENCES changes(id),
+                version INTEGER,
+                previous_version INTEGER,
+                product TEXT,
+                appstore_environment TEXT NOT NULL,
+                rule TEXT NOT NULL CHECK (json_valid(rule)),
+                created_by TEXT NOT NULL,
+                created_at INTEGER NOT NULL,
+                published_at INTEGER,
+                status TEXT NOT NULL CHECK (status IN ('waiting', 'watching', 'tripped', 'overridden', 'closed', 'cancelled',
+                                                       'removed')),
+                last_decision TEXT CHECK (last_decision IS NULL OR json_valid(last_decision)),
+                last_evaluated_at INTEGER,
+                last_audited_hours INTEGER,
+                tripped_at INTEGER,
+                action TEXT CHECK (action IS NULL OR json_valid(action)),
+                overridden_by TEXT,
+                overridden_at INTEGER,
+                override_message TEXT,
+                CHECK (change_id IS NOT NULL OR version IS NOT NULL),
+                CHECK (status NOT IN ('watching', 'tripped', 'overridden', 'closed')
+                       OR (version IS NOT NULL AND published_at IS NOT NULL)),
+                CHECK (status NOT IN ('tripped', 'overridden') OR tripped_at IS NOT NULL),
+                CHECK ((status = 'overridden') = (overridden_by IS NOT NULL AND overridden_at IS NOT NULL)),
+                FOREIGN KEY (environment_id, version) REFERENCES versions(environment_id, number)
+            );
+            CREATE INDEX guards_status ON guards(status);
+            CREATE INDEX guards_environment ON guards(environment_id);
+            CREATE INDEX guards_change ON guards(change_id) WHERE change_id IS NOT NULL;
+            ALTER TABLE changes ADD COLUMN held_by_guard INTEGER;
+            CREATE INDEX changes_held_by_guard ON changes(held_by_guard) WHERE held_by_guard IS NOT NULL;
+            """),
     ]
 
     /// Brings the file to the newest schema, one write transaction per migration.

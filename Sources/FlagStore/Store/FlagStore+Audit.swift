@@ -87,6 +87,19 @@ extension FlagStore {
         return try auditEntries(query: AuditQuery(limit: min(limit, AuditQuery.limitRange.upperBound))).entries
     }
 
+    /// The lines about `target` with one of `actions` (none of them `publish`), newest first, at most `limit`: a guard's
+    /// audited decisions. Served by the partial index on actions other than `publish`.
+    func auditEntries(target: String, actions: [String], limit: Int) throws -> [AuditEntry] {
+        guard !actions.isEmpty, !actions.contains("publish") else { return [] }
+        let placeholders = actions.map { _ in "?" }.joined(separator: ", ")
+        return try read { database in
+            try database.query("""
+                SELECT id, at, actor, action, environment, detail, outcome, status, reason, client, target, version
+                FROM audit WHERE action IN (\(placeholders)) AND action <> 'publish' AND target = ? ORDER BY id DESC LIMIT ?
+                """, actions.map(DatabaseValue.text) + [.text(target), .integer(Int64(limit))]) { try Self.auditEntry(from: $0) }
+        }
+    }
+
     private static func auditEntry(from row: Row) throws -> AuditEntry {
         let outcomeText = try row.text("outcome")
         guard let outcome = AuditOutcome(rawValue: outcomeText) else {

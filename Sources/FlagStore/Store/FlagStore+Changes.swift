@@ -96,26 +96,27 @@ extension FlagStore {
     }
 
     /// The changes to publish now, in every environment, in the order to hand them to the writer: every
-    /// `scheduled` change whose `applyAt` is at or before `now`, and every `approved` one (approved for
+    /// `scheduled` change whose `applyAt` is at or before `now` and that no tripped guard holds (`heldByGuard`), and
+    /// every `approved` one (approved for
     /// immediate publication; after a crash, still owed). Ordered by when each was due, then by id.
     public func dueChanges(now: Int64) throws -> [ChangeRecord] {
         try read { database in
             try database.query("""
                 SELECT \(ChangeRecord.columns) FROM changes c JOIN environments e ON e.id = c.environment_id
-                WHERE (c.status = 'scheduled' AND c.apply_at <= ?) OR c.status = 'approved'
+                WHERE (c.status = 'scheduled' AND c.apply_at <= ? AND c.held_by_guard IS NULL) OR c.status = 'approved'
                 ORDER BY CASE c.status WHEN 'approved' THEN coalesce(c.decided_at, c.created_at) ELSE c.apply_at END, c.id
                 """, [.integer(now)]) { try ChangeRecord(row: $0) }
         }
     }
 
     /// When the scheduler should next look (milliseconds since 1970 UTC): the earliest `applyAt` of a
-    /// `scheduled` change, or the decision time of an `approved` one (then: at once); nil when nothing waits.
+    /// `scheduled` change no guard holds, or the decision time of an `approved` one (then: at once); nil when nothing waits.
     /// Pending requests' expiry is `nextExpiry()`.
     public func nextDueTime() throws -> Int64? {
         try read { database in
             try database.queryFirst("""
                 SELECT min(due) FROM (
-                    SELECT min(apply_at) AS due FROM changes WHERE status = 'scheduled'
+                    SELECT min(apply_at) AS due FROM changes WHERE status = 'scheduled' AND held_by_guard IS NULL
                     UNION ALL SELECT min(coalesce(decided_at, created_at)) FROM changes WHERE status = 'approved') AS due_times
                 """) { $0.isNull(0) ? nil : $0.int64(0) } ?? nil
         }

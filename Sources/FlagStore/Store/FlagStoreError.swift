@@ -1,7 +1,7 @@
 /// Every failure of the versioned store, keeping its cause.
 ///
 /// The HTTP service maps these to statuses: `unknownEnvironment`/`versionNotFound`/`changeNotFound`/
-/// `webhookNotFound` 404, `versionConflict` 412,
+/// `webhookNotFound`/`guardNotFound` 404, `versionConflict` 412,
 /// `busy` 503, input refusals 400/422, the rest 500.
 public enum FlagStoreError: Error, Sendable, Equatable, CustomStringConvertible {
     /// The database's directory could not be created (a path component is a file, no permission, ...).
@@ -42,6 +42,8 @@ public enum FlagStoreError: Error, Sendable, Equatable, CustomStringConvertible 
     case changeNotFound(id: Int64)
     /// No webhook has this id (or it was deleted, for calls that need an active one).
     case webhookNotFound(id: Int64)
+    /// No guard has this id.
+    case guardNotFound(id: Int64)
     /// No webhook delivery has this id.
     case webhookDeliveryNotFound(id: Int64)
     /// Another connection held the write lock for longer than the busy timeout.
@@ -103,6 +105,8 @@ public enum FlagStoreError: Error, Sendable, Equatable, CustomStringConvertible 
             return "no change \(id)"
         case .webhookNotFound(let id):
             return "no webhook \(id)"
+        case .guardNotFound(let id):
+            return "no guard \(id)"
         case .webhookDeliveryNotFound(let id):
             return "no webhook delivery \(id)"
         case .busy(let cause):

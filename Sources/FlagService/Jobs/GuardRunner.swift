@@ -1,0 +1,203 @@
+import AppStoreNotifications
+import FlagKit
+import FlagStore
+import OutcomeAnalysis
+import ServerLock
+
+/// The guards' job (docs/guards.md, "The service"), run from the scheduler's passes on the node that runs the jobs (at
+/// least once a minute; at most once a minute of its clock, since a pass may come every second while schedules wait):
+/// waiting guards start watching when their change is applied, or are cancelled when it ended without; watching ones
+/// are evaluated on the hourly outcomes from their publication − 7 days, closed past their window, and act when they
+/// trip (`GuardRunner+Actions`). Every status change is a compare-and-set in the store, and passes are serialized here,
+/// so a guard acts once.
+final class GuardRunner: Sendable {
+    let store: FlagStore
+    let writer: WriteQueue
+    let webhooks: WebhookDispatcher
+    let leadership: Leadership
+    let logger: ServiceLogger
+    let metrics: GuardMetrics
+    /// The notifications' retention: the history is read from its start (a subscription's state needs its past).
+    let appStore: FlagService.AppStoreOptions
+    /// The time the guards see (ms since 1970 UTC): the wall clock, or a test's.
+    let clock: @Sendable () -> Int64
+    /// When the last pass ran (the clock's time); passes one at a time.
+    private let lastPass = PThreadMutex<Int64?>(nil)
+
+    /// Evaluations come this often at most from the scheduler's passes (the per-look alpha assumes one a minute).
+    static let interval: Int64 = 60_000
+    /// An hour, in milliseconds.
+    static let hour = OutcomeBucket.hour.milliseconds
+    /// The previous week the baseline reads before publication.
+    static let lookBack: Int64 = 7 * 24 * hour
+
+    init(store: FlagStore, writer: WriteQueue, webhooks: WebhookDispatcher, leadership: Leadership, logger: ServiceLogger,
+         metrics: GuardMetrics, appStore: FlagService.AppStoreOptions, clock: @escaping @Sendable () -> Int64) {
+        self.store = store
+        self.writer = writer
+        self.webhooks = webhooks
+        self.leadership = leadership
+        self.logger = logger
+        self.metrics = metrics
+        self.appStore = appStore
+        self.clock = clock
+    }
+
+    /// A pass when a minute of the clock has gone by since the last one (the scheduler's passes).
+    func runIfDue() {
+        run(force: false)
+    }
+
+    /// A pass now, whenever the last one was (tests and the rehearsal, after stepping the clock); nothing on a node
+    /// that does not run the jobs.
+    func runNow() {
+        run(force: true)
+    }
+
+    private func run(force: Bool) {
+        guard leadership.isLeading else { return }
+        lastPass.withLock { last in
+            let now = clock()
+            if !force, let last, now - last < Self.interval, now >= last { return }
+            last = now
+            do {
+                try startOrCancelWaiting()
+                try evaluateWatching(now: now)
+                metrics.setStatuses(try store.guardCounts())
+            } catch {
+                // The store failed (busy, disk): the next pass tries again.
+                logger.log(.error, "guards_failed", ["error": "\(error)"])
+            }
+        }
+    }
+
+    /// Waiting guards whose change was applied watch its version from its publication; those whose change ended
+    /// unapplied are cancelled.
+    private func startOrCancelWaiting() throws {
+        for waiting in try store.guards(statuses: [.waiting]) {
+            guard let changeID = waiting.changeID else { continue }
+            let change = try store.change(id: changeID)
+            if change.status == .applied, let version = change.appliedVersion {
+                let record = try store.version(environment: change.environment, number: version)
+                let transition = try store.startWatching(id: waiting.id, version: version, previousVersion: version > 1 ? version - 1 : nil,
+                                                         publishedAt: record.createdAtMilliseconds)
+                if transition.happened {
+                    logger.log(.info, "guard_watching", ["guard": "\(waiting.id)", "env": waiting.environment, "version": "\(version)"])
+                }
+            } else if change.status.isFinal {
+                if try store.cancelGuard(id: waiting.id).happened {
+                    logger.log(.info, "guard_cancelled", ["guard": "\(waiting.id)", "change": "\(changeID)",
+                                                          "status": change.status.rawValue])
+                }
+            }
+        }
+    }
+
+    /// Evaluates every watching guard; one history read per App Store environment and one hourly report per
+    /// (App Store environment, product).
+    private func evaluateWatching(now: Int64) throws {
+        let watching = try store.guards(statuses: [.watching])
+        guard !watching.isEmpty else { return }
+        var histories: [String: [NotificationRecord]] = [:]
+        var reports: [String: OutcomeReport] = [:]
+        // The earliest hour any open window needs, per report: its publication − 7 days.
+        var starts: [String: Int64] = [:]
+        for record in watching {
+            guard let published = record.publishedAtMilliseconds else { continue }
+            let key = Self.reportKey(record)
+            starts[key] = min(starts[key] ?? .max, published - Self.lookBack)
+        }
+        let end = OutcomeBucket.hour.ceil(now)
+        for record in watching {
+            guard let published = record.publishedAtMilliseconds else { continue }
+            let rule: GuardRule
+            do {
+                rule = try GuardRule.decoding(record.rule)
+            } catch {
+                logger.log(.error, "guard_rule_unreadable", ["guard": "\(record.id)", "error": "\(error)"])
+                continue
+            }
+            let windowEnd = record.windowEndsAtMilliseconds ?? .max
+            if now >= windowEnd {
+                close(record, at: now)
+                continue
+            }
+            let key = Self.reportKey(record)
+            let report: OutcomeReport
+            if let computed = reports[key] {
+                report = computed
+            } else {
+                if histories[record.appStoreEnvironment] == nil {
+                    histories[record.appStoreEnvironment] = try store.notifications(signedFrom: appStore.retentionStart(now: now), to: end)
+                        .filter { $0.environment == record.appStoreEnvironment }
+                }
+                // Windows are at most 720 hours, so a report spans at most 888 hours plus the open ones' spread.
+                let from = max(starts[key] ?? published - Self.lookBack, now - (720 + 168) * Self.hour)
+                report = OutcomeReport.compute(history: histories[record.appStoreEnvironment] ?? [], from: from, to: end,
+                                               bucket: .hour, product: record.product)
+                reports[key] = report
+            }
+            let decision = GuardEvaluator.evaluate(rule: rule, hourly: report, publishedAt: published, now: now)
+            metrics.recordDecision(decision.verdict)
+            decide(record, rule: rule, decision: decision, at: now)
+        }
+    }
+
+    /// Keeps the decision; audits a `held` one when its watched hours are new; trips and acts on `tripped`.
+    private func decide(_ record: GuardRecord, rule: GuardRule, decision: GuardDecision, at now: Int64) {
+        let json = decision.jsonValue(rule: rule, at: now)
+        do {
+            switch decision.verdict {
+            case .tripped:
+                let transition = try store.tripGuard(id: record.id, decision: json, at: now,
+                                                     audit: audit(record, "guard.tripped", json, at: now))
+                guard transition.happened else { return }
+                logger.log(.warning, "guard_tripped", ["guard": "\(record.id)", "env": record.environment,
+                                                       "message": decision.message(for: rule, id: record.id)])
+                submit("guard.tripped", transition.record, decision: json, at: now)
+                act(transition.record, rule: rule, decision: decision, at: now)
+            case .held:
+                let audited = try store.recordGuardDecision(id: record.id, decision: json, at: now, auditHours: decision.figures.hours,
+                                                            audit: audit(record, "guard.held", json, at: now))
+                if audited { submit("guard.held", try store.guardRecord(id: record.id), decision: json, at: now) }
+            case .notEnoughData, .outsideWindow:
+                try store.recordGuardDecision(id: record.id, decision: json, at: now, auditHours: nil, audit: nil)
+            }
+        } catch {
+            logger.log(.error, "guard_decision_failed", ["guard": "\(record.id)", "error": "\(error)"])
+        }
+    }
+
+    /// Past its window without a trip: closed, with the last decision kept.
+    private func close(_ record: GuardRecord, at now: Int64) {
+        do {
+            let detail: JSONValue = record.lastDecision ?? .null
+            let transition = try store.closeGuard(id: record.id, decision: nil, at: now,
+                                                  audit: audit(record, "guard.closed", detail, at: now))
+            guard transition.happened else { return }
+            logger.log(.info, "guard_closed", ["guard": "\(record.id)", "env": record.environment])
+            submit("guard.closed", transition.record, decision: record.lastDecision, at: now)
+        } catch {
+            logger.log(.error, "guard_close_failed", ["guard": "\(record.id)", "error": "\(error)"])
+        }
+    }
+
+    /// A decision's audit line: actor `guard`, the guard as target, the watched version, the JSON as detail. Written at
+    /// the wall clock's time like every audit line (the decision's own `at` is the jobs' clock).
+    func audit(_ record: GuardRecord, _ action: String, _ detail: JSONValue, at now: Int64,
+               outcome: AuditOutcome = .ok, reason: String? = nil) -> AuditRecord {
+        AuditRecord(actor: "guard", action: action, environment: record.environment, target: String(record.id), outcome: outcome,
+                    reason: reason, version: record.version, detail: detail.canonicalString)
+    }
+
+    /// The webhook event of `type`: `{"guard": ..., "decision": ...}`, due at once (the wall clock: deliveries are
+    /// timed by it, whatever clock the guards read).
+    func submit(_ type: String, _ record: GuardRecord, decision: JSONValue?, at now: Int64) {
+        webhooks.submit(type, environment: record.environment, data: ["guard": record.jsonValue, "decision": decision ?? .null])
+    }
+
+    /// Guards that read the same notifications share one report.
+    private static func reportKey(_ record: GuardRecord) -> String {
+        record.appStoreEnvironment + "\u{0}" + (record.product ?? "")
+    }
+}
