@@ -26,7 +26,8 @@ public enum GuardTrip {
         public var rollbackVersion: Int?
         /// The rollback version's author.
         public var rollbackAuthor = ""
-        /// Whether the guard tripped and the environment's head became the previous content, by `guard`.
+        /// Whether the guard tripped and the environment's head became the previous content, by `guard`, with the
+        /// decision's message.
         public var rolledBack = false
         /// Passes of the job.
         public var passes = 0
@@ -122,6 +123,7 @@ public enum GuardTrip {
             figures.rollbackVersion = rollback
             figures.rollbackAuthor = record.author
             figures.rolledBack = action["outcome"] as? String == "done" && record.author == "guard"
+                && record.message.hasPrefix("guard \(id) on refunds tripped")
                 && head?.number == rollback && record.contentHash == before.contentHash
         }
         return figures
