@@ -112,9 +112,9 @@ let package = Package(
         .testTarget(name: "FlagClientTests", dependencies: ["FlagClient", "ClientHTTP", "FlagKit", "SymiSchema", "TransportTestSupport", "flagserver", "TestSupport"]),
         .executableTarget(name: "flagclient-fetch", dependencies: ["FlagClient", "ClientHTTP", "FlagKit"], path: "Tests/flagclient-fetch"),
         // The paid day rehearsed: a synthetic population through the runbook's steps (Benchmarks/PaidDayRehearsal).
-        .target(name: "PaidDayRehearsal", dependencies: ["FlagKit", "FlagClient", "SymiPlus", "SymiCatalog", "SymiSchema"], path: "Benchmarks/PaidDayRehearsal"),
+        .target(name: "PaidDayRehearsal", dependencies: ["FlagKit", "FlagClient", "SymiPlus", "SymiCatalog", "SymiSchema", "AppStoreNotifications", "AppStoreTestSupport", "OutcomeAnalysis", "FlagService", "FlagStore", "HTTPServer", "RawHTTPClient"], path: "Benchmarks/PaidDayRehearsal"),
         .executableTarget(name: "paid-day-rehearsal", dependencies: ["PaidDayRehearsal"], path: "Benchmarks/paid-day-rehearsal"),
-        .testTarget(name: "PaidDayRehearsalTests", dependencies: ["PaidDayRehearsal", "FlagKit", "FlagClient", "SymiPlus"]),
+        .testTarget(name: "PaidDayRehearsalTests", dependencies: ["PaidDayRehearsal", "FlagKit", "FlagClient", "SymiPlus", "AppStoreNotifications", "AppStoreTestSupport", "OutcomeAnalysis"]),
         .executableTarget(name: "client-bench", dependencies: ["FlagClient", "ClientHTTP", "FlagKit", "SymiSchema"], path: "Benchmarks/client-bench"),
         // How the app links the client (launch, refresh on foreground, Application Support); SwiftUI parts behind canImport.
         .executableTarget(name: "symi-app-example", dependencies: ["FlagClient", "SymiSchema"], path: "Examples/SymiAppExample"),
