@@ -123,15 +123,8 @@ public enum ExperimentCommand {
             var storeKit: StoreKitConfiguration?
             var currency: String?
             if let storeKitFile {
-                do {
-                    storeKit = try StoreKitConfiguration.parse(try FileReader.read(storeKitFile))
-                } catch let error as FileReadError {
-                    context.error(error.description)
-                    return ExitStatus.trouble
-                } catch {
-                    context.error("\(storeKitFile) is not a StoreKit configuration file: \(error)")
-                    return ExitStatus.trouble
-                }
+                storeKit = StoreKitConfiguration.load(storeKitFile, context)
+                guard storeKit != nil else { return ExitStatus.trouble }
                 currency = Self.currency(storeKit?.storefront)
                 guard currency != nil else {
                     context.error("\(storeKitFile): its storefront (\(storeKit?.storefront ?? "none")) has no known currency; give --price")

@@ -42,16 +42,7 @@ public struct StoreKitCommand: Command {
 
     /// Checks the StoreKit file, then each flags file against it; an unreadable flags file does not stop the others.
     public func run(_ context: RunContext) -> Int32 {
-        let configuration: StoreKitConfiguration
-        do {
-            configuration = try StoreKitConfiguration.parse(try FileReader.read(storeKitFile))
-        } catch let error as FileReadError {
-            context.error(error.description)
-            return ExitStatus.trouble
-        } catch {
-            context.error("\(storeKitFile) is not a StoreKit configuration file: \(error)")
-            return ExitStatus.trouble
-        }
+        guard let configuration = StoreKitConfiguration.load(storeKitFile, context) else { return ExitStatus.trouble }
         var status = report(StoreKitCheck.check(configuration, file: storeKitFile), for: storeKitFile, context: context)
         for file in flagFiles {
             let document: FlagDocument

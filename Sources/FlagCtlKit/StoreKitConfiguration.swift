@@ -83,6 +83,19 @@ public struct StoreKitConfiguration: Sendable, Equatable {
         return nil
     }
 
+    /// The StoreKit configuration file at `path`, or nil after telling `context` why it cannot be read or is not one
+    /// (the commands then exit with `ExitStatus.trouble`).
+    static func load(_ path: String, _ context: RunContext) -> StoreKitConfiguration? {
+        do {
+            return try parse(try FileReader.read(path))
+        } catch let error as FileReadError {
+            context.error(error.description)
+        } catch {
+            context.error("\(path) is not a StoreKit configuration file: \(error)")
+        }
+        return nil
+    }
+
     /// Parses a `.storekit` file: well-formed JSON, an object, `subscriptionGroups` an array of objects with
     /// `subscriptions` arrays. A missing or mistyped text member (a localization without `displayName`) reads as
     /// empty, which the check then reports, rather than refusing the file.

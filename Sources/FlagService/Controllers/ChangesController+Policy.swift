@@ -7,7 +7,7 @@ extension ChangesController {
     func addPolicy(to routes: inout ServiceRoutes) {
         routes.deferred(.GET, "/v1/environments/{env}/policy", access: .reader) { [self] _, context, _, _ in
             let name = try snapshots.requestedEnvironment(context)
-            let record = try Self.storing { try store.policyRecord(environment: name) }
+            let record = try ServiceError.storing { try store.policyRecord(environment: name) }
             return Self.json(Self.policyMembers(record), headers: [.cacheControl: "no-store"])
         }
 
@@ -30,7 +30,7 @@ extension ChangesController {
             }
             // Commit and install under one lock, so two racing updates leave the table as the database is.
             let record = try policies.updates.withLock { _ throws(ServiceError) -> PolicyRecord in
-                let record = try Self.storing {
+                let record = try ServiceError.storing {
                     try store.setPolicy(environment: name, policy: policy, actor: token.name,
                                         client: routeGuard.clientAddress(request, context))
                 }

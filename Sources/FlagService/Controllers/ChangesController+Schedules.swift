@@ -24,7 +24,7 @@ extension ChangesController {
             let name = try snapshots.requestedEnvironment(context)
             let statuses = try Self.statusParameter(request)
             let limit = try Self.integerParameter(request, "limit", default: 100, range: ChangeQuery.limitRange)
-            let changes = try Self.storing {
+            let changes = try ServiceError.storing {
                 try store.changes(query: .schedules(environment: name, statuses: statuses, limit: limit))
             }
             return Self.json(["environment": .string(name), "changes": .array(changes.map(\.jsonValue))],
@@ -36,7 +36,7 @@ extension ChangesController {
             let statuses = try Self.statusParameter(request)
             let limit = try Self.integerParameter(request, "limit", default: 100, range: ChangeQuery.limitRange)
             let before = try Self.optionalIntegerParameter(request, "before", range: 1...Int.max).map(Int64.init)
-            let changes = try Self.storing {
+            let changes = try ServiceError.storing {
                 try store.changes(query: .requests(environment: name, statuses: statuses, limit: limit, before: before))
             }
             // The next page: requests older than the last one here (null on the last page).

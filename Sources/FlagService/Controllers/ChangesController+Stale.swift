@@ -39,13 +39,13 @@ extension ChangesController {
                 // Read as far as allowed: treat the oldest version read as the start of history.
                 return (scan, true)
             }
-            let page = try Self.storing { try store.versions(environment: environment, limit: 200, before: before) }
+            let page = try ServiceError.storing { try store.versions(environment: environment, limit: 200, before: before) }
             for record in page {
                 let document: FlagDocument
                 if let known = decoded[record.contentHash] {
                     document = known
                 } else {
-                    document = try Self.storing { try FlagDocument.decode(record.document) }
+                    document = try ServiceError.storing { try FlagDocument.decode(record.document) }
                     decoded[record.contentHash] = document
                 }
                 scan.add(publishedAt: record.createdAtMilliseconds, document: document)

@@ -45,7 +45,7 @@ struct ChangesController: RouteController {
             let token = try RouteGuard.required(token)
             let change = try scopedChange(context, token)
             let reason = try Self.decisionMessage(request, required: false)
-            let transition = try Self.storing {
+            let transition = try ServiceError.storing {
                 try store.cancelChange(id: change.id, actor: token.name, message: reason,
                                        client: routeGuard.clientAddress(request, context))
             }
@@ -87,7 +87,7 @@ struct ChangesController: RouteController {
             let token = try RouteGuard.required(token)
             let change = try scopedChange(context, token)
             let message = try Self.decisionMessage(request, required: true) ?? ""
-            let transition = try Self.storing {
+            let transition = try ServiceError.storing {
                 try store.rejectChange(id: change.id, actor: token.name, message: message,
                                        client: routeGuard.clientAddress(request, context))
             }
@@ -108,14 +108,14 @@ struct ChangesController: RouteController {
         }
         guard change.status == .pending else { throw Self.notPending(change) }
         if let expiresAt = change.expiresAtMilliseconds, expiresAt <= ChangeScheduler.wallClock() {
-            let expired = try Self.storing { try store.expireChange(id: change.id) }
+            let expired = try ServiceError.storing { try store.expireChange(id: change.id) }
             if expired.happened { webhooks.submit("request.expired", change: expired.record) }
             throw Self.refusal(.conflict, "request_expired", expired.record,
                                "change \(change.id) expired at \(RFC3339.string(milliseconds: expiresAt)); propose it again")
         }
-        let conflicts: [ChangeSet.Item] = try Self.storing { try writer.conflicts(of: change, current: writer.current(change.environment)) }
+        let conflicts: [ChangeSet.Item] = try ServiceError.storing { try writer.conflicts(of: change, current: writer.current(change.environment)) }
         if !conflicts.isEmpty {
-            let stale = try Self.storing { try store.markChangeStale(id: change.id, conflicts: conflicts) }
+            let stale = try ServiceError.storing { try store.markChangeStale(id: change.id, conflicts: conflicts) }
             if stale.happened { webhooks.submit("request.stale", change: stale.record) }
             var error = Self.refusal(.conflict, "request_stale", stale.record,
                                      "since change \(change.id) was proposed, \(conflicts.map(\.pointer).joined(separator: ", ")) "
@@ -123,7 +123,7 @@ struct ChangesController: RouteController {
             error.extra["conflicts"] = .array(conflicts.map { .string($0.pointer) })
             throw error
         }
-        let transition = try Self.storing {
+        let transition = try ServiceError.storing {
             try store.approveChange(id: change.id, actor: token.name, message: message, client: client)
         }
         guard transition.happened else { throw Self.notPending(transition.record) }
@@ -174,23 +174,12 @@ struct ChangesController: RouteController {
         guard let text = context.pathParameters["id"], let id = Int64(text), id >= 1 else {
             throw ServiceError.badRequest("invalid_change_id", "a change id is a positive integer")
         }
-        let change = try Self.storing { try store.change(id: id) }
+        let change = try ServiceError.storing { try store.change(id: id) }
         if let token, !RouteGuard.scopeAllows(token, environment: change.environment) {
             throw ServiceError(.forbidden, code: "environment_not_allowed",
                                message: "this token may not use environment '\(change.environment)'")
         }
         return change
-    }
-
-    /// Runs a store call, mapping its failure to the API's (`change_not_found` is 404).
-    static func storing<T>(_ body: () throws -> T) throws(ServiceError) -> T {
-        do {
-            return try body()
-        } catch let error as ServiceError {
-            throw error
-        } catch {
-            throw ServiceError.store(error)
-        }
     }
 
     /// A refusal that carries the change as it is (`error.change`), so a client sees its status and why.

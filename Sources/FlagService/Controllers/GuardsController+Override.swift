@@ -17,7 +17,7 @@ extension GuardsController {
             let message = try Self.overrideMessage(request)
             let client = routeGuard.clientAddress(request, context)
             let versionAuthor = try record.version.map { number in
-                try Self.storing { try store.version(environment: record.environment, number: number).author }
+                try ServiceError.storing { try store.version(environment: record.environment, number: number).author }
             }
             guard token.name != record.createdBy, token.name != versionAuthor else {
                 throw Self.refusal(.forbidden, "self_override", record,
@@ -85,7 +85,7 @@ extension GuardsController {
 
     private func overriddenBody(_ record: GuardRecord, by actor: String, message: String, client: String,
                                 detail: String) throws(ServiceError) -> [String: JSONValue] {
-        let transition = try Self.storing {
+        let transition = try ServiceError.storing {
             try store.overrideGuard(id: record.id, actor: actor, message: message, at: clock(), client: client, detail: detail)
         }
         guard transition.happened else {

@@ -35,7 +35,7 @@ struct GuardsController: RouteController {
             let body = try GuardRequest(body: try Self.parseJSON(request.body))
             let new = try newGuard(body, environment: environment, creator: token.name,
                                    client: routeGuard.clientAddress(request, context))
-            let created = try Self.storing { try store.createGuard(new) }
+            let created = try ServiceError.storing { try store.createGuard(new) }
             logger.log(.info, "guard_added", ["guard": "\(created.id)", "env": environment, "by": token.name])
             submit("guard.added", created)
             return Self.json(["guard": created.jsonValue], status: .created, headers: [.location: "/v1/guards/\(created.id)"])
@@ -44,14 +44,14 @@ struct GuardsController: RouteController {
         routes.deferred(.GET, "/v1/environments/{env}/guards", access: .token(.writer)) { [self] request, context, _, _ in
             let environment = try snapshots.requestedEnvironment(context)
             let statuses = try Self.statusParameter(request)
-            let guards = try Self.storing { try store.guards(environment: environment, statuses: statuses) }
+            let guards = try ServiceError.storing { try store.guards(environment: environment, statuses: statuses) }
             return Self.json(["environment": .string(environment), "guards": .array(guards.map(\.jsonValue))],
                              headers: [.cacheControl: "no-store"])
         }
 
         routes.deferred(.GET, "/v1/guards/{id}", access: .token(.writer)) { [self] _, context, token, _ in
             let record = try scopedGuard(context, token)
-            let decisions = try Self.storing { try store.guardDecisions(id: record.id, limit: Self.maximumDecisions) }
+            let decisions = try ServiceError.storing { try store.guardDecisions(id: record.id, limit: Self.maximumDecisions) }
             return Self.json(["guard": record.jsonValue, "decisions": .array(decisions.map(Self.decision))],
                              headers: [.cacheControl: "no-store"])
         }
@@ -60,7 +60,7 @@ struct GuardsController: RouteController {
                         audit: .action("guard.remove")) { [self] request, context, token, _ in
             let token = try RouteGuard.required(token)
             let record = try scopedGuard(context, token)
-            let transition = try Self.storing {
+            let transition = try ServiceError.storing {
                 try store.removeGuard(id: record.id, actor: token.name, client: routeGuard.clientAddress(request, context))
             }
             guard transition.happened else {
@@ -82,7 +82,7 @@ struct GuardsController: RouteController {
                            rule: body.rule.jsonValue, createdBy: creator, client: client)
         var version = body.version
         if let id = body.change {
-            let change = try Self.storing { try store.change(id: id) }
+            let change = try ServiceError.storing { try store.change(id: id) }
             guard change.environment == environment else { throw ServiceError.store(FlagStoreError.changeNotFound(id: id)) }
             new.changeID = id
             if change.status == .applied {
@@ -93,7 +93,7 @@ struct GuardsController: RouteController {
             }
         }
         guard let number = version else { return new }
-        let record = try Self.storing { try store.version(environment: environment, number: number) }
+        let record = try ServiceError.storing { try store.version(environment: environment, number: number) }
         let windowEnd = record.createdAtMilliseconds + Int64(body.rule.windowHours) * GuardRunner.hour
         guard clock() < windowEnd else {
             throw ServiceError(.conflict, code: "guard_not_applicable",
@@ -112,7 +112,7 @@ struct GuardsController: RouteController {
         guard let text = context.pathParameters["id"], let id = Int64(text), id >= 1 else {
             throw ServiceError.badRequest("invalid_guard_id", "a guard id is a positive integer")
         }
-        let record = try Self.storing { try store.guardRecord(id: id) }
+        let record = try ServiceError.storing { try store.guardRecord(id: id) }
         if let token, !RouteGuard.scopeAllows(token, environment: record.environment) {
             throw ServiceError(.forbidden, code: "environment_not_allowed",
                                message: "this token may not use environment '\(record.environment)'")
@@ -145,17 +145,6 @@ struct GuardsController: RouteController {
             statuses.insert(status)
         }
         return statuses
-    }
-
-    /// Runs a store call, mapping its failure to the API's (`guard_not_found` is 404).
-    static func storing<T>(_ body: () throws -> T) throws(ServiceError) -> T {
-        do {
-            return try body()
-        } catch let error as ServiceError {
-            throw error
-        } catch {
-            throw ServiceError.store(error)
-        }
     }
 
     /// A refusal that carries the guard as it is (`error.guard`) and its status.

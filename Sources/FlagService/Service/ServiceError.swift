@@ -104,6 +104,18 @@ public struct ServiceError: Error, Sendable, CustomStringConvertible {
                      headers: [.retryAfter: "1"])
     }
 
+    /// Runs a store call, mapping its failure to the API's (`ServiceError.store`: a missing change or guard is 404); a
+    /// `ServiceError` thrown inside passes as it is.
+    static func storing<T>(_ body: () throws -> T) throws(ServiceError) -> T {
+        do {
+            return try body()
+        } catch let error as ServiceError {
+            throw error
+        } catch {
+            throw ServiceError.store(error)
+        }
+    }
+
     static func store(_ error: any Error) -> ServiceError {
         guard let error = error as? FlagStoreError else {
             return ServiceError(.internalServerError, code: "internal", message: "internal error")
