@@ -8,6 +8,8 @@ struct PostgresStatement {
     /// The server may wait for another session's lock (up to `lock_timeout`) before it answers: the exchange's
     /// deadline is that much longer, so a lock wait ends as `55P03` (busy), as it always did, not as a lost server.
     var waitsForLock = false
+    /// One row of an `INSERT ... VALUES (?, ...)` that may go with its neighbours as one statement (`coalescing`).
+    var row = false
 }
 
 /// Talking to the server: every call is asynchronous libpq (`PQsend...`, `PQflush`, `PQconsumeInput`, `PQgetResult`)
@@ -34,7 +36,7 @@ extension PostgresConnection {
     /// only, and the last one's result). A transaction that began in this exchange on a session found lost (the server
     /// restarted since the last call) is sent once more on a new session: nothing of it happened.
     func answer(_ final: PostgresStatement?, committing: Bool = false) throws -> PostgresResult? {
-        var statements = pending
+        var statements = PostgresStatement.coalescing(pending)
         if let final { statements.append(final) }
         let began = pendingBegin
         pending = []
@@ -67,6 +69,7 @@ extension PostgresConnection {
     /// One pipeline on `connection`: every statement, one Sync, every result read before the deadline.
     func exchange(_ statements: [PostgresStatement], on connection: OpaquePointer, committing: Bool = false) throws -> PostgresResult {
         roundTrips += 1
+        statementsSent += statements.count
         let lockWait = statements.contains(where: \.waitsForLock) ? lockTimeoutNanoseconds : 0
         let deadline = MonotonicClock.nanoseconds() + timeoutNanoseconds + lockWait
         let sql = statements.last?.sql

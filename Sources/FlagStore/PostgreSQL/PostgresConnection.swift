@@ -65,6 +65,8 @@ package final class PostgresConnection {
     var preparedStatementsMade = 0
     /// Round trips to the server since `init` (each exchange is one), for tests and measurements.
     package internal(set) var roundTrips = 0
+    /// Statements sent to the server since `init`, for tests and measurements.
+    package internal(set) var statementsSent = 0
 
     /// At most this many statements are prepared per session; others are sent unnamed (texts built at run time, such
     /// as the audit query's filters, would otherwise fill the server's memory).
@@ -231,12 +233,13 @@ package final class PostgresConnection {
     /// Queues one statement of the open transaction whose answer the caller does not need: it is sent with the next
     /// statement that needs one (or COMMIT), and its error, if any, is thrown there (the transaction is then
     /// aborted and rolled back whole). Outside a transaction it runs at once.
-    package func enqueue(_ sql: String, _ arguments: [DatabaseValue] = []) throws {
+    /// `row`: a row of a multi-row INSERT (`Database.enqueueRow`).
+    package func enqueue(_ sql: String, _ arguments: [DatabaseValue] = [], row: Bool = false) throws {
         guard isInTransaction else {
             _ = try result(sql, arguments)
             return
         }
-        pending.append(PostgresStatement(sql: sql, arguments: arguments))
+        pending.append(PostgresStatement(sql: sql, arguments: arguments, row: row))
     }
 
     /// `sql` with each `?` outside quotes replaced by `$1`, `$2`, ... (cached per text).

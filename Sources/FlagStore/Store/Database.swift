@@ -80,6 +80,18 @@ package enum Database {
         }
     }
 
+    /// `enqueue` for one row of an `INSERT INTO table (...) VALUES (?, ...)` whose table nothing else in the transaction
+    /// depends on before COMMIT (a version, an audit line): PostgreSQL sends the rows queued one after another as one
+    /// multi-row INSERT per table (`PostgresStatement.coalescing`), so a group commit of many flips costs the server
+    /// one statement per table instead of one per row. Rows of one table keep their order; between tables it may change
+    /// within such a run, and any other statement ends the run.
+    package func enqueueRow(_ sql: String, _ arguments: [DatabaseValue]) throws {
+        switch self {
+        case .sqlite(let connection): _ = try connection.run(sql, arguments)
+        case .postgres(let connection): try connection.enqueue(sql, arguments, row: true)
+        }
+    }
+
     /// Runs one query and maps every row.
     package func query<T>(_ sql: String, _ arguments: [DatabaseValue] = [], row: (Row) throws -> T) throws -> [T] {
         switch self {

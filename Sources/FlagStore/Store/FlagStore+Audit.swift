@@ -24,7 +24,7 @@ extension FlagStore {
     static func audit(_ database: Database, _ entry: AuditRecord, now: Int64? = nil) throws {
         let entry = entry.bounded()
         // Queued: on PostgreSQL the line goes with the transaction's next exchange (`Database.enqueue`).
-        try database.enqueue("""
+        try database.enqueueRow("""
             INSERT INTO audit (at, actor, action, environment, detail, outcome, status, reason, client, target, version)
             VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
             """, [.integer(entry.atMilliseconds ?? now ?? currentMilliseconds()), .text(entry.actor), .text(entry.action),

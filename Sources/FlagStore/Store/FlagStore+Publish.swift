@@ -98,7 +98,7 @@ extension FlagStore {
         let record = VersionRecord(environment: environment, number: currentNumber + 1, document: document,
                                    contentHash: hash, author: author, createdAtMilliseconds: currentMilliseconds(),
                                    message: message, rolledBackFrom: rolledBackFrom, epoch: known.epoch)
-        try database.enqueue("""
+        try database.enqueueRow("""
             INSERT INTO versions (environment_id, number, document, content_hash, author, created_at, message, rolled_back_from)
             VALUES (?, ?, ?, ?, ?, ?, ?, ?)
             """, [.integer(known.environmentID), .integer(Int64(record.number)), .blob(document), .text(hash), .text(author),

@@ -92,6 +92,13 @@ public final class FlagStore: @unchecked Sendable {
         }
     }
 
+    /// Statements the write connection sent to PostgreSQL since it was opened (0 on SQLite), for tests and measurements.
+    package var writerStatementsSent: Int {
+        writeLock.withLock { _ in
+            if case .postgres(let connection) = writer { connection.statementsSent } else { 0 }
+        }
+    }
+
     /// Runs `body` on the writer connection, serialized, with errors mapped to `FlagStoreError`.
     func write<T>(_ body: (Database) throws -> T) throws -> T {
         try writeLock.withLock { _ in
