@@ -22,7 +22,7 @@ extension ChangesController {
 
         routes.deferred(.GET, "/v1/environments/{env}/schedules", access: .reader) { [self] request, context, _, _ in
             let name = try snapshots.requestedEnvironment(context)
-            let statuses = try Self.statusParameter(request)
+            let statuses = try Self.statusParameter(request, of: ChangeStatus.self)
             let limit = try Self.integerParameter(request, "limit", default: 100, range: ChangeQuery.limitRange)
             let changes = try ServiceError.storing {
                 try store.changes(query: .schedules(environment: name, statuses: statuses, limit: limit))
@@ -33,7 +33,7 @@ extension ChangesController {
 
         routes.deferred(.GET, "/v1/environments/{env}/requests", access: .reader) { [self] request, context, _, _ in
             let name = try snapshots.requestedEnvironment(context)
-            let statuses = try Self.statusParameter(request)
+            let statuses = try Self.statusParameter(request, of: ChangeStatus.self)
             let limit = try Self.integerParameter(request, "limit", default: 100, range: ChangeQuery.limitRange)
             let before = try Self.optionalIntegerParameter(request, "before", range: 1...Int.max).map(Int64.init)
             let changes = try ServiceError.storing {
@@ -47,18 +47,4 @@ extension ChangesController {
         }
     }
 
-    /// `?status=pending,scheduled`: the statuses to list (nil when absent: all); 400 `invalid_parameter` for an
-    /// unknown or empty one (`?status=` and `a,,b` name no status: a filter that filters nothing is a mistake).
-    static func statusParameter(_ request: HTTPRequest) throws(ServiceError) -> Set<ChangeStatus>? {
-        guard let text = request.queryParameter("status") else { return nil }
-        var statuses = Set<ChangeStatus>()
-        for word in text.split(separator: ",", omittingEmptySubsequences: false) {
-            guard let status = ChangeStatus(rawValue: String(word)) else {
-                throw ServiceError.badRequest("invalid_parameter", "status must be a comma-separated list of "
-                    + ChangeStatus.allCases.map(\.rawValue).joined(separator: ", ") + "; got '\(word)'")
-            }
-            statuses.insert(status)
-        }
-        return statuses
-    }
 }

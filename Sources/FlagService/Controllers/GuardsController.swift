@@ -43,7 +43,7 @@ struct GuardsController: RouteController {
 
         routes.deferred(.GET, "/v1/environments/{env}/guards", access: .token(.writer)) { [self] request, context, _, _ in
             let environment = try snapshots.requestedEnvironment(context)
-            let statuses = try Self.statusParameter(request)
+            let statuses = try Self.statusParameter(request, of: GuardStatus.self)
             let guards = try ServiceError.storing { try store.guards(environment: environment, statuses: statuses) }
             return Self.json(["environment": .string(environment), "guards": .array(guards.map(\.jsonValue))],
                              headers: [.cacheControl: "no-store"])
@@ -133,19 +133,6 @@ struct GuardsController: RouteController {
                         "outcome": .string(entry.outcome.rawValue), "detail": detail])
     }
 
-    /// `?status=watching,tripped`: the statuses to list (nil when absent: all); 400 `invalid_parameter` otherwise.
-    static func statusParameter(_ request: HTTPRequest) throws(ServiceError) -> Set<GuardStatus>? {
-        guard let text = request.queryParameter("status") else { return nil }
-        var statuses = Set<GuardStatus>()
-        for word in text.split(separator: ",", omittingEmptySubsequences: false) {
-            guard let status = GuardStatus(rawValue: String(word)) else {
-                throw ServiceError.badRequest("invalid_parameter", "status must be a comma-separated list of "
-                    + GuardStatus.allCases.map(\.rawValue).joined(separator: ", ") + "; got '\(word)'")
-            }
-            statuses.insert(status)
-        }
-        return statuses
-    }
 
     /// A refusal that carries the guard as it is (`error.guard`) and its status.
     static func refusal(_ status: HTTPStatus, _ code: String, _ record: GuardRecord, _ message: String) -> ServiceError {

@@ -125,13 +125,15 @@ final class GuardRunner: Sendable {
         // (intro conversions follow it to its intro start, `active` to its latest notification): then at the retention.
         var starts: [String: Int64] = [:]
         var readFrom: [String: Int64] = [:]
+        var rules: [Int64: Result<GuardRule, any Error>] = [:]
         let retentionStart = appStore.retentionStart(now: now)
         for record in watching {
             guard let published = record.publishedAtMilliseconds else { continue }
             let key = Self.reportKey(record)
             starts[key] = min(starts[key] ?? .max, published - Self.lookBack)
-            let rule = try? GuardRule.decoding(record.rule)
-            let needsPast = rule.map { $0.metric == .introConversions || $0.measure == .perActive } ?? true
+            let rule = Result { try GuardRule.decoding(record.rule) }
+            rules[record.id] = rule
+            let needsPast = (try? rule.get()).map { $0.metric == .introConversions || $0.measure == .perActive } ?? true
             let from = needsPast ? retentionStart : max(retentionStart, OutcomeBucket.hour.floor(published - Self.lookBack))
             readFrom[record.appStoreEnvironment] = min(readFrom[record.appStoreEnvironment] ?? .max, from)
         }
@@ -140,7 +142,7 @@ final class GuardRunner: Sendable {
             guard let published = record.publishedAtMilliseconds else { continue }
             let rule: GuardRule
             do {
-                rule = try GuardRule.decoding(record.rule)
+                rule = try (rules[record.id] ?? Result { try GuardRule.decoding(record.rule) }).get()
             } catch {
                 logger.log(.error, "guard_rule_unreadable", ["guard": "\(record.id)", "error": "\(error)"])
                 continue

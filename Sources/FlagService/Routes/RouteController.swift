@@ -43,6 +43,22 @@ extension RouteController {
         }
     }
 
+    /// `?status=a,b`: the statuses to list (nil when absent: all); 400 `invalid_parameter` for an unknown or empty one
+    /// (`?status=` and `a,,b` name no status: a filter that filters nothing is a mistake). Changes and guards alike.
+    static func statusParameter<Status>(_ request: HTTPRequest, of _: Status.Type = Status.self) throws(ServiceError) -> Set<Status>?
+    where Status: RawRepresentable & CaseIterable & Hashable, Status.RawValue == String {
+        guard let text = request.queryParameter("status") else { return nil }
+        var statuses = Set<Status>()
+        for word in text.split(separator: ",", omittingEmptySubsequences: false) {
+            guard let status = Status(rawValue: String(word)) else {
+                throw ServiceError.badRequest("invalid_parameter", "status must be a comma-separated list of "
+                    + Status.allCases.map(\.rawValue).joined(separator: ", ") + "; got '\(word)'")
+            }
+            statuses.insert(status)
+        }
+        return statuses
+    }
+
     /// 415 unless `Content-Type` is `application/json` or `application/*+json` (a missing one is taken as JSON).
     static func requireJSONContentType(_ request: HTTPRequest) throws(ServiceError) {
         guard let value = request.headers[.contentType] else { return }
