@@ -86,6 +86,10 @@ import Testing
     @Test func aNormalWeekHoldsAndIsAuditedOncePerHour() async throws {
         let harness = try await GuardHarness()
         defer { harness.stop() }
+        let receiver = try WebhookReceiver()
+        defer { receiver.stop() }
+        let hook = try await harness.server.asAdmin("POST", "/v1/webhooks", json: #"{"url": "\#(receiver.url)", "events": ["guard.held", "guard.closed"]}"#)
+        #expect(hook.status == 201, "\(hook.text)")
         try harness.storeNormalRefunds(after: 4)
         let created = try await harness.addGuard(#"{"version": 2, "rule": {"metric": "refunds", "action": "notify"}}"#)
         let id = try #require(try created.json()["guard"]?["id"]?.integerValue)
@@ -114,6 +118,9 @@ import Testing
         #expect(try harness.server.store.guardRecord(id: id).status == .closed)
         harness.pass(hours: 74)
         #expect(try harness.audit("guard.closed", guard: id).count == 1)
+        // Each audited decision is also a webhook event: three held hours, then the close.
+        let events = try await receiver.waitFor(4).map { try $0.json()["type"]?.stringValue ?? "" }
+        #expect(events.filter { $0 == "guard.held" }.count == 3 && events.filter { $0 == "guard.closed" }.count == 1, "\(events)")
     }
 
     @Test func notifyOnlyAudits() async throws {
