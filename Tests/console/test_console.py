@@ -1,6 +1,7 @@
 """The ops console in a real headless Chromium against a real flagserver (docs/console.md)."""
 import json
 
+from selenium.common.exceptions import NoSuchElementException, StaleElementReferenceException
 from selenium.webdriver.common.by import By
 from selenium.webdriver.common.keys import Keys
 from selenium.webdriver.support import expected_conditions as ec
@@ -12,7 +13,10 @@ CSP = "default-src 'self'; script-src 'self'; style-src 'self'; frame-ancestors 
 
 
 def wait(driver, condition, timeout=20):
-    return WebDriverWait(driver, timeout).until(condition)
+    # A view re-renders while a condition reads it (a language change, a submitted form): an element found a moment
+    # ago may be gone by the time its text is read, which is "not yet", not a failure.
+    return WebDriverWait(driver, timeout, ignored_exceptions=(NoSuchElementException, StaleElementReferenceException)
+                         ).until(condition)
 
 
 def visible(driver, selector):
@@ -20,8 +24,10 @@ def visible(driver, selector):
 
 
 def text_in(driver, selector, text):
-    wait(driver, ec.text_to_be_present_in_element((By.CSS_SELECTOR, selector), text))
-    return driver.find_element(By.CSS_SELECTOR, selector).text
+    def present(d):
+        shown = d.find_element(By.CSS_SELECTOR, selector).text
+        return shown if text in shown else False
+    return wait(driver, present)
 
 
 def sign_in(driver, token):
