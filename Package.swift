@@ -137,7 +137,7 @@ let package = Package(
         .target(name: "SymiSchema", dependencies: ["FlagKit"]),
         // FlagClient: the typed values read from real snapshots (safe defaults, clamping, fallbacks).
         .testTarget(name: "SymiSchemaTests", dependencies: ["SymiSchema", "FlagKit", "FlagClient", "TestSupport"]),
-        .target(name: "SymiPlus", dependencies: ["FlagClient", "SymiCatalog", "SymiSchema"]),
+        .target(name: "SymiPlus", dependencies: ["FlagClient", "FlagKit", "SymiCatalog", "SymiSchema"]),
         .testTarget(name: "SymiPlusTests", dependencies: ["SymiPlus", "SymiCatalog", "SymiSchema", "FlagClient", "FlagKit", "TestSupport"]),
     ],
     swiftLanguageModes: [.v6]

@@ -51,6 +51,11 @@ public struct FlagClientConfiguration: Sendable {
         documentURL.deletingLastPathComponent().appendingPathComponent("events", isDirectory: false)
     }
 
+    /// `{baseURL}/v1/environments/{environment}/offer-signatures`: where ``FlagClient/offerSignature(product:offer:appAccountToken:)`` asks.
+    public var offerSignaturesURL: URL {
+        documentURL.deletingLastPathComponent().appendingPathComponent("offer-signatures", isDirectory: false)
+    }
+
     /// `{baseURL}/v1/environments/{environment}/document`. The environment is checked to be a plain name
     /// (``FlagCache/isValidEnvironment(_:)``) before it is used in a path.
     public var documentURL: URL {

@@ -6,15 +6,15 @@ import SymiSchema
 /// subscription of the default products' group. Anything else shows the default products, as without an experiment:
 /// a wrong or unloadable arm never leaves an empty or broken paywall (docs/guards.md, "Running an experiment").
 ///
-/// An arm that names an offer is shown with its product only when StoreKit lists that promotional offer for it; the
-/// app does not apply the offer (a promotional offer needs a signature made with the App Store Connect key on a
-/// server, which Symi does not run), so the product is shown at its own terms.
+/// An arm that names an offer is shown with its product only when StoreKit lists that promotional offer for it;
+/// whether the offer's terms apply is decided afterwards (``PaywallOffer``: a current or lapsed subscriber, and a
+/// signature from the server).
 public enum PaywallChoice {
     /// What the screen ended up showing for the arm.
     public enum Outcome: Sendable, Equatable {
         /// `paywallProduct` is `""`: no experiment.
         case noExperiment
-        /// The arm's product is shown (its offer, if the arm names one, is offered by StoreKit but not applied).
+        /// The arm's product is shown (with its offer's terms when ``PaywallOffer`` applies them).
         case shown(product: String, offer: String?)
         /// The defaults are shown, and why.
         case fallback(Fallback)

@@ -2,6 +2,7 @@
 import Combine
 #endif
 import FlagClient
+import FlagKit
 import Foundation
 import SymiCatalog
 import SymiSchema
@@ -22,6 +23,8 @@ public final class PurchaseManager {
     public let store: any PurchaseStore
     /// The language of ``errorMessage``.
     public var language: SymiPlusLanguage
+    /// Who signs an experiment arm's promotional offer (the app's ``FlagClient``); `nil`: such offers are never applied.
+    public let offerSigner: (any PromotionalOfferSigning)?
     private let clock: any PurchaseClock
 
     #if canImport(Combine)
@@ -43,11 +46,13 @@ public final class PurchaseManager {
     private(set) var retryAt: Date?
 
     /// A manager on `store`. Starts observing transaction updates and reads the entitlements right away
-    /// (`observesAtCreation: false` leaves that to ``start()``).
+    /// (`observesAtCreation: false` leaves that to ``start()``). `offerSigner` (the app's ``FlagClient``) signs the
+    /// promotional offer an experiment arm names; without one, arms are shown at their products' own terms.
     public init(store: any PurchaseStore, language: SymiPlusLanguage = .german, clock: any PurchaseClock = SystemPurchaseClock(),
-                observesAtCreation: Bool = true) {
+                offerSigner: (any PromotionalOfferSigning)? = nil, observesAtCreation: Bool = true) {
         self.store = store
         self.language = language
+        self.offerSigner = offerSigner
         self.clock = clock
         if observesAtCreation { start() }
     }
@@ -122,6 +127,7 @@ public final class PurchaseManager {
                 state.paywallProduct = flags.paywallProduct
                 state.products = state.products.filter { selection.offered.contains($0.id) }
                 state.paywallOutcome = flags.paywallProduct.isEmpty ? .noExperiment : .fallback(.notLoaded)
+                state.paywallOffer = .none
             }
             if state.billingRetryAccessDays != flags.billingRetryAccessDays {
                 state.billingRetryAccessDays = flags.billingRetryAccessDays
@@ -148,6 +154,7 @@ public final class PurchaseManager {
                 state.paywallOutcome = choice.outcome
                 state.productsPhase = .loaded
             }
+            await prepareOffer()
         } catch {
             mutate { state in
                 state.products = []
@@ -158,14 +165,37 @@ public final class PurchaseManager {
 
     /// Buys `product`. Verified: the entitlement counts at once and the store is asked again. Unverified: ignored.
     /// Pending (Ask to Buy): the result comes as a transaction update. Cancelled: no message. Failed: a friendly one.
+    ///
+    /// The arm's product with its offer applied (``PaywallOffer/applied(product:offer:signature:)``) is bought with
+    /// the offer's signature, a fresh one when the one held was used or is too old. When none can be had, or the App
+    /// Store refuses the offer, nothing is bought, the failure says so, and the product is shown at its own terms.
     public func purchase(_ product: StoreProduct) async {
         guard !state.isBusy else { return }
         mutate { $0.activity = .purchasing(productId: product.id) }
+        var signature: PromotionalOfferSignature?
+        if let (terms, held) = state.paywallOffer.applied(to: product.id) {
+            do {
+                signature = try await usableSignature(product: product.id, offer: terms.id, held: held)
+            } catch {
+                mutate { state in
+                    state.paywallOffer = .notApplied(product: product.id, offer: terms.id, reason: .signingFailed(error.description))
+                    state.activity = .failed(StoreError(.offerUnavailable, cause: error.description))
+                }
+                return
+            }
+            // A nonce is for one purchase, whatever its result: the next purchase asks for a new signature.
+            mutate { $0.paywallOffer = .applied(product: product.id, offer: terms, signature: nil) }
+        }
         let outcome: PurchaseOutcome
         do {
-            outcome = try await store.purchase(product.id)
+            outcome = try await store.purchase(product.id, offer: signature)
         } catch {
-            mutate { $0.activity = error.kind == .cancelled ? .cancelled : .failed(error) }
+            mutate { state in
+                if error.kind == .offerRefused, let signature {
+                    state.paywallOffer = .notApplied(product: product.id, offer: signature.offer, reason: .refusedByStore)
+                }
+                state.activity = error.kind == .cancelled ? .cancelled : .failed(error)
+            }
             return
         }
         switch outcome {
@@ -240,7 +270,10 @@ public final class PurchaseManager {
                 state.entitlements = listed.filter { $0.revocationDate == nil }
                 state.entitlementsChecked = true
             }
-            if let statuses { state.statuses = statuses }
+            if let statuses {
+                state.statuses = statuses
+                state.statusesChecked = true
+            }
             state.decideAccess(now: now, storeFailed: failed)
         }
         if failed {
@@ -251,8 +284,51 @@ public final class PurchaseManager {
             retryDelay = nil
             retryAt = nil
         }
+        // The statuses decide whether the arm's offer may be applied (a lapsed subscriber may take it, a new one not).
+        if statuses != nil { await prepareOffer() }
         return entitlementsError
     }
+
+    /// Decides whether the arm's promotional offer is applied (``PaywallOffer/next(outcome:current:statusesChecked:statuses:hasSigner:nowMilliseconds:)``),
+    /// and asks the signer when it may be: applied with the signature, or not applied with the signer's error. A
+    /// choice that changed while the server answered (another arm, new products) is left to its own preparation.
+    func prepareOffer() async {
+        let step = PaywallOffer.next(outcome: state.paywallOutcome, current: state.paywallOffer,
+                                     statusesChecked: state.statusesChecked, statuses: state.statuses,
+                                     hasSigner: offerSigner != nil, nowMilliseconds: Self.milliseconds(clock.now()))
+        switch step {
+        case .set(let offer):
+            mutate { $0.paywallOffer = offer }
+        case .sign(let productId, let offerId):
+            let outcome = state.paywallOutcome
+            let result: Result<PromotionalOfferSignature, OfferSignatureError>
+            do {
+                result = .success(try await usableSignature(product: productId, offer: offerId, held: nil))
+            } catch {
+                result = .failure(error)
+            }
+            mutate { state in
+                guard state.paywallOutcome == outcome,
+                      let terms = state.products.first(where: { $0.id == productId })?.promotionalOffers.first(where: { $0.id == offerId })
+                else { return }
+                switch result {
+                case .success(let signature): state.paywallOffer = .applied(product: productId, offer: terms, signature: signature)
+                case .failure(let error): state.paywallOffer = .notApplied(product: productId, offer: offerId, reason: .signingFailed(error.description))
+                }
+            }
+        }
+    }
+
+    /// `held` when it may still be used now, else a new signature from the signer.
+    private func usableSignature(product: String, offer: String, held: PromotionalOfferSignature?) async throws(OfferSignatureError)
+        -> PromotionalOfferSignature {
+        if let held, held.isUsable(at: Self.milliseconds(clock.now())) { return held }
+        guard let offerSigner else { throw .invalidConfiguration("no offer signer") }
+        return try await offerSigner.offerSignature(product: product, offer: offer, appAccountToken: nil)
+    }
+
+    /// Milliseconds since 1970, as signatures carry their time.
+    nonisolated static func milliseconds(_ date: Date) -> Int64 { Int64((date.timeIntervalSince1970 * 1000).rounded()) }
 
     /// Clears a shown result (after the user dismissed a message); an action under way is left alone.
     public func dismissResult() {

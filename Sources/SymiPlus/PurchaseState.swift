@@ -50,6 +50,9 @@ public struct PurchaseState: Sendable, Equatable {
     public var paywallProduct: String = ""
     /// What the screen shows for ``paywallProduct`` since the products were last loaded (``PaywallChoice``).
     public var paywallOutcome: PaywallChoice.Outcome = .noExperiment
+    /// Whether the arm's promotional offer is applied (``PaywallOffer``): only then does the arm's product show the
+    /// offer's terms and does a purchase of it carry the offer.
+    public var paywallOffer: PaywallOffer = .none
     /// The id ``offeredProductIds`` got for the experiment beyond the default products; nil when none.
     public var paywallProductId: String?
     /// The default products' ids: ``offeredProductIds`` without the experiment's.
@@ -67,6 +70,8 @@ public struct PurchaseState: Sendable, Equatable {
     public var entitlementsChecked: Bool
     /// The verified statuses of the Symi Plus group as of the last check that answered (empty before).
     public var statuses: [SubscriptionStatus]
+    /// Whether the store answered a statuses check in this run (until then nobody is known to be a lapsed subscriber).
+    public var statusesChecked: Bool = false
     /// The access decision (``SymiPlusAccess``) on the facts above: what ``isPremiumEntitled`` reads.
     public var access: AccessDecision
     /// Flag `billingRetryAccessDays`, as last applied (the safe default until a snapshot is applied).

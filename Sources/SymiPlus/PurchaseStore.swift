@@ -1,3 +1,5 @@
+import FlagKit
+
 /// What the app needs from the App Store, behind a protocol so that the purchase logic runs and is tested without
 /// StoreKit (RevenueCat's purchases-ios keeps StoreKit behind protocols the same way). The app uses
 /// ``StoreKitPurchaseStore``; the tests use a scripted double.
@@ -8,8 +10,10 @@ public protocol PurchaseStore: Sendable {
     /// is eligible for each introductory offer. Ids the store does not know are simply missing from the result.
     func products(for ids: [String]) async throws(StoreError) -> [StoreProduct]
 
-    /// Buys the product with this id (`product.purchase()`); a verified transaction is finished before returning.
-    func purchase(_ productId: String) async throws(StoreError) -> PurchaseOutcome
+    /// Buys the product with this id (`product.purchase(options:)`), with the promotional offer `offer` signs when
+    /// given; a verified transaction is finished before returning. An offer the App Store refuses for this account or
+    /// signature throws ``StoreError/Kind/offerRefused`` and buys nothing.
+    func purchase(_ productId: String, offer: PromotionalOfferSignature?) async throws(StoreError) -> PurchaseOutcome
 
     /// The verified transactions StoreKit lists as current entitlements (`Transaction.currentEntitlements`), revoked
     /// ones left out. Not filtered by date: StoreKit lists a subscription in its billing grace period although its
@@ -34,4 +38,11 @@ public protocol PurchaseStore: Sendable {
 
     /// Restore: asks the App Store to sync this Apple ID's transactions (`AppStore.sync()`, may show a sign-in).
     func sync() async throws(StoreError)
+}
+
+extension PurchaseStore {
+    /// Buys the product with this id at its own terms.
+    public func purchase(_ productId: String) async throws(StoreError) -> PurchaseOutcome {
+        try await purchase(productId, offer: nil)
+    }
 }

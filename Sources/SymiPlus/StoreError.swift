@@ -15,6 +15,12 @@ public struct StoreError: Error, Sendable, Equatable, CustomStringConvertible {
         case statusUnavailable
         /// `AppStore.sync()` failed.
         case syncFailed
+        /// An experiment's promotional offer could not be signed by the server for this purchase (the paywall then
+        /// shows the product at its own terms).
+        case offerUnavailable
+        /// The App Store refused the promotional offer for this account (`Product.PurchaseError.ineligibleForOffer`)
+        /// or its signature (`invalidOfferSignature`, `missingOfferParameters`, ...): nothing was bought.
+        case offerRefused
         /// The user cancelled a dialog the system showed (the App Store sign-in during a restore): no error to show.
         case cancelled
     }

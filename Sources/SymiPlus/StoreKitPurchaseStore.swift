@@ -1,4 +1,5 @@
 #if canImport(StoreKit)
+import FlagKit
 import Foundation
 import StoreKit
 import SymiCatalog
@@ -28,8 +29,11 @@ public struct StoreKitPurchaseStore: PurchaseStore {
         return result
     }
 
-    /// `product.purchase()`; a verified transaction is finished and returned as an entitlement.
-    public func purchase(_ productId: String) async throws(StoreError) -> PurchaseOutcome {
+    /// `product.purchase(options:)`, with `offer` as `.promotionalOffer(offerID:keyID:nonce:signature:timestamp:)` (and
+    /// its `appAccountToken`, which the signature covers); a verified transaction is finished and returned as an
+    /// entitlement. The App Store's refusal of the offer (`Product.PurchaseError.ineligibleForOffer`, a bad signature)
+    /// is ``StoreError/Kind/offerRefused``.
+    public func purchase(_ productId: String, offer: PromotionalOfferSignature?) async throws(StoreError) -> PurchaseOutcome {
         let found: [Product]
         do {
             found = try await Product.products(for: [productId])
@@ -37,11 +41,19 @@ public struct StoreKitPurchaseStore: PurchaseStore {
             throw StoreError(.productsUnavailable, causedBy: error)
         }
         guard let product = found.first else { throw StoreError(.unknownProduct, cause: "no App Store product \(productId)") }
+        let options = try Self.purchaseOptions(offer)
         let result: Product.PurchaseResult
         do {
-            result = try await product.purchase()
+            result = try await product.purchase(options: options)
         } catch StoreKitError.userCancelled {
             return .userCancelled
+        } catch let error as Product.PurchaseError {
+            switch error {
+            case .ineligibleForOffer, .invalidOfferIdentifier, .invalidOfferPrice, .invalidOfferSignature, .missingOfferParameters:
+                throw StoreError(.offerRefused, causedBy: error)
+            default:
+                throw StoreError(.purchaseFailed, causedBy: error)
+            }
         } catch {
             throw StoreError(.purchaseFailed, causedBy: error)
         }
@@ -161,6 +173,26 @@ public struct StoreKitPurchaseStore: PurchaseStore {
         }
     }
 
+    /// The purchase options of a signed offer: none without one. The server's text forms are turned into StoreKit's
+    /// types here (a nonce that is no UUID or a signature that is no base64 refuses the offer, buying nothing).
+    static func purchaseOptions(_ offer: PromotionalOfferSignature?) throws(StoreError) -> Set<Product.PurchaseOption> {
+        guard let offer else { return [] }
+        guard let nonce = UUID(uuidString: offer.nonce), let signature = Data(base64Encoded: offer.signature),
+              let timestamp = Int(exactly: offer.timestamp) else {
+            throw StoreError(.offerRefused, cause: "the signature of \(offer.product)/\(offer.offer) is not in StoreKit's form")
+        }
+        var options: Set<Product.PurchaseOption> = [
+            .promotionalOffer(offerID: offer.offer, keyID: offer.keyID, nonce: nonce, signature: signature, timestamp: timestamp),
+        ]
+        if let token = offer.appAccountToken {
+            guard let uuid = UUID(uuidString: token) else {
+                throw StoreError(.offerRefused, cause: "the appAccountToken \(token) is not a UUID")
+            }
+            options.insert(.appAccountToken(uuid))
+        }
+        return options
+    }
+
     static func storeProduct(_ product: Product) async -> StoreProduct {
         var period: StoreProduct.Period?
         var introductoryOffer: StoreProduct.IntroductoryOffer?
@@ -177,7 +209,7 @@ public struct StoreKitPurchaseStore: PurchaseStore {
         return StoreProduct(id: product.id, displayName: product.displayName, description: product.description,
                             displayPrice: product.displayPrice, subscriptionPeriod: period, introductoryOffer: introductoryOffer,
                             subscriptionGroupID: product.subscription?.subscriptionGroupID,
-                            promotionalOfferIds: product.subscription?.promotionalOffers.compactMap(\.id) ?? [])
+                            promotionalOffers: (product.subscription?.promotionalOffers ?? []).compactMap(Self.promotionalOffer))
     }
 
     static func entitlement(_ transaction: StoreKit.Transaction) -> StoreEntitlement {
@@ -240,6 +272,13 @@ public struct StoreKitPurchaseStore: PurchaseStore {
         default: .other
         }
         return SubscriptionRenewalInfo.Offer(kind: kind, id: offer.id)
+    }
+
+    /// A promotional offer's terms; `nil` for one without an id or with a period or payment mode this version does not know.
+    static func promotionalOffer(_ offer: Product.SubscriptionOffer) -> StoreProduct.PromotionalOffer? {
+        guard let id = offer.id, let period = Self.period(offer.period), let mode = Self.paymentMode(offer.paymentMode) else { return nil }
+        return StoreProduct.PromotionalOffer(id: id, paymentMode: mode, displayPrice: offer.displayPrice, period: period,
+                                             periodCount: offer.periodCount)
     }
 
     static func period(_ period: Product.SubscriptionPeriod) -> StoreProduct.Period? {

@@ -18,12 +18,15 @@ public struct StoreProduct: Sendable, Equatable, Identifiable {
     public var introductoryOffer: IntroductoryOffer?
     /// The subscription group App Store Connect put it in (`subscription.subscriptionGroupID`); `nil` when unknown.
     public var subscriptionGroupID: String?
-    /// The ids of its promotional offers (`subscription.promotionalOffers`).
-    public var promotionalOfferIds: [String]
+    /// Its promotional offers (`subscription.promotionalOffers`): for current and lapsed subscribers of the group, and
+    /// only with a signature from the server (``PromotionalOfferSigning``).
+    public var promotionalOffers: [PromotionalOffer]
+    /// The ids of its promotional offers.
+    public var promotionalOfferIds: [String] { promotionalOffers.map(\.id) }
 
     /// A product from its parts.
     public init(id: String, displayName: String, description: String, displayPrice: String, subscriptionPeriod: Period?,
-                introductoryOffer: IntroductoryOffer? = nil, subscriptionGroupID: String? = nil, promotionalOfferIds: [String] = []) {
+                introductoryOffer: IntroductoryOffer? = nil, subscriptionGroupID: String? = nil, promotionalOffers: [PromotionalOffer] = []) {
         self.id = id
         self.displayName = displayName
         self.description = description
@@ -31,7 +34,7 @@ public struct StoreProduct: Sendable, Equatable, Identifiable {
         self.subscriptionPeriod = subscriptionPeriod
         self.introductoryOffer = introductoryOffer
         self.subscriptionGroupID = subscriptionGroupID
-        self.promotionalOfferIds = promotionalOfferIds
+        self.promotionalOffers = promotionalOffers
     }
 
     /// Whether this user would get the product free for a while: a free introductory offer they are eligible for.
@@ -102,6 +105,30 @@ public struct StoreProduct: Sendable, Equatable, Identifiable {
             self.period = period
             self.periodCount = periodCount
             self.isEligible = isEligible
+        }
+    }
+
+    /// A promotional offer (StoreKit's `Product.SubscriptionOffer` of type promotional): its terms as StoreKit
+    /// localizes them. Whether this user may take it is the App Store's decision at purchase time.
+    public struct PromotionalOffer: Sendable, Equatable {
+        /// The offer's id in App Store Connect (`winback_50`).
+        public var id: String
+        /// How it is paid.
+        public var paymentMode: IntroductoryOffer.PaymentMode
+        /// StoreKit's localized offer price for one offer period (or for the whole duration when paid up front).
+        public var displayPrice: String
+        /// The length of one offer period.
+        public var period: Period
+        /// How many offer periods.
+        public var periodCount: Int
+
+        /// An offer from its parts.
+        public init(id: String, paymentMode: IntroductoryOffer.PaymentMode, displayPrice: String, period: Period, periodCount: Int = 1) {
+            self.id = id
+            self.paymentMode = paymentMode
+            self.displayPrice = displayPrice
+            self.period = period
+            self.periodCount = periodCount
         }
     }
 }

@@ -93,6 +93,62 @@ public enum SymiPlusMessages {
         german: "Dein Abo konnte nicht verlängert werden, weil die Zahlung nicht geklappt hat. Sobald deine Zahlungsmethode unter „Abo verwalten“ aktualisiert ist, ist Symi Plus wieder da.",
         english: "Your subscription couldn't be renewed because the payment didn't go through. As soon as your payment method is updated under “Manage subscription”, Symi Plus is back.")
 
+    // MARK: An experiment's promotional offer ({offerPrice}, {price}: StoreKit's; {duration}, {unit}: ``duration(_:count:_:)``)
+
+    /// A reduced price each period for a while.
+    public static let offerPayAsYouGo = Text(german: "{offerPrice} pro {unit} für {duration}, danach {price}",
+                                             english: "{offerPrice} per {unit} for {duration}, then {price}")
+    /// One reduced payment for the whole offer.
+    public static let offerPayUpFront = Text(german: "{offerPrice} für {duration}, danach {price}",
+                                             english: "{offerPrice} for {duration}, then {price}")
+    /// Free for a while.
+    public static let offerFree = Text(german: "{duration} kostenlos, danach {price}", english: "{duration} free, then {price}")
+    /// The offer could not be prepared for this purchase: the product is offered at its own price instead.
+    public static let offerUnavailable = Text(
+        german: "Das Angebot ist gerade nicht verfügbar. Du kannst Symi Plus zum regulären Preis abschließen oder es später noch einmal versuchen.",
+        english: "The offer isn't available right now. You can get Symi Plus at the regular price or try again later.")
+    /// The App Store refused the offer for this Apple ID: nothing was bought.
+    public static let offerRefused = Text(
+        german: "Dieses Angebot gilt für deine Apple-ID leider nicht. Es wurde nichts gekauft; Symi Plus ist weiter zum regulären Preis verfügbar.",
+        english: "This offer doesn't apply to your Apple ID. Nothing was bought; Symi Plus is still available at the regular price.")
+
+    /// "3 Monate", "1 year": `count` periods of `period` in `language`.
+    public static func duration(_ period: StoreProduct.Period, count: Int, _ language: SymiPlusLanguage) -> String {
+        let total = period.value * max(count, 1)
+        return "\(total) " + unit(period.unit, plural: total != 1, language)
+    }
+
+    /// The name of a period's unit ("Monat", "months").
+    public static func unit(_ unit: StoreProduct.Period.Unit, plural: Bool, _ language: SymiPlusLanguage) -> String {
+        switch (language, unit) {
+        case (.german, .day): plural ? "Tage" : "Tag"
+        case (.german, .week): plural ? "Wochen" : "Woche"
+        case (.german, .month): plural ? "Monate" : "Monat"
+        case (.german, .year): plural ? "Jahre" : "Jahr"
+        case (.english, .day): plural ? "days" : "day"
+        case (.english, .week): plural ? "weeks" : "week"
+        case (.english, .month): plural ? "months" : "month"
+        case (.english, .year): plural ? "years" : "year"
+        }
+    }
+
+    /// The button of a product shown with its promotional offer: the offer's terms, then the regular price per period.
+    public static func offerButton(_ offer: StoreProduct.PromotionalOffer, of product: StoreProduct, _ language: SymiPlusLanguage) -> String {
+        let template = switch offer.paymentMode {
+        case .payAsYouGo: offerPayAsYouGo
+        case .payUpFront: offerPayUpFront
+        case .free: offerFree
+        }
+        let regular = product.subscriptionPeriod.map { period in
+            period.value == 1 ? "\(product.displayPrice)/\(unit(period.unit, plural: false, language))"
+                : "\(product.displayPrice)/\(duration(period, count: 1, language))"
+        } ?? product.displayPrice
+        return fill(template, language, ["offerPrice": offer.displayPrice, "price": regular,
+                                         "duration": duration(offer.period, count: offer.periodCount, language),
+                                         "unit": offer.period.value == 1 ? unit(offer.period.unit, plural: false, language)
+                                             : duration(offer.period, count: 1, language)])
+    }
+
     /// `text` in `language` with its placeholders filled.
     public static func fill(_ text: Text, _ language: SymiPlusLanguage, _ values: [String: String]) -> String {
         values.reduce(text(language)) { result, pair in result.replacingOccurrences(of: "{\(pair.key)}", with: pair.value) }
@@ -117,6 +173,8 @@ public enum SymiPlusMessages {
         case .productsUnavailable: productsUnavailable
         case .syncFailed: restoreFailed
         case .purchaseFailed, .unknownProduct, .entitlementsUnavailable, .statusUnavailable: purchaseFailed
+        case .offerUnavailable: offerUnavailable
+        case .offerRefused: offerRefused
         }
     }
 }

@@ -42,6 +42,9 @@ public struct SymiPlusScreen: Sendable, Equatable {
         public var buttonTitle: String
         /// Whether the button starts the free introductory offer.
         public var isFreeIntroduction: Bool
+        /// The experiment arm's promotional offer the button's terms and the purchase carry (``PaywallOffer``); `nil`
+        /// for a product at its own terms.
+        public var promotionalOfferId: String? = nil
     }
 
     /// A link with its title.
@@ -115,6 +118,12 @@ public struct SymiPlusScreen: Sendable, Equatable {
         redeemCodeButton = SymiPlusMessages.redeemCode(language)
         benefits = copy.benefits
         offers = subscribed ? [] : purchases.products.map { product in
+            if let (offer, _) = purchases.paywallOffer.applied(to: product.id) {
+                // The App Store applies a promotional offer instead of the introductory one: its terms, not "free".
+                return Offer(id: product.id, title: product.displayName, detail: product.description,
+                             buttonTitle: SymiPlusMessages.offerButton(offer, of: product, language), isFreeIntroduction: false,
+                             promotionalOfferId: offer.id)
+            }
             let free = product.offersFreeIntroduction
             return Offer(id: product.id, title: product.displayName, detail: product.description,
                          buttonTitle: free ? copy.activateFreeButton : Self.priceButton(for: product, copy: paid),

@@ -15,7 +15,7 @@ import Testing
         #expect(configuration.subscriptions.map(\.recurringPeriod) == ["P1M", "P1Y", "P1M", "P1M"])
         #expect(configuration.subscriptions.map(\.hasFreeIntroductoryOffer) == [true, true, true, true])
         #expect(configuration.subscriptions.map(\.displayPrice) == ["2.99", "29.99", "3.99", "4.99"] && configuration.storefront == "DEU")
-        #expect(configuration.subscriptions.allSatisfy { $0.promotionalOfferIds.isEmpty })
+        #expect(configuration.subscriptions.map(\.promotionalOfferIds) == [[], [], [], ["winback_50"]], "the offer arm's promotional offer")
         let (yearly, owner) = try #require(configuration.subscription("symi_plus_yearly"))
         #expect(yearly.path == "/subscriptionGroups/0/subscriptions/1" && owner.name == "Symi Plus")
         #expect(yearly.localizations.first?.displayName == "Symi Plus jährlich")

@@ -17,7 +17,8 @@ import Testing
     static func product(_ id: String, price: String, period: StoreProduct.Period = .month, group: String? = PaywallChoiceTests.group,
                         offers: [String] = []) -> StoreProduct {
         StoreProduct(id: id, displayName: "Symi Plus monatlich", description: "Alle Premium-Funktionen", displayPrice: price,
-                     subscriptionPeriod: period, subscriptionGroupID: group, promotionalOfferIds: offers)
+                     subscriptionPeriod: period, subscriptionGroupID: group,
+                     promotionalOffers: offers.map { StoreProduct.PromotionalOffer(id: $0, paymentMode: .payAsYouGo, displayPrice: "2,49 €", period: .month, periodCount: 3) })
     }
 
     static let monthly = product("symi_plus_monthly", price: "2,99 €")
@@ -32,7 +33,7 @@ import Testing
         // A yearly arm with only the monthly default: it goes first, the default stays.
         let yearlyArm = PaywallChoice.choose(defaults: [Self.monthly], loaded: [Self.monthly, Self.yearly], paywallProduct: "symi_plus_yearly")
         #expect(yearlyArm.products.map(\.id) == ["symi_plus_yearly", "symi_plus_monthly"])
-        // An offer StoreKit lists: the product is shown (the offer is not applied: it needs a server's signature).
+        // An offer StoreKit lists: the product is shown (whether its terms apply is PaywallOffer's decision).
         let offered = PaywallChoice.choose(defaults: [Self.monthly], loaded: [Self.monthly, Self.monthly499],
                                            paywallProduct: "symi_plus_monthly_499/winback")
         #expect(offered.products.map(\.id) == ["symi_plus_monthly_499"] && offered.outcome == .shown(product: "symi_plus_monthly_499", offer: "winback"))

@@ -1,3 +1,4 @@
+import FlagKit
 import Foundation
 import SymiPlus
 
@@ -29,6 +30,8 @@ actor ScriptedStore: PurchaseStore {
     private(set) var productRequests: [[String]] = []
     /// The product ids each `purchase(_:)` call bought.
     private(set) var purchases: [String] = []
+    /// The signed offer each `purchase(_:offer:)` call carried (`nil`: the product's own terms).
+    private(set) var purchaseOffers: [PromotionalOfferSignature?] = []
     /// How often `currentEntitlements()` was called.
     private(set) var entitlementChecks = 0
     /// The transactions finished by `finishUnfinishedTransactions()`.
@@ -48,8 +51,9 @@ actor ScriptedStore: PurchaseStore {
         return try productsResult.get().filter { ids.contains($0.id) }
     }
 
-    func purchase(_ productId: String) async throws(StoreError) -> PurchaseOutcome {
+    func purchase(_ productId: String, offer: PromotionalOfferSignature?) async throws(StoreError) -> PurchaseOutcome {
         purchases.append(productId)
+        purchaseOffers.append(offer)
         let outcome = try purchaseResult.get()
         if purchaseAddsEntitlement, case .verified(let entitlement) = outcome { entitlements.append(entitlement) }
         return outcome
