@@ -1,0 +1,126 @@
+import FlagKit
+import Foundation
+import TestSupport
+import Testing
+@testable import FlagClient
+
+/// ``FlagClient/offerSignature(product:offer:appAccountToken:)`` against the real `flagserver` holding a throw-away
+/// In-App Purchase key: the signature verifies with the key's public half (the `openssl` command line) over Apple's
+/// payload, on every transport of the build; an offer no arm names and a server without a key are refused with the
+/// server's error code.
+@Suite(.serialized) struct FlagClientOfferSignatureTests {
+    static let bundleID = "app.symi.journal"
+    static let keyID = "SYMIKEY001"
+    static let arm = "symi_plus_monthly_499/winback_50"
+
+    /// A P-256 key in PKCS#8 PEM (what App Store Connect's `.p8` files hold) and its public half, made by openssl.
+    static func makeKey(in directory: URL) throws -> (key: String, publicKey: String) {
+        let key = directory.appendingPathComponent("SubscriptionKey.p8").path
+        let publicKey = directory.appendingPathComponent("public.pem").path
+        _ = try SeededFlagServer.run("/usr/bin/openssl", ["genpkey", "-algorithm", "EC", "-pkeyopt", "ec_paramgen_curve:P-256", "-out", key])
+        _ = try SeededFlagServer.run("/usr/bin/openssl", ["pkey", "-in", key, "-pubout", "-out", publicKey])
+        return (key, publicKey)
+    }
+
+    /// Apple's payload for a signature (bundle id, key id, product, offer, application username, nonce, timestamp,
+    /// separated by U+2063 INVISIBLE SEPARATOR).
+    static func payload(_ signature: PromotionalOfferSignature) -> String {
+        [bundleID, signature.keyID, signature.product, signature.offer, signature.appAccountToken ?? "", signature.nonce,
+         String(signature.timestamp)].joined(separator: "\u{2063}")
+    }
+
+    /// Whether `signature` verifies over Apple's payload with `publicKey` (`openssl dgst -sha256 -verify`).
+    static func verifies(_ signature: PromotionalOfferSignature, publicKey: String, in directory: URL) throws -> Bool {
+        let payloadFile = directory.appendingPathComponent("payload-\(signature.nonce)")
+        let signatureFile = directory.appendingPathComponent("signature-\(signature.nonce).der")
+        try Data(payload(signature).utf8).write(to: payloadFile)
+        guard let der = Data(base64Encoded: signature.signature) else { return false }
+        try der.write(to: signatureFile)
+        do {
+            let output = try SeededFlagServer.run("/usr/bin/openssl", ["dgst", "-sha256", "-verify", publicKey, "-signature",
+                                                                        signatureFile.path, payloadFile.path])
+            return output.contains("Verified OK")
+        } catch {
+            return false
+        }
+    }
+
+    @Test func theServerSignsTheArmsOfferAndTheSignatureVerifies() async throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let (key, publicKey) = try Self.makeKey(in: directory.url)
+        let server = try await offPool {
+            try SeededFlagServer(directory: directory.url, tokenName: "t", arguments: [
+                "--log-level", "warning", "--loops", "1", "--appstore-offer-key", key, "--appstore-offer-key-id", Self.keyID,
+                "--appstore-bundle-id", Self.bundleID,
+            ])
+        }
+        defer { server.stop() }
+        let reader = try server.token(name: "app", role: "reader")
+        let split = #"{"type": "string", "default": "", "rules": [{"value": "\#(Self.arm)", "rollout": 50}]}"#
+        #expect(try await server.curlPutOffPool("/v1/environments/production/flags/paywallProduct", json: split) == 200)
+
+        for kind in TransportKind.allCases {
+            var configuration = TestClients.configuration(server.baseURL, directory.url.appendingPathComponent("app-\(kind)"), transport: kind)
+            configuration.readToken = reader
+            let client = FlagClient(configuration: configuration)
+            let first = try await client.offerSignature(product: "symi_plus_monthly_499", offer: "winback_50")
+            #expect(first.keyID == Self.keyID && first.appAccountToken == nil, "\(kind)")
+            #expect(try Self.verifies(first, publicKey: publicKey, in: directory.url), "\(kind): \(first)")
+            let now = Int64(Date().timeIntervalSince1970 * 1000)
+            #expect(first.isUsable(at: now), "\(kind): signed at \(first.timestamp), now \(now)")
+
+            // The purchase's appAccountToken is covered; another request gets another nonce.
+            let account = UUID()
+            let second = try await client.offerSignature(product: "symi_plus_monthly_499", offer: "winback_50", appAccountToken: account)
+            #expect(second.appAccountToken == account.uuidString.lowercased() && second.nonce != first.nonce, "\(kind)")
+            #expect(try Self.verifies(second, publicKey: publicKey, in: directory.url), "\(kind)")
+            var tampered = second
+            tampered.appAccountToken = nil
+            #expect(try !Self.verifies(tampered, publicKey: publicKey, in: directory.url), "\(kind): the token is part of the payload")
+
+            // An offer no arm names, and the arm's product without its offer's id: refused, with the server's code.
+            for (product, offer) in [("symi_plus_monthly_499", "spring_90"), ("symi_plus_monthly", "winback_50")] {
+                await #expect(throws: OfferSignatureError.self) { try await client.offerSignature(product: product, offer: offer) }
+                do {
+                    _ = try await client.offerSignature(product: product, offer: offer)
+                } catch {
+                    guard case .httpStatus(404, let code, _) = error else {
+                        Issue.record("\(kind) \(product)/\(offer): \(error)")
+                        continue
+                    }
+                    #expect(code == "offer_not_in_experiment", "\(kind)")
+                }
+            }
+        }
+
+        // No read token, on a server that requires none for reads: still a reader's request, still signed only for arms.
+        let anonymous = FlagClient(configuration: TestClients.configuration(server.baseURL, directory.url.appendingPathComponent("anon")))
+        do {
+            _ = try await anonymous.offerSignature(product: "symi_plus_monthly_499", offer: "nope")
+            Issue.record("an offer no arm names was signed")
+        } catch {
+            #expect(error.description.contains("404") || error.description.contains("401"), "\(error)")
+        }
+    }
+
+    @Test func aServerWithoutAKeySaysSo() async throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let server = try await offPool { try SeededFlagServer(directory: directory) }
+        defer { server.stop() }
+        let reader = try server.token(name: "app", role: "reader")
+        var configuration = TestClients.configuration(server.baseURL, directory.url.appendingPathComponent("app"))
+        configuration.readToken = reader
+        do {
+            _ = try await FlagClient(configuration: configuration).offerSignature(product: "symi_plus_monthly_499", offer: "winback_50")
+            Issue.record("signed without a key")
+        } catch {
+            guard case .httpStatus(503, let code, _) = error else {
+                Issue.record("\(error)")
+                return
+            }
+            #expect(code == "offer_signing_unavailable")
+        }
+    }
+}
