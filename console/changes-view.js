@@ -4,7 +4,7 @@
 // its guards (guards.js) and takes a new one; below, the guards on published versions and applied changes, and a
 // guard for the current version.
 import { api } from "./api.js";
-import { addGuardForm, guardList, liveStatuses } from "./guards.js";
+import { addGuardForm, guardList, heldByGuardLine, liveStatuses } from "./guards.js";
 import { canWrite, describeError, notify, reload, state } from "./session.js";
 import { byId, clear, el } from "./dom.js";
 import { t, time } from "./i18n.js";
@@ -53,7 +53,7 @@ function changeItem(change, guards) {
       change.applyAt ? el("span", { text: ` · ${t("dueAt", { time: time(change.applyAt) })}` }) : null,
       request && change.expiresAt ? el("span", { text: ` · ${t("expiresAt", { time: time(change.expiresAt) })}` }) : null),
     el("p", { class: "message", text: change.message }),
-    change.heldByGuard ? el("p", { class: "blocked held", text: t("heldByGuard", { id: change.heldByGuard }) }) : null,
+    heldByGuardLine(change, guards),
     el("p", { class: "flags", text: t("touches", { flags: change.touchedFlags.join(", ") || "-" }) },
       change.protectedFlags.length ? el("strong", { text: ` ${t("protectedFlags", { flags: change.protectedFlags.join(", ") })}` }) : null),
     request && own && canWrite() ? el("p", { class: "muted", text: t("ownRequest") }) : null,

@@ -95,6 +95,24 @@ export function guardCard(guard) {
     ...parts, actions.children.length ? actions : null, errorNode);
 }
 
+/** The guard's metric in words, as its rule's summary starts: "refunds per hour". */
+export function guardMetricWords(guard) {
+  const rule = guard.rule ?? {};
+  return `${metricLabel(rule.metric)} ${t(`measure_${rule.measure ?? "perHour"}`)}`;
+}
+
+/**
+ * The line of a scheduled change that a tripped pauseSchedules guard holds (`change.heldByGuard`): "Held by guard 3
+ * (refunds per hour): ...", with the guard's metric when `guards` (the environment's, as the API lists them) has it;
+ * without it for a token that may not read guards. Null when nothing holds the change.
+ */
+export function heldByGuardLine(change, guards) {
+  if (!change.heldByGuard) return null;
+  const holder = (guards ?? []).find((guard) => guard.id === change.heldByGuard);
+  const text = holder ? t("heldByGuardOn", { id: change.heldByGuard, metric: guardMetricWords(holder) }) : t("heldByGuard", { id: change.heldByGuard });
+  return el("p", { class: "blocked held", "data-held-by": String(change.heldByGuard), text });
+}
+
 /** The list of `guards` as cards (or "No guards."). */
 export function guardList(guards) {
   return el("ul", { class: "cards guards" }, guards.length ? guards.map(guardCard) : el("li", { class: "muted", text: t("guardsNone") }));
