@@ -137,6 +137,45 @@ import Testing
         }
         for id in ids { #expect(try harness.audit("guard.tripped", guard: id).count == (spike ? 1 : 0)) }
     }
+
+    /// Auto-renew turned off per started subscription against a ceiling of 0.2. Ten starts an hour and one turned off
+    /// (0.1 per start) hold; 26 turned off in the hour after publication's give 27 over 20 starts after 2 hours,
+    /// against 4 expected (p ≈ 4 × 10⁻¹⁴): a trip at the second hour, held at the first (1 against 2).
+    @Test(arguments: [true, false])
+    func autoRenewOffPerStartAboveACeilingTripsAtTheSecondHour(spike: Bool) async throws {
+        let harness = try await GuardHarness()
+        defer { harness.stop() }
+        let created = try await harness.addGuard(
+            #"{"version": 2, "rule": {"metric": "autoRenewOff", "measure": "perStarted", "baseline": "ceiling", "threshold": 0.2, "action": "notify"}}"#)
+        let id = try #require(try created.json()["guard"]?["id"]?.integerValue, "\(created.text)")
+        var subscription = 0
+        for hour in 0..<4 {
+            let hourStart = harness.hourStart + Int64(hour) * GuardHarness.hour
+            for index in 0..<10 {
+                subscription += 1
+                try await harness.post(harness.start(subscription: subscription, signed: hourStart + Int64(index) * 300_000 + 30_000))
+            }
+            for index in 0..<(spike && hour == 1 ? 26 : 1) {
+                var off = harness.start(subscription: subscription - index % 10, signed: hourStart + 3_000_000 + Int64(index) * 1_000)
+                off.notificationType = "DID_CHANGE_RENEWAL_STATUS"
+                off.subtype = "AUTO_RENEW_DISABLED"
+                off.renewal?.autoRenewStatus = 0
+                try await harness.post(off)
+            }
+            harness.pass(hours: Int64(hour + 1))
+            let record = try harness.server.store.guardRecord(id: id)
+            let decision = record.lastDecision
+            let count = spike ? (hour == 0 ? 1 : 27) : hour + 1
+            #expect(decision?["count"] == .integer(Int64(count)), "hour \(hour + 1): \(String(describing: decision))")
+            #expect(decision?["observed"]?.doubleValue.map { abs($0 - Double(count) / Double(10 * (hour + 1))) < 1e-12 } == true,
+                    "hour \(hour + 1): \(String(describing: decision))")
+            if spike && hour == 1 {
+                #expect(record.status == .tripped && decision?["verdict"] == "tripped", "\(String(describing: decision))")
+                break
+            }
+            #expect(record.status == .watching && decision?["verdict"] == "held", "hour \(hour + 1): \(String(describing: decision))")
+        }
+    }
 }
 
 extension GuardHarness {
