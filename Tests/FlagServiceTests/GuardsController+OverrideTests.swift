@@ -18,31 +18,20 @@ import Testing
     }
 
     /// Runs the built `flagctl` with `arguments` against `server` as `token`; outputs through files, so no pipe fills.
+    /// Spawned with `SpawnedProcess`, not Foundation's `Process` (this target's open descriptors, docs/architecture.md).
     static func flagctl(_ arguments: [String], server: TestServer, token: String) async throws -> Run {
         let binary = try FlagServerProcess.builtProduct("flagctl")
         let port = server.port
         return try await offPool {
             let scratch = try TemporaryDirectory()
             defer { scratch.remove() }
-            let out = URL(fileURLWithPath: scratch.file("stdout"))
-            let err = URL(fileURLWithPath: scratch.file("stderr"))
-            _ = FileManager.default.createFile(atPath: out.path, contents: nil)
-            _ = FileManager.default.createFile(atPath: err.path, contents: nil)
-            let process = Process()
-            process.executableURL = URL(fileURLWithPath: binary)
-            process.arguments = arguments
-            process.environment = ["PATH": "/usr/bin:/bin", "FLAGCTL_SERVER": "http://127.0.0.1:\(port)", "FLAGCTL_TOKEN": token]
-            let outHandle = try FileHandle(forWritingTo: out)
-            let errHandle = try FileHandle(forWritingTo: err)
-            process.standardOutput = outHandle
-            process.standardError = errHandle
-            process.standardInput = FileHandle(forReadingAtPath: "/dev/null")
-            try process.run()
+            let process = try SpawnedProcess(binary, arguments, stdout: scratch.file("stdout"), stderr: scratch.file("stderr"),
+                                             environment: ["PATH": "/usr/bin:/bin", "FLAGCTL_SERVER": "http://127.0.0.1:\(port)",
+                                                           "FLAGCTL_TOKEN": token])
             process.waitUntilExit()
-            try outHandle.close()
-            try errHandle.close()
-            return Run(status: process.terminationStatus, stdout: String(decoding: try Data(contentsOf: out), as: UTF8.self),
-                       stderr: String(decoding: try Data(contentsOf: err), as: UTF8.self))
+            let read = { (name: String) in (try? String(contentsOfFile: scratch.file(name), encoding: .utf8)) ?? "" }
+            return Run(status: process.terminationReason == .exit ? process.terminationStatus : 128 + process.terminationStatus,
+                       stdout: read("stdout"), stderr: read("stderr"))
         }
     }
 
