@@ -19,6 +19,11 @@ function fallsAreBad(rule) {
   return rule.metric === "started" || rule.metric === "introConversions";
 }
 
+/** A rule's metric and measure in words, as its summary and a held schedule's line start: "refunds per hour". */
+export function metricWords(rule) {
+  return `${metricLabel(rule.metric)} ${t(`measure_${rule.measure ?? "perHour"}`)}`;
+}
+
 /**
  * A rule in words: "refunds per hour against the previous week (at least 5 notifications, 72 h window, alpha 0.01, a
  * change of +50 % or more) · then: roll back".
@@ -30,7 +35,7 @@ export function ruleSummary(rule) {
     const change = number(Math.round((rule.minimumRelativeChange ?? 0.5) * 100));
     details.push(t("guardRuleChange", { change: `${fallsAreBad(rule) ? "−" : "+"}${change} %` }));
   }
-  return `${metricLabel(rule.metric)} ${t(`measure_${rule.measure ?? "perHour"}`)} ${baseline} (${details.join(", ")}) · `
+  return `${metricWords(rule)} ${baseline} (${details.join(", ")}) · `
     + t("guardThen", { action: t(`action_${rule.action}`) });
 }
 
@@ -95,11 +100,6 @@ export function guardCard(guard) {
     ...parts, actions.children.length ? actions : null, errorNode);
 }
 
-/** The guard's metric in words, as its rule's summary starts: "refunds per hour". */
-export function guardMetricWords(guard) {
-  const rule = guard.rule ?? {};
-  return `${metricLabel(rule.metric)} ${t(`measure_${rule.measure ?? "perHour"}`)}`;
-}
 
 /**
  * The line of a scheduled change that a tripped pauseSchedules guard holds (`change.heldByGuard`): "Held by guard 3
@@ -109,7 +109,7 @@ export function guardMetricWords(guard) {
 export function heldByGuardLine(change, guards) {
   if (!change.heldByGuard) return null;
   const holder = (guards ?? []).find((guard) => guard.id === change.heldByGuard);
-  const text = holder ? t("heldByGuardOn", { id: change.heldByGuard, metric: guardMetricWords(holder) }) : t("heldByGuard", { id: change.heldByGuard });
+  const text = holder ? t("heldByGuardOn", { id: change.heldByGuard, metric: metricWords(holder.rule ?? {}) }) : t("heldByGuard", { id: change.heldByGuard });
   return el("p", { class: "blocked held", "data-held-by": String(change.heldByGuard), text });
 }
 
