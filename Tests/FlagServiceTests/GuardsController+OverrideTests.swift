@@ -85,4 +85,34 @@ import Testing
         #expect(again.status == 2 && again.stderr.contains("409 not_tripped: guard \(id) is overridden, not tripped"), "\(again.stderr)")
         #expect(try server.store.newestVersions()["production"]?.number == 4)
     }
+
+    @Test func flagctlOverridesAPauseAndTheHeldScheduleIsReleased() async throws {
+        let harness = try await GuardHarness()
+        defer { harness.stop() }
+        let server = harness.server
+        try harness.storeNormalRefunds()
+        let carol = try server.token("ops-carol")
+        let created = try await harness.addGuard(#"{"version": 2, "rule": {"metric": "refunds", "action": "pauseSchedules"}}"#, token: carol)
+        let id = try #require(try created.json()["guard"]?["id"]?.integerValue)
+        // Due in a day: held by the trip, released by the override, still waiting for its time.
+        let at = RFC3339.string(milliseconds: ServiceMetrics.wallMilliseconds() + 24 * GuardHarness.hour)
+        let schedule = try await server.write("POST", "/v1/environments/production/schedules",
+                                              json: #"{"at": "\#(at)", "flags": {"premiumFeaturesLocked": true}}"#)
+        let change = try #require(try schedule.json()["change"]?["id"]?.integerValue, "\(schedule.text)")
+        try await harness.postRefundSpike(count: 25)
+        harness.pass(hours: 2, minutes: 5)
+        #expect(try server.store.change(id: change).heldByGuard == id)
+        let own = try await Self.flagctl(["guard", "override", String(id), "-m", "mine"], server: server, token: carol)
+        #expect(own.status == 2 && own.stderr.contains("403 self_override: ops-carol made guard \(id) or its version"), "\(own.stderr)")
+        #expect(try server.store.change(id: change).heldByGuard == id)
+        let bob = try server.token("ops-bob")
+        let overridden = try await Self.flagctl(["guard", "override", String(id), "-m", "the refunds were a test purchase"],
+                                                server: server, token: bob)
+        #expect(overridden.status == 0, "\(overridden.stderr)")
+        #expect(overridden.stdout == "overrode guard \(id) of production version 2 (overridden): the refunds were a test purchase\n"
+                + "  what it had done: pauseSchedules done: changes \(change)\n", "\(overridden.stdout)")
+        let released = try server.store.change(id: change)
+        #expect(released.status == .scheduled && released.heldByGuard == nil)
+        #expect(try server.store.newestVersions()["production"]?.number == 2, "nothing republished")
+    }
 }
