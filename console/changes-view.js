@@ -98,6 +98,11 @@ export async function renderChanges() {
     if (!changes.length) list.append(el("li", { class: "muted", text: t("nothingWaits") }));
     // Guards that cannot be read (a server without them) leave the changes as they were, with the reason below.
     const known = Array.isArray(guards) ? guards : [];
+    // The server refuses an override by the watched version's author as by the guard's creator: a tripped guard's card
+    // needs that author to offer the form only to a second person.
+    await Promise.all(known.filter((guard) => guard.status === "tripped" && guard.version).map(async (guard) => {
+      guard.versionAuthor = await api.version(state.environment, guard.version).then(({ body }) => body.author, () => null);
+    }));
     list.append(...changes.map((change) => changeItem(change, known)));
     if (Array.isArray(guards)) otherGuards(guards, changes);
     else clear(byId("guard-list")).append(el("p", { class: "error", text: t("guardsFailed", { message: describeError(guards) }) }));

@@ -75,7 +75,8 @@ export function guardCard(guard) {
     }));
   }
   if (canWrite() && guard.status === "tripped") {
-    if (guard.createdBy === state.identity?.name) {
+    // `versionAuthor`: the watched version's author, when the view looked it up (the server refuses them too).
+    if (guard.createdBy === state.identity?.name || (guard.versionAuthor && guard.versionAuthor === state.identity?.name)) {
       parts.push(el("p", { class: "muted", text: t("guardOwn") }));
     } else {
       const input = el("input", { id: `guard-${guard.id}-override`, class: "guard-override-message", spellcheck: "false" });

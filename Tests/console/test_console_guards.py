@@ -267,8 +267,8 @@ def test_the_paid_day_lock_step_carries_the_runbooks_guard_file(page, server):
 def test_a_tripped_pause_guard_holds_a_schedule_until_a_second_person_overrides_it(appstore_page, appstore_server):  # noqa: F811
     """A pauseSchedules guard really trips in the flagserver process on refunds posted through its receiver: the held
     schedule says which guard holds it and on what, in the changes and the schedules view (English and German); the
-    guard's creator gets no override form; a second person overrides it with the form and its message, which releases
-    the schedule.
+    watched version's author and the guard's creator get no override form; a second person overrides it with the form
+    and its message, which releases the schedule.
 
     The process's guards read the wall clock and watch complete hours only, so the guard's publication is moved three
     hours back in its database row (what stepping the clock does in process, Tests/FlagServiceTests/GuardHarness.swift):
@@ -276,9 +276,11 @@ def test_a_tripped_pause_guard_holds_a_schedule_until_a_second_person_overrides_
     page, server = appstore_page, appstore_server
     publish_through_api(server, False, "switch monetization off")
     version = server.document()[1]["version"]
+    # Added by a third writer: the console-writer published the version, which the server counts as its own too.
+    carol = server.token("console-carol", "writer")
     status, _, body = server.call("POST", "/v1/environments/production/guards",
                                   {"version": version, "rule": {"metric": "refunds", "baseline": "ceiling", "threshold": 0.5,
-                                                                "action": "pauseSchedules"}}, token=server.writer)
+                                                                "action": "pauseSchedules"}}, token=carol)
     assert status == 201, body
     guard_id = body["guard"]["id"]
     at = (datetime.datetime.now(datetime.timezone.utc) + datetime.timedelta(days=1)).isoformat(timespec="milliseconds")
@@ -317,6 +319,11 @@ def test_a_tripped_pause_guard_holds_a_schedule_until_a_second_person_overrides_
     text_in(page, f'li[data-schedule="{change_id}"] p.held', f"Angehalten von Wächter {guard_id} (Erstattungen je Stunde): ")
     Select(page.find_element(By.ID, "language")).select_by_value("en")
     text_in(page, f'li[data-schedule="{change_id}"] p.held', held)
+    sign_out(page)
+    sign_in(page, carol)
+    tab(page, "changes")
+    assert "Your own guard or change: another person overrides it." in card(page, guard_id).text
+    assert card(page, guard_id).find_elements(By.CSS_SELECTOR, '[data-action="override-guard"]') == []
     sign_out(page)
 
     bob = server.token("console-bob", "writer")
