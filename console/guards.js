@@ -19,6 +19,11 @@ function fallsAreBad(rule) {
   return rule.metric === "started" || rule.metric === "introConversions";
 }
 
+/** A rule's metric and measure in words, as its summary and a held schedule's line start: "refunds per hour". */
+export function metricWords(rule) {
+  return `${metricLabel(rule.metric)} ${t(`measure_${rule.measure ?? "perHour"}`)}`;
+}
+
 /**
  * A rule in words: "refunds per hour against the previous week (at least 5 notifications, 72 h window, alpha 0.01, a
  * change of +50 % or more) · then: roll back".
@@ -30,7 +35,7 @@ export function ruleSummary(rule) {
     const change = number(Math.round((rule.minimumRelativeChange ?? 0.5) * 100));
     details.push(t("guardRuleChange", { change: `${fallsAreBad(rule) ? "−" : "+"}${change} %` }));
   }
-  return `${metricLabel(rule.metric)} ${t(`measure_${rule.measure ?? "perHour"}`)} ${baseline} (${details.join(", ")}) · `
+  return `${metricWords(rule)} ${baseline} (${details.join(", ")}) · `
     + t("guardThen", { action: t(`action_${rule.action}`) });
 }
 
@@ -70,7 +75,8 @@ export function guardCard(guard) {
     }));
   }
   if (canWrite() && guard.status === "tripped") {
-    if (guard.createdBy === state.identity?.name) {
+    // `versionAuthor`: the watched version's author, when the view looked it up (the server refuses them too).
+    if (guard.createdBy === state.identity?.name || (guard.versionAuthor && guard.versionAuthor === state.identity?.name)) {
       parts.push(el("p", { class: "muted", text: t("guardOwn") }));
     } else {
       const input = el("input", { id: `guard-${guard.id}-override`, class: "guard-override-message", spellcheck: "false" });
@@ -93,6 +99,19 @@ export function guardCard(guard) {
       + (guard.action.reason ? `: ${guard.action.reason}` : "") }) : null,
     guard.overriddenBy ? el("p", { class: "overridden", text: t("guardOverriddenBy", { author: guard.overriddenBy, message: guard.overrideMessage ?? "" }) }) : null,
     ...parts, actions.children.length ? actions : null, errorNode);
+}
+
+
+/**
+ * The line of a scheduled change that a tripped pauseSchedules guard holds (`change.heldByGuard`): "Held by guard 3
+ * (refunds per hour): ...", with the guard's metric when `guards` (the environment's, as the API lists them) has it;
+ * without it for a token that may not read guards. Null when nothing holds the change.
+ */
+export function heldByGuardLine(change, guards) {
+  if (!change.heldByGuard) return null;
+  const holder = (guards ?? []).find((guard) => guard.id === change.heldByGuard);
+  const text = holder ? t("heldByGuardOn", { id: change.heldByGuard, metric: metricWords(holder.rule ?? {}) }) : t("heldByGuard", { id: change.heldByGuard });
+  return el("p", { class: "blocked held", "data-held-by": String(change.heldByGuard), text });
 }
 
 /** The list of `guards` as cards (or "No guards."). */

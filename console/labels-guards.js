@@ -64,6 +64,8 @@ export const guardsLabels = {
   guardTripTooltip: ["Guard {id} tripped at {time}: {message}", "Wächter {id} löste um {time} aus: {message}"],
   heldByGuard: ["Held by guard {id}: not published when due until the guard is overridden or removed.",
     "Angehalten von Wächter {id}: wird bei Fälligkeit nicht veröffentlicht, bis der Wächter übergangen oder entfernt ist."],
+  heldByGuardOn: ["Held by guard {id} ({metric}): not published when due until the guard is overridden or removed.",
+    "Angehalten von Wächter {id} ({metric}): wird bei Fälligkeit nicht veröffentlicht, bis der Wächter übergangen oder entfernt ist."],
   guardThisChange: ["Guard this change", "Diese Änderung bewachen"],
   guardThisChangeHelp: ["Against the previous week, 72 hours from publication; the rest of the rule takes its defaults (docs/guards.md).",
     "Gegenüber der Vorwoche, 72 Stunden ab Veröffentlichung; der Rest der Regel nimmt seine Standardwerte (docs/guards.md)."],

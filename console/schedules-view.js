@@ -1,7 +1,9 @@
 // Every schedule of the environment (the changes with a time), by status: what waits, what ran, and what did
 // not run and why (conflicted: the items changed since; failed: the server's reason and paths). Created from
-// a flag's change dialog ("publish at ..."), cancelled here. The same routes as flagctl schedules/unschedule.
+// a flag's change dialog ("publish at ..."), cancelled here. The same routes as flagctl schedules/unschedule. A
+// schedule held by a tripped guard says which (guards.js), with the guard's metric when the token may read guards.
 import { api } from "./api.js";
+import { heldByGuardLine } from "./guards.js";
 import { canWrite, describeError, notify, reload, state } from "./session.js";
 import { byId, clear, el } from "./dom.js";
 import { t, time } from "./i18n.js";
@@ -40,7 +42,7 @@ async function cancel(change, note) {
   }
 }
 
-function scheduleItem(change) {
+function scheduleItem(change, guards) {
   const flags = Object.entries(change.changes?.flags ?? {});
   const card = el("li", { class: "card change", "data-schedule": String(change.id), "data-status": change.status },
     el("h3", {}, el("span", { text: t("scheduledChange", { id: change.id }) }), el("span", { class: "badge", text: change.status })),
@@ -48,6 +50,7 @@ function scheduleItem(change) {
       el("span", { text: ` · ${t("author", { author: change.author })}` }),
       change.appliedVersion ? el("span", { text: ` · ${t("appliedAs", { version: change.appliedVersion, time: time(change.appliedAt) })}` }) : null),
     el("p", { class: "message", text: change.message }),
+    heldByGuardLine(change, guards),
     el("ul", { class: "sets" }, flags.map(([key, definition]) =>
       el("li", {}, el("code", { text: key }), el("span", { text: " → " }),
         el("code", { text: definition === null ? t("removed") : JSON.stringify(definition.default) })))),
@@ -69,7 +72,11 @@ export async function renderSchedules() {
   try {
     const { body } = await api.changes(state.environment, "schedules", statuses);
     if (!body.changes.length) list.append(el("li", { class: "muted", text: t("noSchedules") }));
-    list.append(...body.changes.map(scheduleItem));
+    // Only a held schedule needs its guard; a token that may not read guards gets the line without the metric.
+    const guards = body.changes.some((change) => change.heldByGuard)
+      ? await api.guards(state.environment, "tripped").then(({ body: answer }) => answer.guards, () => [])
+      : [];
+    list.append(...body.changes.map((change) => scheduleItem(change, guards)));
   } catch (failure) {
     list.append(el("li", { class: "error", text: describeError(failure) }));
   }

@@ -61,8 +61,10 @@ public struct ServerRefusal: Sendable, Equatable, CustomStringConvertible {
         case 401 where sentToken: line += " (the server does not accept FLAGCTL_TOKEN)"
         case 401: line += " (set FLAGCTL_TOKEN to a token from 'flagserver token create')"
         case 403 where code == "self_approval": line += " (another person's token must approve it)"
+        case 403 where code == "self_override": line += " (another person's token must override it)"
         case 403 where code == "environment_not_allowed": line += " (FLAGCTL_TOKEN is limited to other environments)"
-        case 403: line += " (FLAGCTL_TOKEN's role is not allowed to do this)"
+        // Only the role refusal is about the role: a person refused as the wrong person has a role that may do it.
+        case 403 where code == "forbidden": line += " (FLAGCTL_TOKEN's role is not allowed to do this)"
         default: break
         }
         return ([line] + details.map { "  \($0)" }).joined(separator: "\n")

@@ -34,6 +34,19 @@ import Testing
         #expect(proxy.description == "GET http://h/d: 502 http_502: <html>Bad Gateway</html>")
     }
 
+    /// Each 403 gets the advice that fits its code: the second-person rules are about the person, not the role.
+    @Test func forbiddenAdviceFollowsTheCode() {
+        func line(_ code: String) -> String {
+            let body = Data(#"{"error": {"code": "\#(code)", "message": "no"}}"#.utf8)
+            return ServerRefusal(method: "POST", url: "http://h/x", status: 403, body: body, sentToken: true).description
+        }
+        #expect(line("forbidden") == "POST http://h/x: 403 forbidden: no (FLAGCTL_TOKEN's role is not allowed to do this)")
+        #expect(line("self_approval") == "POST http://h/x: 403 self_approval: no (another person's token must approve it)")
+        #expect(line("self_override") == "POST http://h/x: 403 self_override: no (another person's token must override it)")
+        #expect(line("environment_not_allowed") == "POST http://h/x: 403 environment_not_allowed: no (FLAGCTL_TOKEN is limited to other environments)")
+        #expect(line("something_new") == "POST http://h/x: 403 something_new: no")
+    }
+
     @Test func conflictLine() {
         #expect(ServerError.conflict(environment: "production", currentVersion: 8, basedOn: 7).description
             == "someone else published production version 8 meanwhile (this change was based on version 7): nothing was changed; run the command again to see the new diff")

@@ -148,6 +148,19 @@ import Testing
         #expect(try store.storeNotifications([Self.record("n1", signedDate: 100)]) == [true])
     }
 
+    @Test(arguments: StoreEngine.allCases) func aCountIsOfTheHalfOpenRange(engine: StoreEngine) throws {
+        let directory = try TemporaryDirectory()
+        let store = try engine.open(directory)
+        defer { store.close() }
+        _ = try store.storeNotifications((1...5).map { Self.record("n\($0)", signedDate: Int64($0) * 100) })
+        #expect(try store.notificationCount(signedFrom: 200, to: 500) == 3)
+        #expect(try store.notificationCount(signedFrom: 0, to: 1_000) == 5)
+        #expect(try store.notificationCount(signedFrom: 500, to: 500) == 0)
+        // A late record in the range counts; a record stored again does not.
+        _ = try store.storeNotifications([Self.record("late", signedDate: 250), Self.record("n2", signedDate: 200)])
+        #expect(try store.notificationCount(signedFrom: 200, to: 500) == 4)
+    }
+
     @Test func backupAndRestoreCarryTheNotificationsAndTheKey() throws {
         let directory = try TemporaryDirectory()
         let store = try FlagStore.open(location: directory.file("flags.sqlite"))

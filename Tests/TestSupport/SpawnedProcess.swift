@@ -18,8 +18,10 @@ package final class SpawnedProcess: @unchecked Sendable {
     private var status: Int32?
 
     /// Starts `executable arguments` in `directory` (or this process's), with stdout and stderr appended to the files
-    /// given (or `/dev/null`), the standard input `/dev/null`, and this process's environment.
-    package init(_ executable: String, _ arguments: [String], directory: String? = nil, stdout: String? = nil, stderr: String? = nil) throws {
+    /// given (or `/dev/null`), the standard input `/dev/null`, and this process's environment, or
+    /// exactly `environment` when it is given (`flagctl` with its server and token).
+    package init(_ executable: String, _ arguments: [String], directory: String? = nil, stdout: String? = nil, stderr: String? = nil,
+                 environment: [String: String]? = nil) throws {
         var actions = posix_spawn_file_actions_t()
         posix_spawn_file_actions_init(&actions)
         defer { posix_spawn_file_actions_destroy(&actions) }
@@ -38,8 +40,12 @@ package final class SpawnedProcess: @unchecked Sendable {
         }
         let argv = ([executable] + arguments).map { strdup($0) } + [nil]
         defer { argv.forEach { free($0) } }
+        let envp: [UnsafeMutablePointer<CChar>?]? = environment.map { variables in
+            variables.sorted { $0.key < $1.key }.map { strdup("\($0.key)=\($0.value)") } + [nil]
+        }
+        defer { envp?.forEach { free($0) } }
         var pid = pid_t()
-        let result = posix_spawn(&pid, executable, &actions, nil, argv, environ)
+        let result = envp.map { posix_spawn(&pid, executable, &actions, nil, argv, $0) } ?? posix_spawn(&pid, executable, &actions, nil, argv, environ)
         guard result == 0 else { throw TestFailure("posix_spawn \(executable): \(String(cString: strerror(result)))") }
         processIdentifier = pid
     }

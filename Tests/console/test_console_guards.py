@@ -4,16 +4,19 @@ removed with the second click, an override sent with its message; each guard's w
 day's lock step carrying exactly flags/paid-day/4-lock.guard.json."""
 import datetime
 import json
+import sqlite3
+import time
 
 from selenium.webdriver.common.by import By
 from selenium.webdriver.support.ui import Select
 
 from conftest import ROOT
 from test_console import csp_violations, open_change, preview, publish, sign_in, text_in, visible, wait
-from test_console_ops import protect_production, screenshot, tab
-from test_console_outcomes import appstore_page, appstore_server, known_set, post_notification, show, today_ms, values  # noqa: F401 (fixtures)
+from test_console_ops import protect_production, screenshot, sign_out, tab
+from test_console_outcomes import (DAY, HOUR, MONTHLY, Subscription, appstore_page, appstore_server, known_set,  # noqa: F401 (fixtures)
+                                   post_notification, show, today_ms, values)
+from test_console_outcomes import publish as publish_through_api
 
-DAY = 86_400_000
 
 
 def guards(server, token=None):
@@ -259,3 +262,88 @@ def test_the_paid_day_lock_step_carries_the_runbooks_guard_file(page, server):
     by_id = {step["id"]: step["guards"] for step in steps}
     assert by_id["lock"] == json.loads((ROOT / "flags" / "paid-day" / "4-lock.guard.json").read_text())["guards"]
     assert [key for key, value in by_id.items() if value is not None] == ["lock"]
+
+
+def test_a_tripped_pause_guard_holds_a_schedule_until_a_second_person_overrides_it(appstore_page, appstore_server):  # noqa: F811
+    """A pauseSchedules guard really trips in the flagserver process on refunds posted through its receiver: the held
+    schedule says which guard holds it and on what, in the changes and the schedules view (English and German); the
+    watched version's author and the guard's creator get no override form; a second person overrides it with the form
+    and its message, which releases the schedule.
+
+    The process's guards read the wall clock and watch complete hours only, so the guard's publication is moved three
+    hours back in its database row (what stepping the clock does in process, Tests/FlagServiceTests/GuardHarness.swift):
+    the three complete hours since hold the 25 refunds, against a ceiling of 0.5 an hour (1.5 expected, p < 10⁻²⁰)."""
+    page, server = appstore_page, appstore_server
+    publish_through_api(server, False, "switch monetization off")
+    version = server.document()[1]["version"]
+    # Added by a third writer: the console-writer published the version, which the server counts as its own too.
+    carol = server.token("console-carol", "writer")
+    status, _, body = server.call("POST", "/v1/environments/production/guards",
+                                  {"version": version, "rule": {"metric": "refunds", "baseline": "ceiling", "threshold": 0.5,
+                                                                "action": "pauseSchedules"}}, token=carol)
+    assert status == 201, body
+    guard_id = body["guard"]["id"]
+    at = (datetime.datetime.now(datetime.timezone.utc) + datetime.timedelta(days=1)).isoformat(timespec="milliseconds")
+    status, _, body = server.call("POST", "/v1/environments/production/schedules",
+                                  {"at": at, "message": "lock tomorrow", "flags": {"premiumFeaturesLocked": True}}, token=server.writer)
+    assert status == 201, body
+    change_id = body["change"]["id"]
+    database = sqlite3.connect(server.database, timeout=30)
+    with database:
+        database.execute("UPDATE guards SET published_at = published_at - ? WHERE id = ?", (3 * HOUR, guard_id))
+    database.close()
+    now = int(time.time() * 1000)
+    last_hour = now - now % HOUR - HOUR
+    for index in range(25):
+        refunded = Subscription(server.signer, f"7000{index:02d}", MONTHLY)
+        post_notification(server, refunded.sign("REFUND", None, last_hour + index * 60_000, last_hour + 30 * DAY))
+    # The job evaluates at least once a minute.
+    deadline = time.time() + 150
+    while (stored := server.call("GET", f"/v1/guards/{guard_id}", token=server.writer)[2]["guard"])["status"] != "tripped":
+        assert stored["status"] == "watching" and time.time() < deadline, stored
+        time.sleep(1)
+    assert stored["action"]["kind"] == "pauseSchedules" and stored["action"]["changes"] == [change_id], stored
+    assert stored["lastDecision"]["count"] == 25, stored["lastDecision"]
+    assert server.call("GET", f"/v1/changes/{change_id}", token=server.writer)[2]["change"]["heldByGuard"] == guard_id
+
+    held = f"Held by guard {guard_id} (refunds per hour): not published when due until the guard is overridden or removed."
+    sign_in(page, server.writer)
+    tab(page, "changes")
+    assert visible(page, f'li.change[data-change="{change_id}"] p.held').text == held
+    own = card(page, guard_id)
+    assert own.get_attribute("data-status") == "tripped" and "Your own guard or change: another person overrides it." in own.text
+    assert own.find_elements(By.CSS_SELECTOR, '[data-action="override-guard"]') == []
+    tab(page, "schedules")
+    assert visible(page, f'li[data-schedule="{change_id}"] p.held').text == held
+    Select(page.find_element(By.ID, "language")).select_by_value("de")
+    text_in(page, f'li[data-schedule="{change_id}"] p.held', f"Angehalten von Wächter {guard_id} (Erstattungen je Stunde): ")
+    Select(page.find_element(By.ID, "language")).select_by_value("en")
+    text_in(page, f'li[data-schedule="{change_id}"] p.held', held)
+    sign_out(page)
+    sign_in(page, carol)
+    tab(page, "changes")
+    assert "Your own guard or change: another person overrides it." in card(page, guard_id).text
+    assert card(page, guard_id).find_elements(By.CSS_SELECTOR, '[data-action="override-guard"]') == []
+    sign_out(page)
+
+    bob = server.token("console-bob", "writer")
+    sign_in(page, bob)
+    tab(page, "changes")
+    tripped = card(page, guard_id)
+    assert "What it did: pause the schedules done" in tripped.text
+    tripped.find_element(By.CSS_SELECTOR, '[data-action="override-guard"]').click()
+    assert "Say why you override the guard." in text_in(page, f"#guard-{guard_id}-error", "Say why")
+    card(page, guard_id).find_element(By.CSS_SELECTOR, "input.guard-override-message").send_keys("refunds from a store outage")
+    card(page, guard_id).find_element(By.CSS_SELECTOR, '[data-action="override-guard"]').click()
+    text_in(page, "#notice", f"Guard {guard_id} overridden.")
+    wait(page, lambda d: card(d, guard_id).get_attribute("data-status") == "overridden")
+    assert "Overridden by console-bob: refunds from a store outage" in card(page, guard_id).text
+    wait(page, lambda d: d.find_elements(By.CSS_SELECTOR, f'li.change[data-change="{change_id}"] p.held') == [])
+    stored = server.call("GET", f"/v1/guards/{guard_id}", token=bob)[2]["guard"]
+    assert stored["status"] == "overridden" and stored["overriddenBy"] == "console-bob", stored
+    change = server.call("GET", f"/v1/changes/{change_id}", token=bob)[2]["change"]
+    assert change["status"] == "scheduled" and change["heldByGuard"] is None, change
+    tab(page, "schedules")
+    visible(page, f'li[data-schedule="{change_id}"]')
+    assert page.find_elements(By.CSS_SELECTOR, f'li[data-schedule="{change_id}"] p.held') == []
+    assert csp_violations(page) == []

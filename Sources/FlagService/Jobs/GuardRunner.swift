@@ -7,8 +7,8 @@ import ServerLock
 /// The guards' job (docs/guards.md, "The service"), run from the scheduler's passes on the node that runs the jobs (at
 /// least once a minute; at most once a minute of its clock, since a pass may come every second while schedules wait):
 /// waiting guards start watching when their change is applied, or are cancelled when it ended without; watching ones
-/// are evaluated on the hourly outcomes from their publication − 7 days, closed past their window, and act when they
-/// trip (`GuardRunner+Actions`). Every status change is a compare-and-set in the store, and passes are serialized here,
+/// are evaluated on the hourly outcomes from their publication − 7 days (the notifications of complete hours kept from
+/// pass to pass, `GuardHistoryCache`), closed past their window, and act when they trip (`GuardRunner+Actions`). Every status change is a compare-and-set in the store, and passes are serialized here,
 /// so a guard acts once.
 final class GuardRunner: Sendable {
     let store: FlagStore
@@ -23,6 +23,8 @@ final class GuardRunner: Sendable {
     let clock: @Sendable () -> Int64
     /// When the last pass ran (the clock's time); passes one at a time.
     private let lastPass = PThreadMutex<Int64?>(nil)
+    /// The notifications of complete past hours, kept between passes (read only within a pass, so under `lastPass`).
+    let historyCache = PThreadMutex(GuardHistoryCache())
 
     /// Evaluations come this often at most from the scheduler's passes (the per-look alpha assumes one a minute).
     static let interval: Int64 = 60_000
@@ -113,11 +115,35 @@ final class GuardRunner: Sendable {
         }
     }
 
-    /// Evaluates every watching guard; one history read per App Store environment and one hourly report per
-    /// (App Store environment, product).
+    /// What a pass makes of a watching guard: its decision, or that its window is over (it is closed).
+    enum Evaluation {
+        case decided(GuardRule, GuardDecision)
+        case windowOver
+    }
+
+    /// Evaluates every watching guard and acts on what it decided.
     private func evaluateWatching(now: Int64) throws {
         let watching = try store.guards(statuses: [.watching])
-        guard !watching.isEmpty else { return }
+        for (record, evaluation) in try evaluations(of: watching, now: now) {
+            switch evaluation {
+            case .windowOver:
+                close(record, at: now)
+            case .decided(let rule, let decision):
+                metrics.recordDecision(decision.verdict)
+                decide(record, rule: rule, decision: decision, at: now)
+            }
+        }
+    }
+
+    /// Each of `watching`'s evaluations at `now`, in order (a guard whose rule cannot be read is logged and left out):
+    /// one read of the stored notifications, of the hours since the last pass when the cache still holds the rest
+    /// (`GuardHistoryCache`), and one hourly report per (App Store environment, product).
+    func evaluations(of watching: [GuardRecord], now: Int64) throws -> [(GuardRecord, Evaluation)] {
+        guard !watching.isEmpty else {
+            historyCache.withLock { $0.clear() }
+            return []
+        }
+        var evaluations: [(GuardRecord, Evaluation)] = []
         var histories: [String: [NotificationRecord]] = [:]
         var reports: [String: OutcomeReport] = [:]
         // The earliest hour any open window needs, per report: its publication − 7 days. And where the read of each App
@@ -138,6 +164,9 @@ final class GuardRunner: Sendable {
             readFrom[record.appStoreEnvironment] = min(readFrom[record.appStoreEnvironment] ?? .max, from)
         }
         let end = OutcomeBucket.hour.ceil(now)
+        // One read for every App Store environment, from the earliest start any needs; the hours complete before now
+        // come from the cache when the store still holds exactly those rows.
+        var everything: [NotificationRecord]?
         for record in watching {
             guard let published = record.publishedAtMilliseconds else { continue }
             let rule: GuardRule
@@ -149,7 +178,7 @@ final class GuardRunner: Sendable {
             }
             let windowEnd = record.windowEndsAtMilliseconds ?? .max
             if now >= windowEnd {
-                close(record, at: now)
+                evaluations.append((record, .windowOver))
                 continue
             }
             let key = Self.reportKey(record)
@@ -158,9 +187,15 @@ final class GuardRunner: Sendable {
                 report = computed
             } else {
                 if histories[record.appStoreEnvironment] == nil {
-                    histories[record.appStoreEnvironment] = try store.notifications(
-                        signedFrom: readFrom[record.appStoreEnvironment] ?? retentionStart, to: end)
-                        .filter { $0.environment == record.appStoreEnvironment }
+                    let all = try everything ?? historyCache.withLock { cache in
+                        try cache.history(from: readFrom.values.min() ?? retentionStart, to: end,
+                                          complete: OutcomeBucket.hour.floor(now), store: store)
+                    }
+                    everything = all
+                    let start = readFrom[record.appStoreEnvironment] ?? retentionStart
+                    histories[record.appStoreEnvironment] = all.filter {
+                        $0.environment == record.appStoreEnvironment && $0.signedDate >= start
+                    }
                 }
                 // Windows are at most 720 hours, so a report spans at most 888 hours plus the open ones' spread.
                 let from = max(starts[key] ?? published - Self.lookBack, now - (720 + 168) * Self.hour)
@@ -168,10 +203,9 @@ final class GuardRunner: Sendable {
                                                bucket: .hour, product: record.product)
                 reports[key] = report
             }
-            let decision = GuardEvaluator.evaluate(rule: rule, hourly: report, publishedAt: published, now: now)
-            metrics.recordDecision(decision.verdict)
-            decide(record, rule: rule, decision: decision, at: now)
+            evaluations.append((record, .decided(rule, GuardEvaluator.evaluate(rule: rule, hourly: report, publishedAt: published, now: now))))
         }
+        return evaluations
     }
 
     /// Keeps the decision; audits a `held` one when its watched hours are new; trips and acts on `tripped`.

@@ -64,6 +64,16 @@ extension FlagStore {
         }
     }
 
+    /// How many records have `signedDate` in [`from`, `to`): what a reader that kept those records checks them by (the
+    /// table only grows, but for the retention's deletions of what was signed before its start).
+    public func notificationCount(signedFrom from: Int64, to: Int64) throws -> Int {
+        guard from < to else { return 0 }
+        return try read { database in
+            try database.queryFirst("SELECT count(*) FROM appstore_notifications WHERE signed_date >= ? AND signed_date < ?",
+                                    [.integer(from), .integer(to)]) { $0.int(0) } ?? 0
+        }
+    }
+
     /// Deletes the records with `signedDate` < `before` (the retention, `--appstore-retention-days`); returns how many.
     @discardableResult
     public func deleteNotifications(signedBefore before: Int64) throws -> Int {
