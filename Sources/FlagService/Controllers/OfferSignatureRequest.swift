@@ -44,8 +44,9 @@ struct OfferSignatureRequest: Sendable, Equatable {
         }
         switch members["flag"] {
         case nil, .null?: flag = Self.defaultFlag
-        case .string(let text)? where !text.isEmpty && text.utf8.count <= 200: flag = text
-        default: throw Self.invalid("/flag", "must be a flag key of 1 to 200 bytes")
+        // Counted in code points, as JSON Schema's maxLength counts (docs/openapi.yaml).
+        case .string(let text)? where !text.isEmpty && text.unicodeScalars.count <= 200: flag = text
+        default: throw Self.invalid("/flag", "must be a flag key of 1 to 200 characters")
         }
     }
 
