@@ -58,11 +58,11 @@ let package = Package(
         .systemLibrary(name: "CCrypto", path: "Sources/CCrypto", providers: [.apt(["libssl-dev"])]),
         // App Store Server Notifications V2: the signed payload verified (JWS, X.509 chain, Apple's markers) with libcrypto, what
         // is kept of it, the outcomes counted from it (docs/appstore.md).
-        .target(name: "AppStoreNotifications", dependencies: ["CCrypto"]),
+        .target(name: "AppStoreNotifications", dependencies: ["CCrypto", "FlagKit"]),
         // A throw-away chain shaped like Apple's and an ES256 signer for every test target that needs signed notifications
         // (no product; tests only).
         .target(name: "AppStoreTestSupport", dependencies: ["AppStoreNotifications", "CCrypto"], path: "Tests/AppStoreTestSupport"),
-        .testTarget(name: "AppStoreNotificationsTests", dependencies: ["AppStoreNotifications", "AppStoreTestSupport"]),
+        .testTarget(name: "AppStoreNotificationsTests", dependencies: ["AppStoreNotifications", "AppStoreTestSupport", "FlagKit"]),
         // Guards on changes and price experiments read from the outcomes (docs/guards.md): pure statistics, no SQL, no HTTP.
         .target(name: "OutcomeAnalysis", dependencies: ["AppStoreNotifications"]),
         .testTarget(name: "OutcomeAnalysisTests", dependencies: ["OutcomeAnalysis", "AppStoreNotifications"]),

@@ -1,6 +1,7 @@
 /// The team's In-App Purchase key for the App Store Server API (App Store Connect → Users and Access → Integrations →
 /// In-App Purchase): its key ID and the P-256 private key of the `.p8` file Apple lets you download once. It signs the
-/// tokens of `AppStoreAPIToken`.
+/// tokens of `AppStoreAPIToken` and the promotional offers of `PromotionalOfferSigner` (Apple: In-App Purchase keys sign
+/// both).
 public struct AppStoreAPIKey: Sendable {
     /// The key's ID as App Store Connect shows it (the token header's `kid`).
     public let keyID: String
@@ -16,5 +17,11 @@ public struct AppStoreAPIKey: Sendable {
     /// An ES256 signature of `message`, raw r‖s (RFC 7518 §3.4).
     public func signES256(_ message: [UInt8]) throws(AppStoreAPIError) -> [UInt8] {
         try key.signES256(message)
+    }
+
+    /// An ECDSA P-256 / SHA-256 signature of `message` as DER `ECDSA-Sig-Value` (RFC 3279 §2.2.3), what StoreKit's
+    /// promotional offers carry.
+    func signDER(_ message: [UInt8]) throws(AppStoreAPIError) -> [UInt8] {
+        try key.signDER(message)
     }
 }

@@ -1,7 +1,7 @@
 internal import CCrypto
 
-// The libcrypto calls of the App Store Server API token: a PEM private key read, ES256 signatures made. (The
-// verifying side's calls are in LibCrypto+X509.swift.)
+// The libcrypto calls of the App Store Server API token and of promotional offer signatures: a PEM private key read,
+// ES256 (raw r‖s) and DER ECDSA signatures made. (The verifying side's calls are in LibCrypto+X509.swift.)
 
 /// A P-256 private key read by libcrypto (`EVP_PKEY_free` with the object). Signing only reads it, from any thread.
 final class ECSigningKey: @unchecked Sendable {
@@ -38,19 +38,10 @@ final class ECSigningKey: @unchecked Sendable {
     /// not libcrypto's DER `ECDSA-Sig-Value`.
     func signES256(_ message: [UInt8]) throws(AppStoreAPIError) -> [UInt8] {
         defer { LibCrypto.clearErrors() }
-        guard let context = EVP_MD_CTX_new() else { throw Self.failure("EVP_MD_CTX_new") }
-        defer { EVP_MD_CTX_free(context) }
-        guard EVP_DigestSignInit(context, nil, EVP_sha256(), nil, pointer) == 1 else { throw Self.failure("EVP_DigestSignInit") }
-        // A DER ECDSA-Sig-Value of two 256-bit integers is at most 72 bytes.
-        var der = [UInt8](repeating: 0, count: 80)
-        var length = der.count
-        let signed = message.withUnsafeBufferPointer { input in
-            EVP_DigestSign(context, &der, &length, input.baseAddress, input.count)
-        }
-        guard signed == 1 else { throw Self.failure("EVP_DigestSign") }
+        let der = try signatureDER(message)
         let parsed: OpaquePointer? = der.withUnsafeBufferPointer { buffer in
             var cursor = buffer.baseAddress
-            return d2i_ECDSA_SIG(nil, &cursor, length)
+            return d2i_ECDSA_SIG(nil, &cursor, buffer.count)
         }
         guard let parsed else { throw Self.failure("d2i_ECDSA_SIG") }
         defer { ECDSA_SIG_free(parsed) }
@@ -63,6 +54,29 @@ final class ECSigningKey: @unchecked Sendable {
         }
         guard written else { throw Self.failure("BN_bn2binpad") }
         return raw
+    }
+
+    /// ECDSA P-256 over SHA-256 of `message` as libcrypto makes it: the DER `ECDSA-Sig-Value` (RFC 3279 §2.2.3), the
+    /// form StoreKit's promotional offer signatures take (Apple's "Generating a signature for promotional offers").
+    func signDER(_ message: [UInt8]) throws(AppStoreAPIError) -> [UInt8] {
+        defer { LibCrypto.clearErrors() }
+        return try signatureDER(message)
+    }
+
+    /// The one signing body of both forms: `EVP_DigestSign` with SHA-256, whose output is DER.
+    private func signatureDER(_ message: [UInt8]) throws(AppStoreAPIError) -> [UInt8] {
+        guard let context = EVP_MD_CTX_new() else { throw Self.failure("EVP_MD_CTX_new") }
+        defer { EVP_MD_CTX_free(context) }
+        guard EVP_DigestSignInit(context, nil, EVP_sha256(), nil, pointer) == 1 else { throw Self.failure("EVP_DigestSignInit") }
+        // A DER ECDSA-Sig-Value of two 256-bit integers is at most 72 bytes.
+        var der = [UInt8](repeating: 0, count: 80)
+        var length = der.count
+        let signed = message.withUnsafeBufferPointer { input in
+            EVP_DigestSign(context, &der, &length, input.baseAddress, input.count)
+        }
+        guard signed == 1, length <= der.count else { throw Self.failure("EVP_DigestSign") }
+        der.removeLast(der.count - length)
+        return der
     }
 
     private static func failure(_ step: String) -> AppStoreAPIError {

@@ -13,10 +13,13 @@ extension ServeCommand {
     /// (`SignalWaiter.blockTerminationSignals()`) before any thread was created.
     public func run(_ context: FlagServerContext) -> Int32 {
         let logger = ServiceLogger(minimumLevel: logLevel)
-        // The App Store root certificates are read before anything starts: a wrong file is a usage error (64).
+        // The App Store root certificates and offer key are read before anything starts: a wrong file is a usage
+        // error (64).
         let appStoreVerifier: SignedPayloadVerifier?
+        let offerSigner: PromotionalOfferSigner?
         do {
             appStoreVerifier = try self.appStoreVerifier()
+            offerSigner = try appStoreOfferSigner()
         } catch {
             context.stderr.write("flagserver: error: \(error.message)\nSee 'flagserver --help'.\n")
             return UsageError.exitStatus
@@ -55,7 +58,7 @@ extension ServeCommand {
             serviceOptions.authFailureLimit = authFailureLimit
             serviceOptions.webhooks.retry.baseMilliseconds = Int64(webhookRetryBaseMilliseconds)
             serviceOptions.webhooks.destinations.allowedNetworks = webhookAllowedNetworks
-            serviceOptions.appStore = appStoreOptions(verifier: appStoreVerifier)
+            serviceOptions.appStore = appStoreOptions(verifier: appStoreVerifier, offerSigner: offerSigner)
             service = try FlagService(store: store, options: serviceOptions, logger: logger)
         } catch {
             return context.fail("\(error)")

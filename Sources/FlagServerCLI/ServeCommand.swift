@@ -14,7 +14,8 @@ public struct ServeCommand: ParsableCommand {
                   logLevelOption, requireReadTokenSwitch, ofrepEnvironmentOption, ofrepRateLimitOption, ofrepBurstOption, consoleDirectoryOption,
                   authFailureLimitOption, trustedProxyOption, eventHeartbeatOption, maxStreamsOption, webhookRetryBaseOption,
                   webhookAllowNetworkOption, databaseTimeoutOption, appStoreRootCertificateOption, appStoreBundleIDOption,
-                  appStoreAppAppleIDOption, appStoreEnvironmentsOption, appStoreRetentionDaysOption])
+                  appStoreAppAppleIDOption, appStoreEnvironmentsOption, appStoreRetentionDaysOption, appStoreOfferKeyOption,
+                  appStoreOfferKeyIDOption])
 
     static let hostOption = Option<String>("host", valueName: "address", help: "listen address, default 127.0.0.1", environment: "FLAGSERVER_HOST")
     static let portOption = integer("port", 0...65535, help: "TCP port, 0 picks a free one, default 8080", environment: "FLAGSERVER_PORT")
@@ -122,6 +123,23 @@ public struct ServeCommand: ParsableCommand {
         help: "App Store notifications signed longer ago than this are deleted (hourly), default \(FlagService.AppStoreOptions.defaultRetentionDays)",
         environment: "FLAGSERVER_APPSTORE_RETENTION_DAYS")
 
+    static let appStoreOfferKeyOption = Option(
+        "appstore-offer-key", valueName: "file",
+        help: "the In-App Purchase key's .p8 file (PEM, P-256) that signs promotional offers the experiment arms name "
+            + "(POST /v1/environments/{env}/offer-signatures); needs --appstore-offer-key-id and --appstore-bundle-id, default: no signing",
+        environment: "FLAGSERVER_APPSTORE_OFFER_KEY"
+    ) { text throws(UsageError) in
+        guard !text.isEmpty else { throw UsageError("--appstore-offer-key must not be empty") }
+        return text
+    }
+    static let appStoreOfferKeyIDOption = Option(
+        "appstore-offer-key-id", valueName: "id", help: "the ID App Store Connect shows for the --appstore-offer-key key",
+        environment: "FLAGSERVER_APPSTORE_OFFER_KEY_ID"
+    ) { text throws(UsageError) in
+        guard !text.isEmpty else { throw UsageError("--appstore-offer-key-id must not be empty") }
+        return text
+    }
+
     /// Listen address.
     public var host = "127.0.0.1"
     /// TCP port; 0 picks a free one.
@@ -175,6 +193,10 @@ public struct ServeCommand: ParsableCommand {
     public var appStoreEnvironments: Set<AppStoreEnvironment> = [.production]
     /// Days App Store notifications are kept.
     public var appStoreRetentionDays = FlagService.AppStoreOptions.defaultRetentionDays
+    /// The In-App Purchase key file that signs promotional offers; nil: no signing (the route answers 503).
+    public var appStoreOfferKey: String?
+    /// That key's ID (required with it).
+    public var appStoreOfferKeyID: String?
 
     /// The defaults.
     public init() {}

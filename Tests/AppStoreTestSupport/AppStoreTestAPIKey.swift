@@ -2,7 +2,7 @@ internal import CCrypto
 
 /// A throw-away In-App Purchase key, as App Store Connect hands one out: a fresh P-256 key as a PKCS#8 PEM (`.p8`),
 /// its public key as PEM (what an independent verifier such as PyJWT checks the App Store Server API tokens with),
-/// and an ES256 verifier of its own, with libcrypto calls separate from the signer's under test.
+/// and ES256 and DER ECDSA verifiers of its own, with libcrypto calls separate from the signer's under test.
 package struct AppStoreTestAPIKey: Sendable {
     /// The private key, PKCS#8 PEM (`-----BEGIN PRIVATE KEY-----`), the `.p8` file's content.
     package let privateKeyPEM: String
@@ -37,10 +37,18 @@ package struct AppStoreTestAPIKey: Sendable {
             var cursor = buffer.baseAddress
             return i2d_ECDSA_SIG(parsed, &cursor)
         }
-        guard written == length, let context = EVP_MD_CTX_new() else { return false }
+        guard written == length else { return false }
+        return verifiesDER(signature: der, of: message)
+    }
+
+    /// Whether `signature` (DER `ECDSA-Sig-Value`, RFC 3279 §2.2.3: a promotional offer's) is this key's ECDSA
+    /// P-256 / SHA-256 signature of `message`.
+    package func verifiesDER(signature: [UInt8], of message: [UInt8]) -> Bool {
+        defer { ERR_clear_error() }
+        guard let context = EVP_MD_CTX_new() else { return false }
         defer { EVP_MD_CTX_free(context) }
         guard EVP_DigestVerifyInit(context, nil, EVP_sha256(), nil, key.pointer) == 1 else { return false }
-        return EVP_DigestVerify(context, der, der.count, message, message.count) == 1
+        return EVP_DigestVerify(context, signature, signature.count, message, message.count) == 1
     }
 
     /// What `write` puts into a memory BIO, as text.

@@ -8,7 +8,8 @@ import Testing
 
 /// The App Store notification receiver of the real `flagserver` binary, configured by its options with a throw-away
 /// root: stored once and durably, each refusal class 400 with its code and nothing stored, 413 on the head, the reads
-/// and the metrics; off (404) without a root; a bad certificate file refused at start with 64.
+/// and the metrics; off (404) without a root; a bad certificate file, or a bad promotional offer key, refused at
+/// start with 64.
 @Suite struct FlagServerAppStoreProcessTests {
     /// A server trusting `ca` (and `noMarker`, whose leaf lacks Apple's marker), Production only.
     static func server(_ ca: AppStoreTestCA, noMarker: AppStoreTestCA, directory: String) throws -> SeededFlagServer {
@@ -132,6 +133,21 @@ import Testing
         #expect(noBundle.status == 64 && noBundle.stderr.contains("needs --appstore-bundle-id"), "\(noBundle.stderr)")
         let unknown = try await FlagServerProcess.run(["--port", "0", "--appstore-environments", "Staging"], directory: directory)
         #expect(unknown.status == 64 && unknown.stderr.contains("--appstore-environments takes Production"), "\(unknown.stderr)")
+        #expect(!FileManager.default.fileExists(atPath: directory + "/flags.sqlite"), "refused before the database was opened")
+    }
+
+    @Test func aBadOfferKeyOrAMissingKeyIDExits64() async throws {
+        let directory = try makeTemporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let key = try AppStoreTestAPIKey()
+        try Data(key.publicKeyPEM.utf8).write(to: URL(fileURLWithPath: directory + "/public.pem"))
+        let base = ["--port", "0", "--database", directory + "/flags.sqlite", "--appstore-bundle-id", "app.symi.journal"]
+        let bad = try await FlagServerProcess.run(base + ["--appstore-offer-key", directory + "/public.pem", "--appstore-offer-key-id", "K"],
+                                                  directory: directory)
+        #expect(bad.status == 64 && bad.stderr.contains("--appstore-offer-key \(directory)/public.pem: not a PEM private key"), "\(bad.stderr)")
+        #expect(bad.stderr.contains("See 'flagserver --help'"))
+        let noID = try await FlagServerProcess.run(base + ["--appstore-offer-key", directory + "/public.pem"], directory: directory)
+        #expect(noID.status == 64 && noID.stderr.contains("--appstore-offer-key needs --appstore-offer-key-id"), "\(noID.stderr)")
         #expect(!FileManager.default.fileExists(atPath: directory + "/flags.sqlite"), "refused before the database was opened")
     }
 }

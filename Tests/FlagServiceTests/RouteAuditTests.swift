@@ -43,9 +43,12 @@ import Testing
         ]
         let declared = try FlagServiceRouteTableTests.withService { try FlagServiceRouteTableTests.audits($0.makeRouter()) }
         for (route, action) in expected { #expect(declared[route] == .action(action), "\(route)") }
-        #expect(Set(declared.keys) == Set(expected.keys).union(["POST /v1/environments/{env}/preview", "POST /v1/appstore/notifications"]))
+        #expect(Set(declared.keys) == Set(expected.keys).union(["POST /v1/environments/{env}/preview", "POST /v1/appstore/notifications",
+                                                                 "POST /v1/environments/{env}/offer-signatures"]))
         // Apple's notifications are logged and counted, never audit lines (anyone may post one).
         if case .action? = declared["POST /v1/appstore/notifications"] { Issue.record("the receiver must be exempt") }
+        // An offer signature changes nothing (a read with a body): counted, not audited.
+        if case .action? = declared["POST /v1/environments/{env}/offer-signatures"] { Issue.record("offer signatures must be exempt") }
     }
 
     @Test func theReasonIsTheErrorsCodeAndMessage() {

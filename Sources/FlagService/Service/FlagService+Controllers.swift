@@ -33,6 +33,7 @@ extension FlagService {
                                routeGuard: routeGuard, logger: logger),
             GuardsController(store: store, snapshots: snapshots, writer: writer, scheduler: scheduler, webhooks: webhooks,
                              routeGuard: routeGuard, logger: logger, clock: options.guardClock),
+            OfferSignaturesController(snapshots: snapshots, signer: options.appStore.offerSigner, metrics: metrics, logger: logger),
         ]
     }
 }

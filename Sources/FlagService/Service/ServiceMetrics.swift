@@ -122,6 +122,10 @@ public final class ServiceMetrics: Sendable {
     /// Webhook attempts not sent: the destination was, or resolved to, an address inside (counted also by outcome).
     let webhookRefused = Atomic<Int>(0)
 
+    /// Promotional offer signatures by outcome: signed (200), refused (any other answer after the token was accepted).
+    let offerSignaturesSigned = Atomic<Int>(0)
+    let offerSignaturesRefused = Atomic<Int>(0)
+
     /// The App Store notification receiver's counters.
     let appStore = AppStoreMetrics()
     /// The guards' decisions and statuses.
@@ -240,6 +244,10 @@ public final class ServiceMetrics: Sendable {
         ]) + counter("flagserver_webhook_refusals_total",
                      "Webhook attempts not sent: the destination was, or resolved to, an address inside.", [
             ("", webhookRefused.load(ordering: .relaxed)),
+        ]) + counter("flagserver_offer_signatures_total",
+                     "Promotional offer signature requests with an accepted token, by outcome (docs/guards.md).", [
+            ("{outcome=\"signed\"}", offerSignaturesSigned.load(ordering: .relaxed)),
+            ("{outcome=\"refused\"}", offerSignaturesRefused.load(ordering: .relaxed)),
         ])
     }
 
