@@ -4,7 +4,7 @@
 // its guards (guards.js) and takes a new one; below, the guards on published versions and applied changes, and a
 // guard for the current version.
 import { api } from "./api.js";
-import { addGuardForm, guardList, heldByGuardLine, liveStatuses } from "./guards.js";
+import { addGuardForm, guardList, heldByGuardLine, liveStatuses, withVersionAuthors } from "./guards.js";
 import { canWrite, describeError, notify, reload, state } from "./session.js";
 import { byId, clear, el } from "./dom.js";
 import { t, time } from "./i18n.js";
@@ -98,11 +98,7 @@ export async function renderChanges() {
     if (!changes.length) list.append(el("li", { class: "muted", text: t("nothingWaits") }));
     // Guards that cannot be read (a server without them) leave the changes as they were, with the reason below.
     const known = Array.isArray(guards) ? guards : [];
-    // The server refuses an override by the watched version's author as by the guard's creator: a tripped guard's card
-    // needs that author to offer the form only to a second person.
-    await Promise.all(known.filter((guard) => guard.status === "tripped" && guard.version).map(async (guard) => {
-      guard.versionAuthor = await api.version(state.environment, guard.version).then(({ body }) => body.author, () => null);
-    }));
+    await withVersionAuthors(state.environment, known);
     list.append(...changes.map((change) => changeItem(change, known)));
     if (Array.isArray(guards)) otherGuards(guards, changes);
     else clear(byId("guard-list")).append(el("p", { class: "error", text: t("guardsFailed", { message: describeError(guards) }) }));

@@ -114,6 +114,18 @@ export function heldByGuardLine(change, guards) {
   return el("p", { class: "blocked held", "data-held-by": String(change.heldByGuard), text });
 }
 
+/**
+ * Looks up the watched version's author of each tripped guard (`guard.versionAuthor`): the server refuses an override by
+ * that author as by the guard's creator, so a card offers the form only to a second person. A version that cannot be
+ * read leaves the author unknown (the server still refuses, with its reason). Returns `guards`.
+ */
+export async function withVersionAuthors(environment, guards) {
+  await Promise.all(guards.filter((guard) => guard.status === "tripped" && guard.version).map(async (guard) => {
+    guard.versionAuthor = await api.version(environment, guard.version).then(({ body }) => body.author, () => null);
+  }));
+  return guards;
+}
+
 /** The list of `guards` as cards (or "No guards."). */
 export function guardList(guards) {
   return el("ul", { class: "cards guards" }, guards.length ? guards.map(guardCard) : el("li", { class: "muted", text: t("guardsNone") }));

@@ -12,7 +12,7 @@ import { currentLanguage, percent, t, time } from "./i18n.js";
 import { paidDaySteps } from "./paid-day-steps.js";
 import { documentWithCohorts, isDone, missingCohorts, proposal, publishedInput, rfc3339 } from "./paid-day-plan.js";
 import { renderDiff } from "./change-dialog.js";
-import { addGuards, guardList, ruleSummary } from "./guards.js";
+import { addGuards, guardList, ruleSummary, withVersionAuthors } from "./guards.js";
 
 const text = (pair) => pair[currentLanguage() === "de" ? 1 : 0] ?? pair[0];
 
@@ -262,7 +262,7 @@ export async function renderPaidDay() {
       api.policy(state.environment), api.changes(state.environment, "requests", "pending"),
       api.changes(state.environment, "schedules", "pending,scheduled,approved"), api.changes(state.environment, "requests", "applied"),
       // A server without guards (404): the steps as before, their guards only as planned.
-      api.guards(state.environment).then(({ body }) => body.guards, (failure) => {
+      api.guards(state.environment).then(({ body }) => withVersionAuthors(state.environment, body.guards), (failure) => {
         if (failure instanceof APIError && failure.status === 404) return [];
         throw failure;
       }),

@@ -313,6 +313,12 @@ def test_a_tripped_pause_guard_holds_a_schedule_until_a_second_person_overrides_
     own = card(page, guard_id)
     assert own.get_attribute("data-status") == "tripped" and "Your own guard or change: another person overrides it." in own.text
     assert own.find_elements(By.CSS_SELECTOR, '[data-action="override-guard"]') == []
+    # The paid-day view's guard cards learn the version's author through the same helper as the changes view.
+    author = server.call("GET", f"/v1/environments/production/versions/{version}", token=server.writer)[2]["author"]
+    looked_up = page.execute_async_script("""const done = arguments[arguments.length - 1];
+        import("/console/guards.js").then((guards) => guards.withVersionAuthors("production", [{ id: 0, status: "tripped", version: arguments[0] }]))
+          .then(([guard]) => done(guard.versionAuthor ?? null), (failure) => done(String(failure)));""", version)
+    assert looked_up == author and author, (looked_up, author)
     tab(page, "schedules")
     assert visible(page, f'li[data-schedule="{change_id}"] p.held').text == held
     Select(page.find_element(By.ID, "language")).select_by_value("de")
