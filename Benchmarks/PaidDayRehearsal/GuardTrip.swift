@@ -31,6 +31,10 @@ public enum GuardTrip {
         public var rolledBack = false
         /// Passes of the job.
         public var passes = 0
+        /// The first pass at or after the end of the guard's window (the rule's default, 72 hours after publication):
+        /// the pass that closes a guard that held. Passes run a minute after each hour, so it is the 72nd when the change
+        /// was published in its hour's first minute and the 73rd otherwise.
+        public var closingPass = 0
 
         /// One line for the report.
         public var summary: String {
@@ -48,6 +52,14 @@ public enum GuardTrip {
 
     /// The spike's first hour after the hour of publication.
     public static let spikeHour = 2
+
+    /// The first pass (one minute after each hour from the publication's hour) at or after `published` + 72 hours.
+    public static func closingPass(published: Int64) -> Int {
+        let hour = NotificationWeek.hour
+        let hourStart = published / hour * hour
+        // The smallest k with hourStart + k hours + 1 minute >= published + 72 hours.
+        return Int((published + 72 * hour - hourStart - 60_000 + hour - 1) / hour)
+    }
 
     /// Runs the guarded change with refunds multiplied by `factor` on a fresh server whose guards read a clock of its own.
     public static func run(flagsDirectory: String, factor: Double = 4, seed: UInt64 = 7_200) throws -> Figures {
@@ -67,6 +79,7 @@ public enum GuardTrip {
         }
         let published = try server.store.version(environment: "production", number: version).createdAtMilliseconds
         let hourStart = published / hour * hour
+        figures.closingPass = closingPass(published: published)
         clock.withLock { $0 = published }
 
         // The week before publication and the window, from the population of GuardWeeks at 1 refund an hour.
