@@ -138,7 +138,7 @@ let package = Package(
         // FlagClient: the typed values read from real snapshots (safe defaults, clamping, fallbacks).
         .testTarget(name: "SymiSchemaTests", dependencies: ["SymiSchema", "FlagKit", "FlagClient", "TestSupport"]),
         .target(name: "SymiPlus", dependencies: ["FlagClient", "FlagKit", "SymiCatalog", "SymiSchema"]),
-        .testTarget(name: "SymiPlusTests", dependencies: ["SymiPlus", "SymiCatalog", "SymiSchema", "FlagClient", "FlagKit", "TestSupport"]),
+        .testTarget(name: "SymiPlusTests", dependencies: ["SymiPlus", "SymiCatalog", "SymiSchema", "FlagClient", "FlagKit", "TestSupport", "flagserver"]),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -13,8 +13,10 @@ extension FlagClient {
         guard FlagCache.isValidEnvironment(configuration.environment) else {
             throw .invalidConfiguration("environment \(configuration.environment.debugDescription) is not a plain name")
         }
+        // Lowercase, as Apple's payload carries it and the answer must repeat it.
+        let token = appAccountToken.map { $0.uuidString.lowercased() }
         var members: [String: JSONValue] = ["product": .string(product), "offer": .string(offer)]
-        if let appAccountToken { members["appAccountToken"] = .string(appAccountToken.uuidString.lowercased()) }
+        if let token { members["appAccountToken"] = .string(token) }
         var request = ClientRequest(method: .post, url: configuration.offerSignaturesURL,
                                     headers: [.accept: "application/json", .contentType: "application/json"],
                                     body: Data(JSONValue.object(members).canonicalBytes))
@@ -46,7 +48,7 @@ extension FlagClient {
         guard signature.product == product, signature.offer == offer else {
             throw .mismatch("asked for \(product)/\(offer), signed \(signature.product)/\(signature.offer)")
         }
-        guard signature.appAccountToken == appAccountToken.map({ $0.uuidString.lowercased() }) else {
+        guard signature.appAccountToken == token else {
             throw .mismatch("the signature covers another appAccountToken than the purchase's")
         }
         return signature

@@ -13,15 +13,6 @@ import Testing
     static let keyID = "SYMIKEY001"
     static let arm = "symi_plus_monthly_499/winback_50"
 
-    /// A P-256 key in PKCS#8 PEM (what App Store Connect's `.p8` files hold) and its public half, made by openssl.
-    static func makeKey(in directory: URL) throws -> (key: String, publicKey: String) {
-        let key = directory.appendingPathComponent("SubscriptionKey.p8").path
-        let publicKey = directory.appendingPathComponent("public.pem").path
-        _ = try SeededFlagServer.run("/usr/bin/openssl", ["genpkey", "-algorithm", "EC", "-pkeyopt", "ec_paramgen_curve:P-256", "-out", key])
-        _ = try SeededFlagServer.run("/usr/bin/openssl", ["pkey", "-in", key, "-pubout", "-out", publicKey])
-        return (key, publicKey)
-    }
-
     /// Apple's payload for a signature (bundle id, key id, product, offer, application username, nonce, timestamp,
     /// separated by U+2063 INVISIBLE SEPARATOR).
     static func payload(_ signature: PromotionalOfferSignature) -> String {
@@ -29,29 +20,19 @@ import Testing
          String(signature.timestamp)].joined(separator: "\u{2063}")
     }
 
-    /// Whether `signature` verifies over Apple's payload with `publicKey` (`openssl dgst -sha256 -verify`).
-    static func verifies(_ signature: PromotionalOfferSignature, publicKey: String, in directory: URL) throws -> Bool {
-        let payloadFile = directory.appendingPathComponent("payload-\(signature.nonce)")
-        let signatureFile = directory.appendingPathComponent("signature-\(signature.nonce).der")
-        try Data(payload(signature).utf8).write(to: payloadFile)
+    /// Whether `signature` verifies over Apple's payload with `key`'s public half.
+    static func verifies(_ signature: PromotionalOfferSignature, key: OfferSigningKey, in directory: URL) throws -> Bool {
         guard let der = Data(base64Encoded: signature.signature) else { return false }
-        try der.write(to: signatureFile)
-        do {
-            let output = try SeededFlagServer.run("/usr/bin/openssl", ["dgst", "-sha256", "-verify", publicKey, "-signature",
-                                                                        signatureFile.path, payloadFile.path])
-            return output.contains("Verified OK")
-        } catch {
-            return false
-        }
+        return try key.verifies(der, over: payload(signature), scratch: directory)
     }
 
     @Test func theServerSignsTheArmsOfferAndTheSignatureVerifies() async throws {
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
-        let (key, publicKey) = try Self.makeKey(in: directory.url)
+        let key = try OfferSigningKey(in: directory.url)
         let server = try await offPool {
             try SeededFlagServer(directory: directory.url, tokenName: "t", arguments: [
-                "--log-level", "warning", "--loops", "1", "--appstore-offer-key", key, "--appstore-offer-key-id", Self.keyID,
+                "--log-level", "warning", "--loops", "1", "--appstore-offer-key", key.privateKeyPath, "--appstore-offer-key-id", Self.keyID,
                 "--appstore-bundle-id", Self.bundleID,
             ])
         }
@@ -66,7 +47,7 @@ import Testing
             let client = FlagClient(configuration: configuration)
             let first = try await client.offerSignature(product: "symi_plus_monthly_499", offer: "winback_50")
             #expect(first.keyID == Self.keyID && first.appAccountToken == nil, "\(kind)")
-            #expect(try Self.verifies(first, publicKey: publicKey, in: directory.url), "\(kind): \(first)")
+            #expect(try Self.verifies(first, key: key, in: directory.url), "\(kind): \(first)")
             let now = Int64(Date().timeIntervalSince1970 * 1000)
             #expect(first.isUsable(at: now), "\(kind): signed at \(first.timestamp), now \(now)")
 
@@ -74,10 +55,10 @@ import Testing
             let account = UUID()
             let second = try await client.offerSignature(product: "symi_plus_monthly_499", offer: "winback_50", appAccountToken: account)
             #expect(second.appAccountToken == account.uuidString.lowercased() && second.nonce != first.nonce, "\(kind)")
-            #expect(try Self.verifies(second, publicKey: publicKey, in: directory.url), "\(kind)")
+            #expect(try Self.verifies(second, key: key, in: directory.url), "\(kind)")
             var tampered = second
             tampered.appAccountToken = nil
-            #expect(try !Self.verifies(tampered, publicKey: publicKey, in: directory.url), "\(kind): the token is part of the payload")
+            #expect(try !Self.verifies(tampered, key: key, in: directory.url), "\(kind): the token is part of the payload")
 
             // An offer no arm names, and the arm's product without its offer's id: refused, with the server's code.
             for (product, offer) in [("symi_plus_monthly_499", "spring_90"), ("symi_plus_monthly", "winback_50")] {
@@ -94,13 +75,16 @@ import Testing
             }
         }
 
-        // No read token, on a server that requires none for reads: still a reader's request, still signed only for arms.
+        // No token at all, on a server whose reads need none: signing still needs a token (401), whatever the offer.
         let anonymous = FlagClient(configuration: TestClients.configuration(server.baseURL, directory.url.appendingPathComponent("anon")))
         do {
-            _ = try await anonymous.offerSignature(product: "symi_plus_monthly_499", offer: "nope")
-            Issue.record("an offer no arm names was signed")
+            _ = try await anonymous.offerSignature(product: "symi_plus_monthly_499", offer: "winback_50")
+            Issue.record("signed for a request without a token")
         } catch {
-            #expect(error.description.contains("404") || error.description.contains("401"), "\(error)")
+            guard case .httpStatus(401, _, _) = error else {
+                Issue.record("\(error)")
+                return
+            }
         }
     }
 
