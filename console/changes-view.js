@@ -4,7 +4,7 @@
 // its guards (guards.js) and takes a new one; below, the guards on published versions and applied changes, and a
 // guard for the current version.
 import { api } from "./api.js";
-import { addGuardForm, guardList, heldByGuardLine, liveStatuses, withVersionAuthors } from "./guards.js";
+import { addGuardForm, guardList, heldByGuardLine, liveStatuses, readGuards, withVersionAuthors } from "./guards.js";
 import { canWrite, describeError, notify, reload, state } from "./session.js";
 import { byId, clear, el } from "./dom.js";
 import { t, time } from "./i18n.js";
@@ -88,20 +88,20 @@ function otherGuards(guards, waiting) {
 export async function renderChanges() {
   const list = clear(byId("change-list"));
   try {
-    const [{ body: requests }, { body: schedules }, guards] = await Promise.all([
+    const [{ body: requests }, { body: schedules }, read] = await Promise.all([
       api.changes(state.environment, "requests", "pending"),
       api.changes(state.environment, "schedules", "scheduled,approved"),
-      api.guards(state.environment).then(({ body }) => body.guards).catch((failure) => failure),
+      readGuards(state.environment),
     ]);
     const seen = new Set();
     const changes = [...requests.changes, ...schedules.changes].filter((change) => !seen.has(change.id) && seen.add(change.id));
     if (!changes.length) list.append(el("li", { class: "muted", text: t("nothingWaits") }));
     // Guards that cannot be read (a server without them) leave the changes as they were, with the reason below.
-    const known = Array.isArray(guards) ? guards : [];
+    const known = read.guards;
     await withVersionAuthors(state.environment, known);
     list.append(...changes.map((change) => changeItem(change, known)));
-    if (Array.isArray(guards)) otherGuards(guards, changes);
-    else clear(byId("guard-list")).append(el("p", { class: "error", text: t("guardsFailed", { message: describeError(guards) }) }));
+    if (!read.failure) otherGuards(known, changes);
+    else clear(byId("guard-list")).append(el("p", { class: "error", text: t("guardsFailed", { message: describeError(read.failure) }) }));
   } catch (failure) {
     list.append(el("li", { class: "error", text: describeError(failure) }));
   }

@@ -4,6 +4,7 @@
 // and "not decided yet" until the test decides, the sample-ratio check and what is not known. The statistics are the
 // server's; this file only lays them out.
 import { APIError, api } from "./api.js";
+import { addDays } from "./outcomes-view.js";
 import { describeError, state } from "./session.js";
 import { byId, el } from "./dom.js";
 import { currentLanguage, number, t } from "./i18n.js";
@@ -21,23 +22,26 @@ export function experimentFlags(flags) {
 export function experimentQuery(from, through, store) {
   const query = new URLSearchParams();
   if (from) query.set("from", from);
-  if (through) query.set("to", new Date(Date.parse(`${through}T00:00:00Z`) + 86_400_000).toISOString().slice(0, 10));
+  if (through) query.set("to", addDays(through, 1));
   if (store) query.set("appStoreEnvironment", store);
   return query;
 }
 
-/** 4.99 as "4.99 EUR" (two decimals, the reader's locale); "—" without an amount. */
+/** Two decimals in the reader's locale. */
+function twoDecimals(value) {
+  return new Intl.NumberFormat(currentLanguage() === "de" ? "de-DE" : "en-US", { minimumFractionDigits: 2, maximumFractionDigits: 2 })
+    .format(value);
+}
+
+/** 4.99 as "4.99 EUR"; "—" without an amount. */
 function money(amount, currency) {
   if (amount === null || amount === undefined) return "—";
-  const text = new Intl.NumberFormat(currentLanguage() === "de" ? "de-DE" : "en-US",
-    { minimumFractionDigits: 2, maximumFractionDigits: 2 }).format(amount);
-  return currency ? `${text} ${currency}` : text;
+  return currency ? `${twoDecimals(amount)} ${currency}` : twoDecimals(amount);
 }
 
 /** A ratio or bound: two decimals; "∞" for an infinite one (the API's null). */
 function ratio(value) {
-  return value === null || value === undefined ? "∞" : new Intl.NumberFormat(currentLanguage() === "de" ? "de-DE" : "en-US",
-    { minimumFractionDigits: 2, maximumFractionDigits: 2 }).format(value);
+  return value === null || value === undefined ? "∞" : twoDecimals(value);
 }
 
 /** A p-value: three decimals, or scientific below 0.001. */

@@ -1,8 +1,8 @@
 // Guards in the console (docs/guards.md): a guard's card (status badge, rule in words, what it rides on, its window, the
 // last decision's message, what it did) with Remove and Override, and the small form that adds one to a change or a
 // version. The changes view and the paid-day view draw them; the outcomes chart shades their windows.
-import { api } from "./api.js";
-import { clear, el } from "./dom.js";
+import { APIError, api } from "./api.js";
+import { el } from "./dom.js";
 import { confirmingButton } from "./forms.js";
 import { number, t, time } from "./i18n.js";
 import { metricLabel } from "./outcomes-chart.js";
@@ -115,13 +115,31 @@ export function heldByGuardLine(change, guards) {
 }
 
 /**
+ * The environment's guards (only those in `statuses`, a comma-separated list, when given) as `{ guards, failure }`:
+ * `failure` is what kept them from being read (a token that may not read them, the network), null when they were read
+ * or the server has no guards (404). Never throws, so every view shows what it has without them.
+ */
+export async function readGuards(environment, statuses) {
+  try {
+    const { body } = await api.guards(environment, statuses);
+    return { guards: body.guards, failure: null };
+  } catch (failure) {
+    return { guards: [], failure: failure instanceof APIError && failure.status === 404 ? null : failure };
+  }
+}
+
+/**
  * Looks up the watched version's author of each tripped guard (`guard.versionAuthor`): the server refuses an override by
  * that author as by the guard's creator, so a card offers the form only to a second person. A version that cannot be
  * read leaves the author unknown (the server still refuses, with its reason). Returns `guards`.
  */
 export async function withVersionAuthors(environment, guards) {
+  const authors = new Map();  // one read per version, however many guards watch it
   await Promise.all(guards.filter((guard) => guard.status === "tripped" && guard.version).map(async (guard) => {
-    guard.versionAuthor = await api.version(environment, guard.version).then(({ body }) => body.author, () => null);
+    if (!authors.has(guard.version)) {
+      authors.set(guard.version, api.version(environment, guard.version).then(({ body }) => body.author, () => null));
+    }
+    guard.versionAuthor = await authors.get(guard.version);
   }));
   return guards;
 }
@@ -186,7 +204,3 @@ export async function addGuards(environment, target, rules) {
   return added;
 }
 
-/** Clears `node` and draws `guards` into it under a heading. */
-export function drawGuards(node, heading, guards) {
-  clear(node).append(el("h4", { text: heading }), guardList(guards));
-}

@@ -50,7 +50,6 @@ export const guardsLabels = {
   guardAdd: ["Add a guard", "Wächter hinzufügen"],
   guardAddToVersion: ["Add a guard to version {version}", "Wächter für Version {version} hinzufügen"],
   guardMetric: ["Outcome watched", "Beobachtetes Ergebnis"],
-  guardMeasure: ["Measured", "Gemessen"],
   guardAction: ["When it trips", "Wenn er auslöst"],
   guardWindowHours: ["Watch window (hours)", "Beobachtungsfenster (Stunden)"],
   guardMinimumCount: ["Never trips below (notifications)", "Löst nie aus unter (Benachrichtigungen)"],

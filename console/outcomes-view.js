@@ -8,6 +8,7 @@ import { describeError, state } from "./session.js";
 import { byId, clear, el } from "./dom.js";
 import { number, t } from "./i18n.js";
 import { chartLegend, chartMetrics, drawOutcomesChart, guardsInRange, metricLabel } from "./outcomes-chart.js";
+import { readGuards } from "./guards.js";
 
 /** Every product seen in an answer for all products: the product filter's choices. */
 const products = new Set();
@@ -159,13 +160,10 @@ async function load() {
   } catch (failure) {
     if (ticket === loads) error.textContent = t("outcomesVersionsFailed", { message: describeError(failure) });
   }
-  try {
-    ({ body: { guards } } = await api.guards(environment));
-  } catch (failure) {
-    // A token that may not read them: the chart without their windows, saying why (a server without guards: 404, silent).
-    const absent = failure instanceof APIError && failure.status === 404;
-    if (ticket === loads && !absent) error.textContent = t("guardsFailed", { message: describeError(failure) });
-  }
+  // A token that may not read them: the chart without their windows, saying why (a server without guards: silent).
+  const read = await readGuards(environment);
+  guards = read.guards;
+  if (ticket === loads && read.failure) error.textContent = t("guardsFailed", { message: describeError(read.failure) });
   if (ticket !== loads) return;
   if (!report.product) {
     for (const group of report.groups) if (group.product) products.add(group.product);

@@ -12,7 +12,7 @@ import { currentLanguage, percent, t, time } from "./i18n.js";
 import { paidDaySteps } from "./paid-day-steps.js";
 import { documentWithCohorts, isDone, missingCohorts, proposal, publishedInput, rfc3339 } from "./paid-day-plan.js";
 import { renderDiff } from "./change-dialog.js";
-import { addGuards, guardList, ruleSummary, withVersionAuthors } from "./guards.js";
+import { addGuards, guardList, readGuards, ruleSummary, withVersionAuthors } from "./guards.js";
 
 const text = (pair) => pair[currentLanguage() === "de" ? 1 : 0] ?? pair[0];
 
@@ -261,11 +261,9 @@ export async function renderPaidDay() {
     const [policy, requests, schedules, applied, guards] = await Promise.all([
       api.policy(state.environment), api.changes(state.environment, "requests", "pending"),
       api.changes(state.environment, "schedules", "pending,scheduled,approved"), api.changes(state.environment, "requests", "applied"),
-      // A server without guards (404): the steps as before, their guards only as planned.
-      api.guards(state.environment).then(({ body }) => withVersionAuthors(state.environment, body.guards), (failure) => {
-        if (failure instanceof APIError && failure.status === 404) return [];
-        throw failure;
-      }),
+      // Guards that cannot be read (a server without them, a token that may not read them): the steps as before, their
+      // guards only as planned.
+      readGuards(state.environment).then(({ guards }) => withVersionAuthors(state.environment, guards)),
     ]);
     const seen = new Set();
     const waiting = [...requests.body.changes, ...schedules.body.changes].filter((change) => !seen.has(change.id) && seen.add(change.id));

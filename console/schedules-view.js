@@ -3,7 +3,7 @@
 // a flag's change dialog ("publish at ..."), cancelled here. The same routes as flagctl schedules/unschedule. A
 // schedule held by a tripped guard says which (guards.js), with the guard's metric when the token may read guards.
 import { api } from "./api.js";
-import { heldByGuardLine } from "./guards.js";
+import { heldByGuardLine, readGuards } from "./guards.js";
 import { canWrite, describeError, notify, reload, state } from "./session.js";
 import { byId, clear, el } from "./dom.js";
 import { t, time } from "./i18n.js";
@@ -74,7 +74,7 @@ export async function renderSchedules() {
     if (!body.changes.length) list.append(el("li", { class: "muted", text: t("noSchedules") }));
     // Only a held schedule needs its guard; a token that may not read guards gets the line without the metric.
     const guards = body.changes.some((change) => change.heldByGuard)
-      ? await api.guards(state.environment, "tripped").then(({ body: answer }) => answer.guards, () => [])
+      ? (await readGuards(state.environment, "tripped")).guards
       : [];
     list.append(...body.changes.map((change) => scheduleItem(change, guards)));
   } catch (failure) {

@@ -24,9 +24,9 @@ enum ExperimentReportText {
         for comparison in report["comparisons"]?.arrayValue ?? [] {
             let first = name(comparison["first"]?.integerValue)
             let second = name(comparison["second"]?.integerValue)
-            let ratio = comparison["ratio"]?.doubleValue.map(figure) ?? "∞"
-            let lower = comparison["lower"]?.doubleValue.map(figure) ?? "∞"
-            let upper = comparison["upper"]?.doubleValue.map(figure) ?? "∞"
+            let ratio = comparison["ratio"]?.doubleValue.map(amount) ?? "∞"
+            let lower = comparison["lower"]?.doubleValue.map(amount) ?? "∞"
+            let upper = comparison["upper"]?.doubleValue.map(amount) ?? "∞"
             let pValue = comparison["pValue"]?.doubleValue.map(probability) ?? "?"
             let verdict = comparison["verdict"]?.stringValue ?? "?"
             out += "  \(first) vs \(second): \(ratio) [\(lower), \(upper)], p = \(pValue): \(verdict)\n"
@@ -65,7 +65,6 @@ enum ExperimentReportText {
 
     static func count(_ value: JSONValue?) -> String { value?.integerValue.map(String.init) ?? "-" }
     static func amount(_ value: Double) -> String { String(format: "%.2f", value) }
-    static func figure(_ value: Double) -> String { String(format: "%.2f", value) }
     static func percent(_ value: Double?) -> String {
         guard let value else { return "-" }
         return value == value.rounded() ? "\(Int(value))%" : String(format: "%.3g%%", value)

@@ -189,29 +189,19 @@ extension FlagStore {
     }
 
     /// Holds every `scheduled` change of `environment` that no guard holds yet for guard `guardID`: they are not
-    /// published when due (`dueChanges`) until `releaseHeldChanges`. Returns their ids, oldest first.
+    /// published when due (`dueChanges`) until the guard is overridden or removed. Returns their ids, oldest first.
     public func holdScheduledChanges(environment: String, guardID: Int64) throws -> [Int64] {
         try write { database in
             try database.transaction(.write) {
                 let environmentID = try Self.environmentID(database, environment)
+                // One statement that holds and names them (`RETURNING`, which both engines know).
                 let ids = try database.query("""
-                    SELECT id FROM changes WHERE environment_id = ? AND status = 'scheduled' AND held_by_guard IS NULL ORDER BY id
-                    """, [.integer(environmentID)]) { $0.int64(0) }
-                for id in ids {
-                    try database.run("UPDATE changes SET held_by_guard = ? WHERE id = ?", [.integer(guardID), .integer(id)])
-                }
+                    UPDATE changes SET held_by_guard = ? WHERE environment_id = ? AND status = 'scheduled' AND held_by_guard IS NULL
+                    RETURNING id
+                    """, [.integer(guardID), .integer(environmentID)]) { $0.int64(0) }.sorted()
                 if !ids.isEmpty { try Self.notifyChange(database, environment: environment) }
                 return ids
             }
-        }
-    }
-
-    /// Releases the changes guard `guardID` holds (they are due again at their `applyAt`, at once when it passed);
-    /// returns their ids, oldest first.
-    @discardableResult
-    public func releaseHeldChanges(guardID: Int64) throws -> [Int64] {
-        try write { database in
-            try database.transaction(.write) { try Self.releaseHeld(database, guardID: guardID) }
         }
     }
 
