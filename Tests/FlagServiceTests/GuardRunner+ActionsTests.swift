@@ -1,4 +1,6 @@
+import Foundation
 import FlagServiceTestSupport
+import FlagKit
 import FlagStore
 import TestSupport
 import Testing
@@ -14,6 +16,9 @@ import Testing
     static func trippedLock(guardBeforeApproval: Bool) async throws -> (GuardRecord, GuardHarness) {
         let harness = try await GuardHarness()
         let server = harness.server
+        // Delivered nowhere (the address is refused), but logged: what the approvers' webhooks are told.
+        let hook = try await server.asAdmin("POST", "/v1/webhooks", json: #"{"url": "https://hooks.example/symi", "events": ["request.created"]}"#)
+        guard hook.status == 201 else { throw TestFailure("webhook: \(hook.status) \(hook.text)") }
         try harness.storeNormalRefunds()
         try await server.protectProduction()
         let proposed = try await server.write("PUT", "/v1/environments/production/flags/premiumFeaturesLocked", json: "true")
@@ -56,5 +61,14 @@ import Testing
         let pending = try harness.server.store.changes(query: .requests(environment: "production", statuses: [.pending], limit: 10))
         #expect(pending.count == 1 && pending.first?.author == "guard" && record.action?["changes"]?.arrayValue?.first?.integerValue == pending.first?.id)
         #expect(try harness.server.store.newestVersions()["production"]?.number == 3, "nothing published")
+        // The guard's request is announced as any request is: the lock's own request, then the rollback's.
+        let webhook = try #require(try await harness.server.asAdmin("GET", "/v1/webhooks").json()["webhooks"]?.arrayValue?.first?["id"]?.integerValue)
+        var created: [JSONValue] = []
+        let deadline = Date().addingTimeInterval(10)
+        while created.count < 2, Date() < deadline {
+            try await Task.sleep(for: .milliseconds(50))
+            created = try await harness.server.asAdmin("GET", "/v1/webhooks/\(webhook)/deliveries").json()["deliveries"]?.arrayValue ?? []
+        }
+        #expect(created.compactMap { $0["type"]?.stringValue } == ["request.created", "request.created"], "\(created)")
     }
 }

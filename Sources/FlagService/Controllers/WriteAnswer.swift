@@ -8,8 +8,6 @@ import HTTPServer
 /// flag, or a schedule) the change it was recorded as, with its impact. A final class: a write's completion
 /// holds it with one reference.
 final class WriteAnswer: Sendable {
-    /// Told of the changes recorded (`request.created`, `change.scheduled`).
-    let webhooks: WebhookDispatcher
     /// Where a recorded change's impact is measured (never the writer thread).
     let work: DispatchQueue
     /// How many sampled installs that impact measures (`FlagService.Options.changeImpactSample`).
@@ -17,8 +15,7 @@ final class WriteAnswer: Sendable {
     /// The impact sample of the last preview or recorded change, reused while the pools stay the same.
     let impactSamples: ImpactSampleCache
 
-    init(webhooks: WebhookDispatcher, work: DispatchQueue, impactSample: Int, impactSamples: ImpactSampleCache) {
-        self.webhooks = webhooks
+    init(work: DispatchQueue, impactSample: Int, impactSamples: ImpactSampleCache) {
         self.work = work
         self.impactSample = impactSample
         self.impactSamples = impactSamples
@@ -64,7 +61,6 @@ final class WriteAnswer: Sendable {
     /// sample of installs costs real CPU, so it is computed on the work queue, never on the writer thread.
     func answerRecorded(_ recorded: RecordedChange, _ responder: HTTPResponder) {
         let record = recorded.record
-        webhooks.submit(record.status == .pending ? "request.created" : "change.scheduled", change: record)
         work.async { [self] in
             var body = ChangePreview.comparison(from: recorded.base, to: recorded.proposed,
                                                 sampleSize: impactSample, samples: impactSamples)

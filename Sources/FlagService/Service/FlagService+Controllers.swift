@@ -14,7 +14,7 @@ extension FlagService {
     /// The controllers, in the order their routes are added.
     func controllers() -> [any RouteController] {
         let impactSamples = ImpactSampleCache()
-        let answers = WriteAnswer(webhooks: webhooks, work: work, impactSample: options.changeImpactSample, impactSamples: impactSamples)
+        let answers = WriteAnswer(work: work, impactSample: options.changeImpactSample, impactSamples: impactSamples)
         return [
             DocumentsController(store: store, snapshots: snapshots, writer: writer, policies: policies, events: events,
                                 routeGuard: routeGuard, answers: answers, reachability: node.reachability),

@@ -86,6 +86,9 @@ extension WriteQueue {
             "at": record.applyAtMilliseconds.map { RFC3339.string(milliseconds: $0) } ?? "-",
         ])
         if record.status == .pending { scheduler.requestRecorded() } else { scheduler.wake() }
+        // Announced here, not by whoever asked: a request a guard's rollback or an override made reaches the approvers'
+        // webhooks as one made through the API does.
+        webhooks?.submit(record.status == .pending ? "request.created" : "change.scheduled", change: record)
         job.completion(.recorded(RecordedChange(record: record, base: from, proposed: proposed)))
     }
 
