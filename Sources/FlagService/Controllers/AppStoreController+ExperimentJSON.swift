@@ -5,15 +5,6 @@ import OutcomeAnalysis
 
 /// The experiment routes' parameters and answer (docs/api.md, "Experiments").
 extension AppStoreController {
-    /// `appStoreEnvironment`: which stored notifications are read; `Production` when absent.
-    static func appStoreEnvironmentParameter(_ request: HTTPRequest) throws(ServiceError) -> AppStoreEnvironment {
-        guard let text = request.queryParameter("appStoreEnvironment") else { return .production }
-        guard let environment = AppStoreEnvironment(rawValue: text) else {
-            throw invalidParameter("appStoreEnvironment", "appStoreEnvironment must be Production, Sandbox, Xcode or LocalTesting, got '\(text)'")
-        }
-        return environment
-    }
-
     /// `alpha`: the experiment's level, in (0, 0.5); `ExperimentAnalysis.defaultAlpha` when absent.
     static func alphaParameter(_ request: HTTPRequest) throws(ServiceError) -> Double {
         guard let text = request.queryParameter("alpha") else { return ExperimentAnalysis.defaultAlpha }

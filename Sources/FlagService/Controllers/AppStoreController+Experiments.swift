@@ -93,7 +93,8 @@ extension AppStoreController {
         guard days <= Int64(Self.maximumBuckets) else {
             throw Self.invalidParameter("from", "from..to spans \(days) days; at most \(Self.maximumBuckets)")
         }
-        let environment = try Self.appStoreEnvironmentParameter(request)
+        // Which stored notifications are read; Production when absent.
+        let environment = try Self.environmentParameter(request, name: "appStoreEnvironment") ?? .production
         let alpha = try Self.alphaParameter(request)
         var history: [NotificationRecord]
         do {

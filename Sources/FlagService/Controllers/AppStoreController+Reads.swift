@@ -98,10 +98,10 @@ extension AppStoreController {
     }
 
     /// `environment`: only the records of this App Store environment (`Production`, `Sandbox`, ...); nil: all.
-    static func environmentParameter(_ request: HTTPRequest) throws(ServiceError) -> AppStoreEnvironment? {
-        guard let text = request.queryParameter("environment") else { return nil }
+    static func environmentParameter(_ request: HTTPRequest, name: String = "environment") throws(ServiceError) -> AppStoreEnvironment? {
+        guard let text = request.queryParameter(name) else { return nil }
         guard let environment = AppStoreEnvironment(rawValue: text) else {
-            throw invalidParameter("environment", "environment must be Production, Sandbox, Xcode or LocalTesting, got '\(text)'")
+            throw invalidParameter(name, "\(name) must be Production, Sandbox, Xcode or LocalTesting, got '\(text)'")
         }
         return environment
     }

@@ -175,10 +175,7 @@ struct ChangesController: RouteController {
             throw ServiceError.badRequest("invalid_change_id", "a change id is a positive integer")
         }
         let change = try ServiceError.storing { try store.change(id: id) }
-        if let token, !RouteGuard.scopeAllows(token, environment: change.environment) {
-            throw ServiceError(.forbidden, code: "environment_not_allowed",
-                               message: "this token may not use environment '\(change.environment)'")
-        }
+        try RouteGuard.requireScope(token, environment: change.environment)
         return change
     }
 

@@ -94,7 +94,7 @@ extension GuardsController {
         }
         scheduler.wake()
         logger.log(.info, "guard_overridden", ["guard": "\(record.id)", "by": actor, "detail": detail])
-        submit("guard.overridden", transition.record)
+        webhooks.submit("guard.overridden", guard: transition.record)
         return ["guard": transition.record.jsonValue]
     }
 

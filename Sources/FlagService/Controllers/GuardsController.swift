@@ -37,7 +37,7 @@ struct GuardsController: RouteController {
                                    client: routeGuard.clientAddress(request, context))
             let created = try ServiceError.storing { try store.createGuard(new) }
             logger.log(.info, "guard_added", ["guard": "\(created.id)", "env": environment, "by": token.name])
-            submit("guard.added", created)
+            webhooks.submit("guard.added", guard: created)
             return Self.json(["guard": created.jsonValue], status: .created, headers: [.location: "/v1/guards/\(created.id)"])
         }
 
@@ -68,7 +68,7 @@ struct GuardsController: RouteController {
                                    "guard \(record.id) is \(transition.record.status.rawValue); only waiting or watching guards can be removed")
             }
             scheduler.wake()
-            submit("guard.removed", transition.record)
+            webhooks.submit("guard.removed", guard: transition.record)
             return Self.json(["guard": transition.record.jsonValue])
         }
 
@@ -113,16 +113,8 @@ struct GuardsController: RouteController {
             throw ServiceError.badRequest("invalid_guard_id", "a guard id is a positive integer")
         }
         let record = try ServiceError.storing { try store.guardRecord(id: id) }
-        if let token, !RouteGuard.scopeAllows(token, environment: record.environment) {
-            throw ServiceError(.forbidden, code: "environment_not_allowed",
-                               message: "this token may not use environment '\(record.environment)'")
-        }
+        try RouteGuard.requireScope(token, environment: record.environment)
         return record
-    }
-
-    /// The event of `type` about `record`: `{"guard": ..., "decision": null}` (a person's act decides nothing).
-    func submit(_ type: String, _ record: GuardRecord) {
-        webhooks.submit(type, environment: record.environment, data: ["guard": record.jsonValue, "decision": .null])
     }
 
     /// One audited decision as `GET /v1/guards/{id}` lists it: the audit action, when, its outcome and its JSON (the

@@ -48,7 +48,7 @@ extension GuardRunner {
             logger.log(outcome.done ? .info : .warning, "guard_acted",
                        ["guard": "\(record.id)", "kind": rule.action.rawValue, "outcome": outcome.done ? "done" : "failed",
                         "reason": outcome.reason ?? ""])
-            submit("guard.acted", transition.record, decision: decision.jsonValue(rule: rule, at: now), at: now)
+            webhooks.submit("guard.acted", guard: transition.record, decision: decision.jsonValue(rule: rule, at: now))
         } catch {
             logger.log(.error, "guard_action_unrecorded", ["guard": "\(record.id)", "error": "\(error)"])
         }

@@ -219,12 +219,12 @@ final class GuardRunner: Sendable {
                 guard transition.happened else { return }
                 logger.log(.warning, "guard_tripped", ["guard": "\(record.id)", "env": record.environment,
                                                        "message": decision.message(for: rule, id: record.id)])
-                submit("guard.tripped", transition.record, decision: json, at: now)
+                webhooks.submit("guard.tripped", guard: transition.record, decision: json)
                 act(transition.record, rule: rule, decision: decision, at: now)
             case .held:
                 let audited = try store.recordGuardDecision(id: record.id, decision: json, at: now, auditHours: decision.figures.hours,
                                                             audit: audit(record, "guard.held", json, at: now))
-                if audited { submit("guard.held", try store.guardRecord(id: record.id), decision: json, at: now) }
+                if audited { webhooks.submit("guard.held", guard: try store.guardRecord(id: record.id), decision: json) }
             case .notEnoughData, .outsideWindow:
                 try store.recordGuardDecision(id: record.id, decision: json, at: now, auditHours: nil, audit: nil)
             }
@@ -241,7 +241,7 @@ final class GuardRunner: Sendable {
                                                   audit: audit(record, "guard.closed", detail, at: now))
             guard transition.happened else { return }
             logger.log(.info, "guard_closed", ["guard": "\(record.id)", "env": record.environment])
-            submit("guard.closed", transition.record, decision: record.lastDecision, at: now)
+            webhooks.submit("guard.closed", guard: transition.record, decision: record.lastDecision)
         } catch {
             logger.log(.error, "guard_close_failed", ["guard": "\(record.id)", "error": "\(error)"])
         }
@@ -253,12 +253,6 @@ final class GuardRunner: Sendable {
                outcome: AuditOutcome = .ok, reason: String? = nil) -> AuditRecord {
         AuditRecord(actor: "guard", action: action, environment: record.environment, target: String(record.id), outcome: outcome,
                     reason: reason, version: record.version, detail: detail.canonicalString)
-    }
-
-    /// The webhook event of `type`: `{"guard": ..., "decision": ...}`, due at once (the wall clock: deliveries are
-    /// timed by it, whatever clock the guards read).
-    func submit(_ type: String, _ record: GuardRecord, decision: JSONValue?, at now: Int64) {
-        webhooks.submit(type, environment: record.environment, data: ["guard": record.jsonValue, "decision": decision ?? .null])
     }
 
     /// Guards that read the same notifications share one report.

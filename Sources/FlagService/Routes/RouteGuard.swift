@@ -89,13 +89,7 @@ final class RouteGuard: Sendable {
             token = try authenticate(request, context, role: needed, fresh: true)
             unscoped = allEnvironments
         }
-        let environment = context.pathParameters["env"]
-        guard Self.scopeAllows(token, environment: environment) else {
-            var refusal = ServiceError(.forbidden, code: "environment_not_allowed",
-                                       message: "this token may not use environment '\(environment ?? "")'")
-            refusal.actor = token.name
-            throw refusal
-        }
+        try Self.requireScope(token, environment: context.pathParameters["env"])
         if unscoped, let scope = token.environments {
             var refusal = ServiceError(.forbidden, code: "environment_not_allowed",
                                        message: "this spans every environment and needs a token that is not limited to "
@@ -123,6 +117,16 @@ final class RouteGuard: Sendable {
     static func scopeAllows(_ token: TokenRecord, environment: String?) -> Bool {
         guard let allowed = token.environments, let environment else { return true }
         return allowed.contains(environment)
+    }
+
+    /// ``scopeAllows(_:environment:)`` or `403 environment_not_allowed` naming the token: for the route's `{env}`, and
+    /// for the environment of a record a route reads by id (a change, a guard). No token (reads are public): allowed.
+    static func requireScope(_ token: TokenRecord?, environment: String?) throws(ServiceError) {
+        guard let token, !scopeAllows(token, environment: environment) else { return }
+        var refusal = ServiceError(.forbidden, code: "environment_not_allowed",
+                                   message: "this token may not use environment '\(environment ?? "")'")
+        refusal.actor = token.name
+        throw refusal
     }
 
     /// The client's address: the TCP peer, or what a trusted proxy forwarded (`Options.trustedProxies`).

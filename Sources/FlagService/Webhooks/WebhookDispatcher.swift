@@ -149,6 +149,12 @@ public final class WebhookDispatcher: Sendable {
         submit(type, environment: record.environment, data: record.jsonValue.objectValue ?? [:])
     }
 
+    /// A guard's event (`guard.added`, `guard.tripped`, ...): `{"guard": ..., "decision": ...}`, the decision null for
+    /// a person's act (adding, removing, overriding decides nothing).
+    func submit(_ type: String, guard record: GuardRecord, decision: JSONValue? = nil) {
+        submit(type, environment: record.environment, data: ["guard": record.jsonValue, "decision": decision ?? .null])
+    }
+
     /// `version.published` for a version that just became current: environment, version, ETag, author,
     /// message, publication time (and `rolledBackFrom` for a rollback, `changeId` for an applied change).
     func versionPublished(_ snapshot: Snapshot, changeID: Int64? = nil) {
