@@ -104,8 +104,7 @@ public enum ExperimentCommand {
                     pairs.append(("price", price.price))
                 }
             }
-            let allowed = CharacterSet(charactersIn: "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-._~:")
-            return pairs.map { "\($0.0)=\($0.1.addingPercentEncoding(withAllowedCharacters: allowed) ?? $0.1)" }.joined(separator: "&")
+            return ServerClient.queryString(pairs)
         }
 
         /// The currency of a StoreKit file's storefront (the ISO 3166 alpha-3 code Xcode writes), or nil.

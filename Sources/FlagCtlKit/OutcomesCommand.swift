@@ -80,12 +80,8 @@ public struct OutcomesCommand: Command {
         if let bucket { pairs.append(("bucket", bucket)) }
         if let product { pairs.append(("product", product)) }
         if let environment { pairs.append(("environment", environment)) }
-        return pairs.map { "\($0.0)=\($0.1.addingPercentEncoding(withAllowedCharacters: Self.valueCharacters) ?? $0.1)" }
-            .joined(separator: "&")
+        return ServerClient.queryString(pairs)
     }
-
-    /// Unreserved characters only.
-    private static let valueCharacters = CharacterSet(charactersIn: "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-._~:")
 
     /// Asks the server and prints the table (or its JSON).
     public func run(_ context: RunContext) -> Int32 {

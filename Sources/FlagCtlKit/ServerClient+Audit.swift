@@ -34,12 +34,8 @@ public struct AuditFilter: Sendable, Equatable {
         if let outcome { pairs.append(("outcome", outcome)) }
         pairs.append(("limit", String(limit)))
         if let before { pairs.append(("before", String(before))) }
-        return pairs.map { "\($0.0)=\($0.1.addingPercentEncoding(withAllowedCharacters: Self.valueCharacters) ?? $0.1)" }
-            .joined(separator: "&")
+        return ServerClient.queryString(pairs)
     }
-
-    /// Unreserved characters only: `+` (a time's offset) and `&` must not be read as a space or a separator.
-    private static let valueCharacters = CharacterSet(charactersIn: "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-._~:")
 }
 
 /// The audit log (`GET /v1/audit`, an unscoped admin token).

@@ -51,6 +51,15 @@ public struct ServerClient: Sendable {
         return url
     }
 
+    /// A query string of `pairs` in their order, each value percent-encoded to unreserved characters and `:`, so that
+    /// `+` (a time's offset) and `&` are never read as a space or a separator.
+    public static func queryString(_ pairs: [(String, String)]) -> String {
+        pairs.map { "\($0.0)=\($0.1.addingPercentEncoding(withAllowedCharacters: queryValueCharacters) ?? $0.1)" }.joined(separator: "&")
+    }
+
+    /// Unreserved characters (RFC 3986 §2.3) and `:`.
+    private static let queryValueCharacters = CharacterSet(charactersIn: "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-._~:")
+
     /// RFC 3986 `pchar` without `/`: unreserved, sub-delims, `:` and `@`.
     private static let segmentCharacters = CharacterSet(
         charactersIn: "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-._~!$&'()*+,;=:@")
