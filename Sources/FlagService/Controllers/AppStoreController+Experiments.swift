@@ -65,19 +65,16 @@ extension AppStoreController {
     func splitSince(environment: String, key: String, split: ExperimentSplit, head: VersionRecord) throws(ServiceError) -> VersionRecord {
         var oldest = head
         var walked = 0
-        do {
-            while walked < Self.experimentVersionsWalked, oldest.number > 1 {
-                let page = try store.versions(environment: environment, limit: 200, before: oldest.number)
-                guard !page.isEmpty else { break }
-                for record in page {
-                    walked += 1
-                    guard let flag = try? FlagDocument.decode(record.document).flags[key],
-                          (try? ExperimentSplit.derive(key: key, flag: flag)) == split else { return oldest }
-                    oldest = record
-                }
+        while walked < Self.experimentVersionsWalked, oldest.number > 1 {
+            let before = oldest.number
+            let page = try ServiceError.storing { try store.versions(environment: environment, limit: 200, before: before) }
+            guard !page.isEmpty else { break }
+            for record in page {
+                walked += 1
+                guard let flag = try? FlagDocument.decode(record.document).flags[key],
+                      (try? ExperimentSplit.derive(key: key, flag: flag)) == split else { return oldest }
+                oldest = record
             }
-        } catch {
-            throw ServiceError.store(error)
         }
         return oldest
     }
@@ -96,12 +93,7 @@ extension AppStoreController {
         // Which stored notifications are read; Production when absent.
         let environment = try Self.environmentParameter(request, name: "appStoreEnvironment") ?? .production
         let alpha = try Self.alphaParameter(request)
-        var history: [NotificationRecord]
-        do {
-            history = try store.notifications(signedFrom: start, to: end)
-        } catch {
-            throw ServiceError.store(error)
-        }
+        var history = try ServiceError.storing { try store.notifications(signedFrom: start, to: end) }
         history.removeAll { $0.environment != environment.rawValue }
         var arms: [ExperimentArm] = []
         var sources: [JSONValue] = []
