@@ -4,7 +4,7 @@
 // the browser's time zone and sent as its UTC instant. A 412 offers to reload and re-apply. "Guard this change" adds a
 // guard (guards.js) to what the publish made: the version, the change request or the schedule.
 import { APIError, api } from "./api.js";
-import { addGuards, guardActions, guardMetrics } from "./guards.js";
+import { guardActions, guardMetrics, guardPublished } from "./guards.js";
 import { metricLabel } from "./outcomes-chart.js";
 import { describeError, notify, reload, state, timeZone, utcInstant } from "./session.js";
 import { byId, clear, el } from "./dom.js";
@@ -109,18 +109,13 @@ async function publish() {
       kind = "success";
     }
     if (byId("change-guard").checked) {
-      const target = body.change ? { change: body.change.id } : body.changed ? { version: body.version } : null;
-      if (!target) {
-        notice += ` ${t("changeGuardNothing")}`;
-      } else {
-        try {
-          const [added] = await addGuards(state.environment, target, [{ metric: byId("change-guard-metric").value, action: byId("change-guard-action").value }]);
-          notice += ` ${t("changeGuardAdded", { id: added.id })}`;
-        } catch (failure) {
-          notice += ` ${t("stepGuardsFailed", { message: describeError(failure) })}`;
-          kind = "error";
-        }
-      }
+      const rule = { metric: byId("change-guard-metric").value, action: byId("change-guard-action").value };
+      const { added, nothing, failure } = await guardPublished(state.environment, body, [rule]);
+      if (nothing) notice += ` ${t("changeGuardNothing")}`;
+      else if (failure) {
+        notice += ` ${t("stepGuardsFailed", { message: describeError(failure) })}`;
+        kind = "error";
+      } else notice += ` ${t("changeGuardAdded", { id: added[0].id })}`;
     }
     notify(notice, kind);
     await reload();

@@ -179,8 +179,8 @@ export function addGuardForm(target, prefix, title = t("guardAdd")) {
     errorNode.textContent = "";
     const rule = { metric: metric.value, action: action.value, windowHours: Number(hours.value), minimumCount: Number(count.value) };
     try {
-      const { body } = await api.addGuard(state.environment, { ...target, rule });
-      notify(t("guardAdded", { id: (body.guard ?? body).id }), "success");
+      const [added] = await addGuards(state.environment, target, [rule]);
+      notify(t("guardAdded", { id: added.id }), "success");
       await reload();
     } catch (failure) {
       // The API names the rule's field (invalid_guard): "windowHours: must be between 1 and 720".
@@ -199,8 +199,23 @@ export async function addGuards(environment, target, rules) {
     if (product) body.product = product;
     if (appStoreEnvironment) body.appStoreEnvironment = appStoreEnvironment;
     const { body: answer } = await api.addGuard(environment, body);
-    added.push(answer.guard ?? answer);
+    added.push(answer.guard);
   }
   return added;
+}
+
+/**
+ * Puts `rules` on what a publish answered: the change request it became, else the version it published. A publish
+ * that changed nothing made nothing to guard (`nothing`). `{ added, nothing, failure }`; never throws, so the caller
+ * still says what the publish did.
+ */
+export async function guardPublished(environment, answer, rules) {
+  const target = answer.change ? { change: answer.change.id } : answer.changed === false ? null : { version: answer.version };
+  if (!target) return { added: [], nothing: true, failure: null };
+  try {
+    return { added: await addGuards(environment, target, rules), nothing: false, failure: null };
+  } catch (failure) {
+    return { added: [], nothing: false, failure };
+  }
 }
 

@@ -12,7 +12,7 @@ import { currentLanguage, percent, t, time } from "./i18n.js";
 import { paidDaySteps } from "./paid-day-steps.js";
 import { documentWithCohorts, isDone, missingCohorts, proposal, publishedInput, rfc3339 } from "./paid-day-plan.js";
 import { renderDiff } from "./change-dialog.js";
-import { addGuards, guardList, readGuards, ruleSummary, withVersionAuthors } from "./guards.js";
+import { guardList, guardPublished, readGuards, ruleSummary, withVersionAuthors } from "./guards.js";
 
 const text = (pair) => pair[currentLanguage() === "de" ? 1 : 0] ?? pair[0];
 
@@ -75,14 +75,12 @@ async function publish(card, send, guards = []) {
       : t("published", { version: answer.version });
     let kind = "success";
     if (guards.length) {
-      const target = answer.change ? { change: answer.change.id } : { version: answer.version };
-      try {
-        const added = await addGuards(state.environment, target, guards);
-        notice += ` ${t("stepGuardsAdded", { ids: added.map((guard) => guard.id).join(", ") })}`;
-      } catch (failure) {
+      const { added, nothing, failure } = await guardPublished(state.environment, answer, guards);
+      if (nothing) notice += ` ${t("changeGuardNothing")}`;
+      else if (failure) {
         notice += ` ${t("stepGuardsFailed", { message: describeError(failure) })}`;
         kind = "error";
-      }
+      } else notice += ` ${t("stepGuardsAdded", { ids: added.map((guard) => guard.id).join(", ") })}`;
     }
     notify(notice, kind);
     await reload();
