@@ -18,7 +18,7 @@ import Testing
         _ = try store.publish(environment: "production", document: document("a"), author: "alice")
         let second = try store.publish(environment: "production", document: document("b"), author: "alice")
         let published = second.record.createdAtMilliseconds
-        let created = try store.createGuard(NewGuard(environment: "production", version: 2, previousVersion: 1,
+        let created = try store.createGuard(NewGuard(environment: "production", version: 2,
                                                      publishedAtMilliseconds: published, product: "symi.plus.monthly",
                                                      rule: Self.rule, createdBy: "carol", client: "127.0.0.1"))
         #expect(created.status == .watching && created.version == 2 && created.previousVersion == 1)
@@ -55,9 +55,9 @@ import Testing
         let waiting = try store.createGuard(NewGuard(environment: "production", changeID: change.id, rule: Self.rule, createdBy: "carol"))
         let second = try store.createGuard(NewGuard(environment: "production", changeID: other.id, rule: Self.rule, createdBy: "carol"))
         #expect(waiting.status == .waiting && waiting.version == nil && waiting.jsonValue.objectValue?["windowEndsAt"] == .null)
-        let watching = try store.startWatching(id: waiting.id, version: 3, previousVersion: 2, publishedAt: 10_000)
+        let watching = try store.startWatching(id: waiting.id, version: 3, publishedAt: 10_000)
         #expect(watching.happened && watching.record.status == .watching && watching.record.version == 3)
-        #expect(!(try store.startWatching(id: waiting.id, version: 2, previousVersion: 1, publishedAt: 1)).happened)
+        #expect(!(try store.startWatching(id: waiting.id, version: 2, publishedAt: 1)).happened)
         #expect(try store.cancelGuard(id: second.id).record.status == .cancelled)
         #expect(!(try store.cancelGuard(id: waiting.id)).happened)
         #expect(try store.guards(environment: "production").map(\.id) == [second.id, waiting.id], "newest first")

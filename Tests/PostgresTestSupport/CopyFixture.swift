@@ -74,7 +74,7 @@ package struct CopyFixture: Sendable {
     static func fillGuards(_ store: FlagStore) throws {
         let rule: JSONValue = ["metric": "refunds", "measure": "perHour", "baseline": "ceiling", "threshold": 0.5, "minimumCount": 5,
                                "windowHours": 72, "action": "pauseSchedules", "alpha": 0.01, "minimumRelativeChange": 0.5]
-        let watched = try store.createGuard(NewGuard(environment: "qa", version: 3, previousVersion: 2, publishedAtMilliseconds: 1_764_000_000_000,
+        let watched = try store.createGuard(NewGuard(environment: "qa", version: 3, publishedAtMilliseconds: 1_764_000_000_000,
                                                      product: "symi.plus.yearly", appStoreEnvironment: "Sandbox", rule: rule,
                                                      createdBy: "o'brien"))
         _ = try store.tripGuard(id: watched.id, decision: ["verdict": "tripped", "message": "guard on refunds tripped: \"ü\""],

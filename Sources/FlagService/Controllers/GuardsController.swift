@@ -101,7 +101,6 @@ struct GuardsController: RouteController {
                                    + "its \(body.rule.windowHours)-hour window is over")
         }
         new.version = number
-        new.previousVersion = number > 1 ? number - 1 : nil
         new.publishedAtMilliseconds = record.createdAtMilliseconds
         return new
     }

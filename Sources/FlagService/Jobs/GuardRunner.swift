@@ -101,7 +101,7 @@ final class GuardRunner: Sendable {
             let change = try store.change(id: changeID)
             if change.status == .applied, let version = change.appliedVersion {
                 let record = try store.version(environment: change.environment, number: version)
-                let transition = try store.startWatching(id: waiting.id, version: version, previousVersion: version > 1 ? version - 1 : nil,
+                let transition = try store.startWatching(id: waiting.id, version: version,
                                                          publishedAt: record.createdAtMilliseconds)
                 if transition.happened {
                     logger.log(.info, "guard_watching", ["guard": "\(waiting.id)", "env": waiting.environment, "version": "\(version)"])

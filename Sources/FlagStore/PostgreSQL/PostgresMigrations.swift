@@ -211,7 +211,6 @@ enum PostgresMigrations {
                 environment_id BIGINT NOT NULL REFERENCES environments(id),
                 change_id BIGINT REFERENCES changes(id),
                 version BIGINT,
-                previous_version BIGINT,
                 product TEXT,
                 appstore_environment TEXT NOT NULL,
                 rule TEXT NOT NULL CHECK (flagstore_json_valid(rule)),

@@ -11,8 +11,8 @@ public struct GuardRecord: Sendable, Equatable {
     public let changeID: Int64?
     /// The watched version; nil while `waiting` (and when cancelled before its change was applied).
     public let version: Int?
-    /// The version before the watched one: what a rollback restores.
-    public let previousVersion: Int?
+    /// The version before the watched one: what a rollback restores (versions are numbered 1, 2, ... without gaps).
+    public var previousVersion: Int? { version.flatMap { $0 > 1 ? $0 - 1 : nil } }
     /// Only this product's notifications; nil: every product.
     public let product: String?
     /// Whose notifications it reads (`Production`, `Sandbox`, ...).
@@ -45,7 +45,7 @@ public struct GuardRecord: Sendable, Equatable {
     public let overrideMessage: String?
 
     /// The columns `init(row:)` reads, for a query on `guards g JOIN environments e`.
-    static let columns = ["id", "change_id", "version", "previous_version", "product", "appstore_environment", "rule",
+    static let columns = ["id", "change_id", "version", "product", "appstore_environment", "rule",
                           "created_by", "created_at", "published_at", "status", "last_decision", "last_evaluated_at",
                           "last_audited_hours", "tripped_at", "action", "overridden_by", "overridden_at", "override_message"]
         .map { "g.\($0) AS \($0)" }.joined(separator: ", ") + ", e.name AS environment"
@@ -59,7 +59,6 @@ public struct GuardRecord: Sendable, Equatable {
         environment = try row.text("environment")
         changeID = try row.optionalInt64("change_id")
         version = try row.optionalInt("version")
-        previousVersion = try row.optionalInt("previous_version")
         product = try row.optionalText("product")
         appStoreEnvironment = try row.text("appstore_environment")
         rule = try StoredJSON.value(try row.text("rule"), column: "guards.rule")

@@ -1,6 +1,6 @@
 import FlagKit
 
-/// A guard to record (`FlagStore.createGuard`): on a published version (`version`, `previousVersion` and
+/// A guard to record (`FlagStore.createGuard`): on a published version (`version` and
 /// `publishedAtMilliseconds` set: it starts `watching`) or on a change not applied yet (`changeID` set, the rest nil: it
 /// starts `waiting`). The rule is the `GuardRule` JSON, validated by the caller (the store keeps it as it is given).
 public struct NewGuard: Sendable, Equatable {
@@ -10,8 +10,6 @@ public struct NewGuard: Sendable, Equatable {
     public var changeID: Int64?
     /// The watched version, when it is published already.
     public var version: Int?
-    /// The version before it (what a rollback restores); nil when the watched version is the first.
-    public var previousVersion: Int?
     /// When the watched version was published (the window's start).
     public var publishedAtMilliseconds: Int64?
     /// Only this product's notifications; nil: every product.
@@ -26,13 +24,12 @@ public struct NewGuard: Sendable, Equatable {
     public var client: String?
 
     /// A guard; see each property.
-    public init(environment: String, changeID: Int64? = nil, version: Int? = nil, previousVersion: Int? = nil,
+    public init(environment: String, changeID: Int64? = nil, version: Int? = nil,
                 publishedAtMilliseconds: Int64? = nil, product: String? = nil, appStoreEnvironment: String = "Production",
                 rule: JSONValue, createdBy: String, client: String? = nil) {
         self.environment = environment
         self.changeID = changeID
         self.version = version
-        self.previousVersion = previousVersion
         self.publishedAtMilliseconds = publishedAtMilliseconds
         self.product = product
         self.appStoreEnvironment = appStoreEnvironment

@@ -235,7 +235,6 @@ enum SQLiteMigrations {
                 environment_id INTEGER NOT NULL REFERENCES environments(id),
                 change_id INTEGER REFERENCES changes(id),
                 version INTEGER,
-                previous_version INTEGER,
                 product TEXT,
                 appstore_environment TEXT NOT NULL,
                 rule TEXT NOT NULL CHECK (json_valid(rule)),

@@ -38,11 +38,11 @@ extension FlagStore {
                     }
                 }
                 let inserted = try database.insert("""
-                    INSERT INTO guards (environment_id, change_id, version, previous_version, product, appstore_environment, rule,
+                    INSERT INTO guards (environment_id, change_id, version, product, appstore_environment, rule,
                                         created_by, created_at, published_at, status)
-                    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
                     """, [.integer(environmentID), new.changeID.map(DatabaseValue.integer) ?? .null, .optionalInteger(new.version),
-                          .optionalInteger(new.previousVersion), .optionalText(new.product), .text(new.appStoreEnvironment),
+                          .optionalText(new.product), .text(new.appStoreEnvironment),
                           .text(StoredJSON.text(new.rule)), .text(new.createdBy), .integer(now),
                           new.publishedAtMilliseconds.map(DatabaseValue.integer) ?? .null, .text(status.rawValue)])
                 guard let id = inserted else { throw Self.noRowID("guards") }
@@ -108,9 +108,9 @@ extension FlagStore {
     public static let guardDecisionActions = ["guard.held", "guard.tripped", "guard.acted", "guard.closed"]
 
     /// A waiting guard's change was applied: it watches `version` from `publishedAt` (waiting → watching).
-    public func startWatching(id: Int64, version: Int, previousVersion: Int?, publishedAt: Int64) throws -> GuardTransition {
-        try guardTransition(id: id, from: [.waiting], set: "status = 'watching', version = ?, previous_version = ?, published_at = ?",
-                            arguments: [.integer(Int64(version)), .optionalInteger(previousVersion), .integer(publishedAt)],
+    public func startWatching(id: Int64, version: Int, publishedAt: Int64) throws -> GuardTransition {
+        try guardTransition(id: id, from: [.waiting], set: "status = 'watching', version = ?, published_at = ?",
+                            arguments: [.integer(Int64(version)), .integer(publishedAt)],
                             audit: nil)
     }
 
